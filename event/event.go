@@ -1,0 +1,200 @@
+// Package event is how lockstep's locks say what they do: every request
+// they send to ZooKeeper, every watch they set, every notification they
+// receive, and when they acquire, release or lose the lock.
+//
+// A lock takes an Observer through its WithObserver option. The demos print
+// the events as a timeline; the visualizer animates them; the tests and the
+// bench count them (see Tally).
+package event
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Kind says what happened.
+type Kind int
+
+const (
+	// Request: a request was sent to ZooKeeper. Op names it (create,
+	// children, exists, get, delete, set, multi) and Node is its path.
+	Request Kind = iota + 1
+	// WatchSet: a watch is now registered on Node (Op: exists, get or children).
+	WatchSet
+	// Notified: a watch on Node fired. Detail is the ZooKeeper event type
+	// (NodeDeleted, NodeDataChanged, …).
+	Notified
+	// Waiting: the lock is queued behind Node and blocks.
+	Waiting
+	// Acquired: the lock is held. Node is the lock node, Token its fencing token.
+	Acquired
+	// Released: the holder let go of the lock on purpose.
+	Released
+	// Lost: the lock is gone without Unlock (session expired, node deleted).
+	Lost
+	// Info: anything else worth a line in a timeline (Detail says it).
+	Info
+)
+
+var kindNames = [...]string{Request: "request", WatchSet: "watch", Notified: "notified", Waiting: "waiting",
+	Acquired: "acquired", Released: "released", Lost: "lost", Info: "info"}
+
+func (k Kind) String() string {
+	if k > 0 && int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("Kind(%d)", int(k))
+}
+
+// Event is one thing a lock did or saw.
+type Event struct {
+	Time   time.Time
+	Owner  string // who acted: set by whoever runs the lock ("worker-3"); may be empty
+	Lock   string // the lock's path
+	Kind   Kind
+	Op     string // for Request and WatchSet
+	Node   string // the znode involved, as a full path
+	Detail string
+	Token  int64 // fencing token, for Acquired
+}
+
+// Observer receives events. It is called synchronously by the lock, so it
+// must be quick and must not call back into the lock.
+type Observer func(Event)
+
+// Emit calls o with e, filling in the time. A nil Observer is allowed, so
+// locks can emit unconditionally.
+func (o Observer) Emit(e Event) {
+	if o == nil {
+		return
+	}
+	if e.Time.IsZero() {
+		e.Time = time.Now()
+	}
+	o(e)
+}
+
+// WithOwner returns an observer that stamps Owner on every event before
+// passing it to o.
+func (o Observer) WithOwner(owner string) Observer {
+	if o == nil {
+		return nil
+	}
+	return func(e Event) { e.Owner = owner; o(e) }
+}
+
+// Tee returns an observer that passes every event to each non-nil observer.
+func Tee(obs ...Observer) Observer {
+	return func(e Event) {
+		for _, o := range obs {
+			if o != nil {
+				o(e)
+			}
+		}
+	}
+}
+
+// Short returns the last element of a znode path ("lock-0000000007").
+func Short(path string) string {
+	if i := strings.LastIndexByte(path, '/'); i >= 0 {
+		return path[i+1:]
+	}
+	return path
+}
+
+// String renders e as one line of a timeline, in the articles' style:
+//
+//	worker-3 created lock-0000000007
+//	worker-4 notified: NodeDeleted lock-0000000006
+func (e Event) String() string {
+	who := e.Owner
+	if who == "" {
+		who = "lock"
+	}
+	node := Short(e.Node)
+	var what string
+	switch e.Kind {
+	case Request:
+		what = e.Op + " " + node
+	case WatchSet:
+		what = "watches " + node + " (" + e.Op + ")"
+	case Notified:
+		what = "notified: " + e.Detail + " " + node
+	case Waiting:
+		what = "waits behind " + node
+	case Acquired:
+		what = "acquired " + node
+		if e.Token != 0 {
+			what += fmt.Sprintf(" (token %d)", e.Token)
+		}
+	case Released:
+		what = "released " + node
+	case Lost:
+		what = "LOST " + node
+	default:
+		what = e.Kind.String() + " " + node
+	}
+	if e.Detail != "" && e.Kind != Notified {
+		what += ": " + e.Detail
+	}
+	return who + " " + strings.TrimSpace(what)
+}
+
+// Tally counts events; its Observe method is an Observer. Safe for
+// concurrent use. The tests and the bench read it.
+type Tally struct {
+	mu     sync.Mutex
+	kinds  map[Kind]int
+	ops    map[string]int
+	owners map[Kind]map[string]int
+}
+
+// Observe counts e.
+func (t *Tally) Observe(e Event) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.kinds == nil {
+		t.kinds, t.ops, t.owners = map[Kind]int{}, map[string]int{}, map[Kind]map[string]int{}
+	}
+	t.kinds[e.Kind]++
+	if e.Kind == Request {
+		t.ops[e.Op]++
+	}
+	if t.owners[e.Kind] == nil {
+		t.owners[e.Kind] = map[string]int{}
+	}
+	t.owners[e.Kind][e.Owner]++
+}
+
+// Count returns how many events of kind k were seen.
+func (t *Tally) Count(k Kind) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.kinds[k]
+}
+
+// Requests returns how many requests with Op op were sent ("" for all).
+func (t *Tally) Requests(op string) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if op == "" {
+		return t.kinds[Request]
+	}
+	return t.ops[op]
+}
+
+// Owners returns how many distinct owners had an event of kind k.
+func (t *Tally) Owners(k Kind) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.owners[k])
+}
+
+// Reset forgets everything counted so far.
+func (t *Tally) Reset() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.kinds, t.ops, t.owners = nil, nil, nil
+}

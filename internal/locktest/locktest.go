@@ -1,0 +1,403 @@
+// Package locktest is the conformance suite every lock chapter runs, in the
+// shape of the 6.5840 lock lab's checker: N contenders, each with its own
+// ZooKeeper session, M rounds each; inside the lock they do the articles'
+// unguarded read-modify-write of a counter znode (age++), and the final count
+// must be exact. An in-process occupancy counter catches any overlap, and
+// where the lock has a fencing token, tokens must increase.
+//
+// Then the bad-input table: every case a clear error, no panic, no hang and
+// nothing left behind in ZooKeeper.
+//
+//	func TestConformance(t *testing.T) {
+//		locktest.Run(t, locktest.Impl{New: …, ErrNotLocked: mylock.ErrNotLocked})
+//	}
+package locktest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/lockstep-zk/lockstep/internal/zktest"
+)
+
+// Locker is what every lockstep lock (or one side of it) offers.
+type Locker interface {
+	Lock(ctx context.Context) error
+	Unlock(ctx context.Context) error
+}
+
+// TryLocker is a Locker that can try without waiting.
+type TryLocker interface {
+	Locker
+	TryLock(ctx context.Context) error
+}
+
+// Tokener is a Locker whose holder has a fencing token.
+type Tokener interface {
+	Token() int64
+}
+
+// Impl describes a lock implementation to the suite.
+type Impl struct {
+	// New returns a lock on path over conn. It may reject bad input itself
+	// or leave that to Lock; either way it must be an error, not a panic.
+	New func(conn *zk.Conn, path string) (Locker, error)
+	// ErrNotLocked is what Unlock returns for a lock this object does not hold.
+	ErrNotLocked error
+	// ErrLocked is what TryLock returns when someone else holds the lock
+	// (only for TryLockers).
+	ErrLocked error
+	// Contenders and Rounds size the exclusion scenario (defaults 5 and 8).
+	Contenders, Rounds int
+}
+
+func (impl Impl) sizes() (int, int) {
+	n, m := impl.Contenders, impl.Rounds
+	if n == 0 {
+		n = 5
+	}
+	if m == 0 {
+		m = 8
+	}
+	return n, m
+}
+
+// patience bounds every single wait in the suite: a limit, never an expectation.
+const patience = 30 * time.Second
+
+// Run runs the whole suite as subtests of t.
+func Run(t *testing.T, impl Impl) {
+	t.Run("contenders never hold the lock at once and no update is lost", func(t *testing.T) { exclusion(t, impl) })
+	t.Run("a lock can be taken and released many times on one session", func(t *testing.T) { reuse(t, impl) })
+	t.Run("unlocking a lock never locked returns ErrNotLocked", func(t *testing.T) { unlockUnheld(t, impl) })
+	t.Run("unlocking twice returns ErrNotLocked the second time", func(t *testing.T) { doubleUnlock(t, impl) })
+	t.Run("another lock object cannot unlock the holder's lock", func(t *testing.T) { foreignUnlock(t, impl) })
+	t.Run("a Lock whose context expires while waiting returns the context's error and leaves nothing", func(t *testing.T) { deadline(t, impl) })
+	t.Run("a Lock whose context is cancelled while waiting returns promptly", func(t *testing.T) { cancelled(t, impl) })
+	t.Run("a waiter gets the lock when the holder's session is closed", func(t *testing.T) { holderClosed(t, impl) })
+	if impl.ErrLocked != nil {
+		t.Run("TryLock on a held lock returns ErrLocked at once and leaves nothing", func(t *testing.T) { tryLock(t, impl) })
+	}
+	t.Run("bad input is a clear error and leaves nothing behind", func(t *testing.T) { BadInput(t, impl) })
+}
+
+func newLock(t testing.TB, impl Impl, conn *zk.Conn, p string) Locker {
+	t.Helper()
+	l, err := impl.New(conn, p)
+	if err != nil {
+		t.Fatalf("New(%q): %v", p, err)
+	}
+	return l
+}
+
+func ctxFor(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// AssertClean fails unless nothing but the lock path's ancestors (and the
+// lock path itself, if it is an empty directory) remains under root.
+func AssertClean(t testing.TB, conn *zk.Conn, root, lockPath string, keep ...string) {
+	t.Helper()
+	allowed := map[string]bool{}
+	for p := lockPath; p != root && p != "/" && p != "."; p = path.Dir(p) {
+		allowed[p] = true
+	}
+	for _, k := range keep {
+		allowed[k] = true
+	}
+	var left []string
+	for _, n := range zktest.Tree(t, conn, root) {
+		if !allowed[n] {
+			left = append(left, n)
+		}
+	}
+	if len(left) > 0 {
+		t.Fatalf("left behind under %s:\n  %s", root, zktest.Describe(left))
+	}
+}
+
+func exclusion(t *testing.T, impl Impl) {
+	n, m := impl.sizes()
+	root := zktest.Root(t)
+	lockPath, counter := root+"/lock", root+"/counter"
+	admin := zktest.Connect(t)
+	if _, err := admin.Create(counter, []byte("0"), 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	var inside atomic.Int32
+	var mu sync.Mutex
+	var tokens []int64
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		conn := zktest.Connect(t)
+		l := newLock(t, impl, conn, lockPath)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx := ctxFor(t)
+			for r := range m {
+				if err := l.Lock(ctx); err != nil {
+					errs <- fmt.Errorf("contender %d round %d: Lock: %w", i, r, err)
+					return
+				}
+				if in := inside.Add(1); in != 1 {
+					errs <- fmt.Errorf("contender %d round %d: %d holders at once", i, r, in)
+				}
+				if tk, ok := l.(Tokener); ok {
+					mu.Lock()
+					tokens = append(tokens, tk.Token())
+					mu.Unlock()
+				}
+				// The articles' age++: read, think, write back, no version check.
+				b, _, err := conn.Get(counter)
+				if err == nil {
+					v, _ := strconv.Atoi(string(b))
+					time.Sleep(time.Millisecond)
+					_, err = conn.Set(counter, []byte(strconv.Itoa(v+1)), -1)
+				}
+				inside.Add(-1)
+				if err != nil {
+					errs <- fmt.Errorf("contender %d: counter: %w", i, err)
+				}
+				if err := l.Unlock(ctx); err != nil {
+					errs <- fmt.Errorf("contender %d round %d: Unlock: %w", i, r, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	b, _, err := admin.Get(counter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(b); got != strconv.Itoa(n*m) {
+		t.Errorf("counter = %s, want %d: updates were lost", got, n*m)
+	}
+	for i := 1; i < len(tokens); i++ {
+		if tokens[i] <= tokens[i-1] {
+			t.Errorf("token %d after %d: fencing tokens must increase", tokens[i], tokens[i-1])
+			break
+		}
+	}
+	AssertClean(t, admin, root, lockPath, counter)
+}
+
+func reuse(t *testing.T, impl Impl) {
+	root := zktest.Root(t)
+	conn := zktest.Connect(t)
+	l := newLock(t, impl, conn, root+"/lock")
+	ctx := ctxFor(t)
+	for i := range 20 {
+		if err := l.Lock(ctx); err != nil {
+			t.Fatalf("round %d: Lock: %v", i, err)
+		}
+		if err := l.Unlock(ctx); err != nil {
+			t.Fatalf("round %d: Unlock: %v", i, err)
+		}
+	}
+	AssertClean(t, conn, root, root+"/lock")
+}
+
+func unlockUnheld(t *testing.T, impl Impl) {
+	root := zktest.Root(t)
+	conn := zktest.Connect(t)
+	l := newLock(t, impl, conn, root+"/lock")
+	if err := l.Unlock(ctxFor(t)); !errors.Is(err, impl.ErrNotLocked) {
+		t.Fatalf("Unlock = %v, want %v", err, impl.ErrNotLocked)
+	}
+	AssertClean(t, conn, root, root+"/lock")
+}
+
+func doubleUnlock(t *testing.T, impl Impl) {
+	root := zktest.Root(t)
+	conn := zktest.Connect(t)
+	l := newLock(t, impl, conn, root+"/lock")
+	ctx := ctxFor(t)
+	if err := l.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Unlock(ctx); !errors.Is(err, impl.ErrNotLocked) {
+		t.Fatalf("second Unlock = %v, want %v", err, impl.ErrNotLocked)
+	}
+	AssertClean(t, conn, root, root+"/lock")
+}
+
+func foreignUnlock(t *testing.T, impl Impl) {
+	root := zktest.Root(t)
+	lockPath := root + "/lock"
+	holder := newLock(t, impl, zktest.Connect(t), lockPath)
+	conn := zktest.Connect(t)
+	other := newLock(t, impl, conn, lockPath)
+	ctx := ctxFor(t)
+	if err := holder.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Unlock(ctx); !errors.Is(err, impl.ErrNotLocked) {
+		t.Fatalf("other.Unlock = %v, want %v", err, impl.ErrNotLocked)
+	}
+	// The holder must still hold: another contender cannot get in.
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	if err := other.Lock(short); err == nil {
+		t.Fatal("after a foreign Unlock, another contender acquired the lock")
+	}
+	if err := holder.Unlock(ctx); err != nil {
+		t.Fatalf("holder.Unlock: %v", err)
+	}
+	AssertClean(t, conn, root, lockPath)
+}
+
+func deadline(t *testing.T, impl Impl) {
+	root := zktest.Root(t)
+	lockPath := root + "/lock"
+	holder := newLock(t, impl, zktest.Connect(t), lockPath)
+	conn := zktest.Connect(t)
+	waiter := newLock(t, impl, conn, lockPath)
+	ctx := ctxFor(t)
+	if err := holder.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	if err := waiter.Lock(short); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("waiter.Lock = %v, want context.DeadlineExceeded", err)
+	}
+	if err := holder.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The waiter's own node (if it made one) must be gone too, even though
+	// its session is still open.
+	zktest.Eventually(t, patience, "the timed-out waiter left a node behind", func() bool {
+		return onlyAllowed(t, conn, root, lockPath)
+	})
+	AssertClean(t, conn, root, lockPath)
+	// And the lock still works for the waiter afterwards.
+	if err := waiter.Lock(ctx); err != nil {
+		t.Fatalf("Lock after a timed-out Lock: %v", err)
+	}
+	if err := waiter.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func onlyAllowed(t testing.TB, conn *zk.Conn, root, lockPath string) bool {
+	for _, n := range zktest.Tree(t, conn, root) {
+		if !strings.HasPrefix(lockPath, n) {
+			return false
+		}
+	}
+	return true
+}
+
+func cancelled(t *testing.T, impl Impl) {
+	root := zktest.Root(t)
+	lockPath := root + "/lock"
+	holder := newLock(t, impl, zktest.Connect(t), lockPath)
+	conn := zktest.Connect(t)
+	waiter := newLock(t, impl, conn, lockPath)
+	ctx := ctxFor(t)
+	if err := holder.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- waiter.Lock(wctx) }()
+	time.Sleep(100 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("Lock = %v, want context.Canceled", err)
+		}
+	case <-time.After(patience):
+		t.Fatal("Lock did not return after its context was cancelled")
+	}
+	if err := holder.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	zktest.Eventually(t, patience, "the cancelled waiter left a node behind", func() bool {
+		return onlyAllowed(t, conn, root, lockPath)
+	})
+}
+
+func holderClosed(t *testing.T, impl Impl) {
+	root := zktest.Root(t)
+	lockPath := root + "/lock"
+	hconn := zktest.Connect(t)
+	holder := newLock(t, impl, hconn, lockPath)
+	conn := zktest.Connect(t)
+	waiter := newLock(t, impl, conn, lockPath)
+	ctx := ctxFor(t)
+	if err := holder.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- waiter.Lock(ctx) }()
+	time.Sleep(100 * time.Millisecond)
+	hconn.Close() // the holder's process goes away; its session ends
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("waiter.Lock = %v", err)
+		}
+	case <-time.After(patience):
+		t.Fatal("the waiter never got the lock after the holder's session closed")
+	}
+	if err := waiter.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	AssertClean(t, conn, root, lockPath)
+}
+
+func tryLock(t *testing.T, impl Impl) {
+	root := zktest.Root(t)
+	lockPath := root + "/lock"
+	holder := newLock(t, impl, zktest.Connect(t), lockPath)
+	conn := zktest.Connect(t)
+	other, ok := newLock(t, impl, conn, lockPath).(TryLocker)
+	if !ok {
+		t.Fatal("Impl.ErrLocked is set but the lock has no TryLock")
+	}
+	ctx := ctxFor(t)
+	if err := other.TryLock(ctx); err != nil {
+		t.Fatalf("TryLock on a free lock: %v", err)
+	}
+	if err := other.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := other.TryLock(ctx); !errors.Is(err, impl.ErrLocked) {
+		t.Fatalf("TryLock on a held lock = %v, want %v", err, impl.ErrLocked)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("TryLock took %v: it must not wait", d)
+	}
+	if err := holder.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	AssertClean(t, conn, root, lockPath)
+}

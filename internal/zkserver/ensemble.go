@@ -1,0 +1,261 @@
+package zkserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/testcontainers/testcontainers-go"
+	"github.com/testcontainers/testcontainers-go/network"
+	"github.com/testcontainers/testcontainers-go/wait"
+)
+
+// Ensemble is a multi-server ZooKeeper whose members can be stopped and
+// restarted one at a time, for failover tests and the leader chapter.
+type Ensemble struct {
+	// Servers lists every member's client address, in member order.
+	Servers []string
+	Source  Source
+
+	mu      sync.Mutex
+	members []ensembleMember
+	closeFn func()
+	once    sync.Once
+}
+
+// ensembleMember is one server of an ensemble, a process or a container.
+type ensembleMember interface {
+	stop(ctx context.Context) error
+	start(ctx context.Context) error
+	running() bool
+}
+
+// StartEnsemble starts n servers (n odd, at least 3) on this machine:
+// containers when Docker answers, local processes otherwise. ZK_SERVERS is
+// not used: a test that stops members must own them.
+func StartEnsemble(ctx context.Context, n int) (*Ensemble, error) {
+	if n < 3 || n%2 == 0 {
+		return nil, fmt.Errorf("zkserver: ensemble of %d servers: want an odd number ≥ 3", n)
+	}
+	pr := systemProbes()
+	pr.getenv = func(k string) string {
+		if k == "ZK_SERVERS" {
+			return ""
+		}
+		return os.Getenv(k)
+	}
+	p, err := choose(ctx, pr)
+	if err != nil {
+		return nil, err
+	}
+	if p.source == FromDocker {
+		return startContainerEnsemble(ctx, n)
+	}
+	return startLocalEnsemble(ctx, p.install, n)
+}
+
+// ConnectString is Servers joined by commas.
+func (e *Ensemble) ConnectString() string { return strings.Join(e.Servers, ",") }
+
+// Stop kills member i (0-based) as abruptly as a crash.
+func (e *Ensemble) Stop(ctx context.Context, i int) error {
+	m, err := e.member(i)
+	if err != nil {
+		return err
+	}
+	return m.stop(ctx)
+}
+
+// Restart starts member i again with its old data and waits until it serves.
+func (e *Ensemble) Restart(ctx context.Context, i int) error {
+	m, err := e.member(i)
+	if err != nil {
+		return err
+	}
+	if m.running() {
+		return fmt.Errorf("zkserver: member %d is already running", i)
+	}
+	if err := m.start(ctx); err != nil {
+		return err
+	}
+	return waitServing(ctx, e.Servers[i], nil)
+}
+
+// Leader returns the index of the member that leads the ensemble now.
+func (e *Ensemble) Leader(ctx context.Context) (int, error) {
+	for i, addr := range e.Servers {
+		if mode, err := Mode(ctx, addr); err == nil && mode == "leader" {
+			return i, nil
+		}
+	}
+	return -1, errors.New("zkserver: no member reports Mode: leader")
+}
+
+// WaitLeader polls until some member leads (after a stop, an election runs).
+func (e *Ensemble) WaitLeader(ctx context.Context) (int, error) {
+	for {
+		i, err := e.Leader(ctx)
+		if err == nil {
+			return i, nil
+		}
+		select {
+		case <-ctx.Done():
+			return -1, fmt.Errorf("%w: %w", err, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// Close stops every member and removes what was created. Safe on nil.
+func (e *Ensemble) Close() {
+	if e == nil {
+		return
+	}
+	e.once.Do(e.closeFn)
+}
+
+func (e *Ensemble) member(i int) (ensembleMember, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if i < 0 || i >= len(e.members) {
+		return nil, fmt.Errorf("zkserver: no member %d in an ensemble of %d", i, len(e.members))
+	}
+	return e.members[i], nil
+}
+
+// localMember adapts member (a child process) to ensembleMember.
+type localMember struct{ *member }
+
+func (m localMember) stop(context.Context) error { m.member.stop(); return nil }
+func (m localMember) start(ctx context.Context) error {
+	return m.member.start(ctx, false)
+}
+func (m localMember) running() bool { return m.proc != nil }
+
+func startLocalEnsemble(ctx context.Context, inst Install, n int) (*Ensemble, error) {
+	dir, err := os.MkdirTemp("", "lockstep-ensemble-")
+	if err != nil {
+		return nil, err
+	}
+	ports, err := freePorts(3 * n) // client, quorum, election per member
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	var peers []string
+	for i := range n {
+		peers = append(peers, fmt.Sprintf("server.%d=127.0.0.1:%d:%d", i+1, ports[3*i+1], ports[3*i+2]))
+	}
+	e := &Ensemble{Source: FromLocal}
+	var locals []*member
+	e.closeFn = func() {
+		for _, m := range locals {
+			m.stop()
+		}
+		os.RemoveAll(dir)
+	}
+	for i := range n {
+		m := &member{install: inst, dir: fmt.Sprintf("%s/zk%d", dir, i+1), id: i + 1, clientPort: ports[3*i]}
+		locals = append(locals, m)
+		if err := m.writeConfig(peers); err != nil {
+			e.Close()
+			return nil, err
+		}
+		// Start all before waiting: a member serves only once a quorum is up.
+		if err := m.start(ctx, false); err != nil {
+			e.Close()
+			return nil, err
+		}
+		e.members = append(e.members, localMember{m})
+		e.Servers = append(e.Servers, m.addr())
+	}
+	for _, m := range locals {
+		if err := m.waitServing(ctx); err != nil {
+			e.Close()
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+// containerMember is one ensemble member running in Docker.
+type containerMember struct {
+	ctr testcontainers.Container
+	up  bool
+}
+
+func (m *containerMember) stop(ctx context.Context) error {
+	timeout := time.Duration(0) // SIGKILL at once, like a crash
+	if err := m.ctr.Stop(ctx, &timeout); err != nil {
+		return err
+	}
+	m.up = false
+	return nil
+}
+
+func (m *containerMember) start(ctx context.Context) error {
+	if err := m.ctr.Start(ctx); err != nil {
+		return err
+	}
+	m.up = true
+	return nil
+}
+
+func (m *containerMember) running() bool { return m.up }
+
+// startContainerEnsemble runs n containers on their own Docker network. Host
+// ports are fixed, so a restarted member keeps its address.
+func startContainerEnsemble(ctx context.Context, n int) (*Ensemble, error) {
+	nw, err := network.New(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("zkserver: docker network: %w", err)
+	}
+	e := &Ensemble{Source: FromDocker}
+	var ctrs []testcontainers.Container
+	e.closeFn = func() {
+		for _, c := range ctrs {
+			testcontainers.TerminateContainer(c)
+		}
+		nw.Remove(context.Background())
+	}
+	ports, err := freePorts(n)
+	if err != nil {
+		e.Close()
+		return nil, err
+	}
+	for i := range n {
+		env := containerEnv()
+		env["ZOO_MY_ID"] = strconv.Itoa(i + 1)
+		env["ZOO_SERVERS"] = zooServers(n)
+		alias := fmt.Sprintf("zk%d", i+1)
+		ctr, err := testcontainers.Run(ctx, DockerImage,
+			testcontainers.WithEnv(env),
+			testcontainers.WithExposedPorts(fmt.Sprintf("%d:2181/tcp", ports[i])),
+			network.WithNetwork([]string{alias}, nw),
+			testcontainers.WithWaitStrategy(wait.ForListeningPort("2181/tcp").WithStartupTimeout(startTimeout)),
+		)
+		if ctr != nil {
+			ctrs = append(ctrs, ctr)
+		}
+		if err != nil {
+			e.Close()
+			return nil, fmt.Errorf("zkserver: start ensemble member %s: %w", alias, err)
+		}
+		e.members = append(e.members, &containerMember{ctr: ctr, up: true})
+		e.Servers = append(e.Servers, fmt.Sprintf("127.0.0.1:%d", ports[i]))
+	}
+	wctx, cancel := context.WithTimeout(ctx, startTimeout)
+	defer cancel()
+	for _, addr := range e.Servers {
+		if err := waitServing(wctx, addr, nil); err != nil {
+			e.Close()
+			return nil, err
+		}
+	}
+	return e, nil
+}

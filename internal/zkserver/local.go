@@ -1,0 +1,159 @@
+package zkserver
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// TickTime of the servers started here. Short, so that session-expiry tests
+// are fast: the shortest session a client may ask for is 2 ticks (400 ms).
+const TickTime = 200 * time.Millisecond
+
+// startTimeout bounds how long one server may take to begin serving.
+const startTimeout = 60 * time.Second
+
+// member is one ZooKeeper server running as a child process.
+type member struct {
+	install    Install
+	dir        string // holds zoo.cfg, data/ and server.log
+	id         int    // myid; 0 for standalone
+	clientPort int
+	proc       *process
+}
+
+func (m *member) addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(m.clientPort)) }
+
+// writeConfig writes zoo.cfg (and myid for an ensemble member).
+// peers are "server.N=..." lines; empty for a standalone server.
+func (m *member) writeConfig(peers []string) error {
+	data := filepath.Join(m.dir, "data")
+	if err := os.MkdirAll(data, 0o755); err != nil {
+		return err
+	}
+	cfg := []string{
+		"tickTime=" + strconv.Itoa(int(TickTime/time.Millisecond)),
+		"initLimit=20",
+		"syncLimit=10",
+		"dataDir=" + data,
+		"clientPort=" + strconv.Itoa(m.clientPort),
+		"clientPortAddress=127.0.0.1",
+		"maxClientCnxns=0",        // tests and the bench open hundreds of sessions
+		"maxSessionTimeout=60000", // default is 20 ticks = 4 s
+		"4lw.commands.whitelist=*",
+		"admin.enableServer=false",
+		"forceSync=no", // throw-away data: don't wait for fsync
+	}
+	cfg = append(cfg, peers...)
+	if err := os.WriteFile(filepath.Join(m.dir, "zoo.cfg"), []byte(strings.Join(cfg, "\n")+"\n"), 0o644); err != nil {
+		return err
+	}
+	if m.id > 0 {
+		return os.WriteFile(filepath.Join(data, "myid"), []byte(strconv.Itoa(m.id)+"\n"), 0o644)
+	}
+	return nil
+}
+
+// start launches the JVM. With wait, it returns once the server serves.
+func (m *member) start(ctx context.Context, wait bool) error {
+	args := []string{
+		"-Xmx256m", "-XX:+UseSerialGC", "-Xshare:auto",
+		"-Dzookeeper.admin.enableServer=false",
+		// Empty container nodes (the lock dirs) are removed every 500 ms
+		// instead of every minute, so tests can watch it happen.
+		"-Dznode.container.checkIntervalMs=500",
+		"-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+		"-cp", m.install.Classpath,
+		"org.apache.zookeeper.server.quorum.QuorumPeerMain",
+		filepath.Join(m.dir, "zoo.cfg"),
+	}
+	p, err := startProcess(m.install.Java, args, filepath.Join(m.dir, "server.log"))
+	if err != nil {
+		return fmt.Errorf("zkserver: start %s: %w", m.install.Java, err)
+	}
+	m.proc = p
+	if !wait {
+		return nil
+	}
+	return m.waitServing(ctx)
+}
+
+func (m *member) waitServing(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, startTimeout)
+	defer cancel()
+	if err := waitServing(ctx, m.addr(), m.proc.exited); err != nil {
+		return fmt.Errorf("%w\n--- %s ---\n%s", err, filepath.Join(m.dir, "server.log"), tail(filepath.Join(m.dir, "server.log"), 20))
+	}
+	return nil
+}
+
+func (m *member) stop() {
+	if m.proc != nil {
+		m.proc.kill()
+		m.proc = nil
+	}
+}
+
+// startLocal runs a standalone server from inst on a free loopback port.
+func startLocal(ctx context.Context, inst Install) (*Server, error) {
+	dir, err := os.MkdirTemp("", "lockstep-zk-")
+	if err != nil {
+		return nil, err
+	}
+	ports, err := freePorts(1)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	m := &member{install: inst, dir: dir, clientPort: ports[0]}
+	cleanup := func() { m.stop(); os.RemoveAll(dir) }
+	if err := m.writeConfig(nil); err != nil {
+		cleanup()
+		return nil, err
+	}
+	if err := m.start(ctx, true); err != nil {
+		cleanup()
+		return nil, err
+	}
+	return &Server{Servers: []string{m.addr()}, Source: FromLocal, Detail: inst.Where, stop: cleanup}, nil
+}
+
+// freePorts asks the kernel for n free loopback ports. They are released
+// before the server binds them, so a rare collision is possible; the server
+// then fails to start and says so in its log.
+func freePorts(n int) ([]int, error) {
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	var ports []int
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("zkserver: find a free port: %w", err)
+		}
+		ls = append(ls, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+// tail returns the last n lines of a file, for error messages.
+func tail(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "(no log: " + err.Error() + ")"
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,72 @@
+//go:build unix
+
+package zkserver
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+)
+
+// watchdog runs the JVM in the background and waits on its standard input,
+// a pipe whose write end only this Go process holds. When the Go process
+// exits for any reason — a finished test, Ctrl-C, a panic, SIGKILL — the
+// kernel closes the pipe, read returns, and the JVM is killed. That is what
+// keeps an interrupted "go test" from leaving a QuorumPeerMain behind.
+const watchdog = `"$@" </dev/null & pid=$!
+read _ignored
+kill -9 "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null`
+
+// process is a child JVM under the watchdog, in its own process group.
+type process struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	done  chan struct{} // closed when the watchdog shell exits
+	err   error
+}
+
+func startProcess(java string, args []string, logPath string) (*process, error) {
+	log, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	defer log.Close() // the child has its own copy
+	cmd := exec.Command("/bin/sh", append([]string{"-c", watchdog, "zk-watchdog", java}, args...)...)
+	cmd.Stdout, cmd.Stderr = log, log
+	// Its own process group, so Ctrl-C in a terminal reaches only us (we then
+	// clean up) and kill(-pgid) takes the shell and the JVM together.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &process{cmd: cmd, stdin: stdin, done: make(chan struct{})}
+	go func() { p.err = cmd.Wait(); close(p.done) }()
+	return p, nil
+}
+
+// exited reports an error once the process has died.
+func (p *process) exited() error {
+	select {
+	case <-p.done:
+		return fmt.Errorf("zkserver: server process exited: %v", p.err)
+	default:
+		return nil
+	}
+}
+
+// kill stops the whole process group and waits for it.
+func (p *process) kill() {
+	if err := syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+		p.cmd.Process.Kill()
+	}
+	p.stdin.Close()
+	<-p.done
+}

@@ -1,0 +1,182 @@
+package zkserver
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// needLocal skips when this machine cannot run the local path (the tests
+// below are about child processes).
+func needLocal(t *testing.T) Install {
+	t.Helper()
+	inst, err := FindInstall()
+	if err != nil {
+		t.Skipf("no local ZooKeeper install: %v", err)
+	}
+	return inst
+}
+
+func TestLocalServer(t *testing.T) {
+	inst := needLocal(t)
+	ctx := context.Background()
+	start := time.Now()
+	srv, err := startLocal(ctx, inst)
+	t.Cleanup(srv.Close)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("local server ready in %v at %s (%s)", time.Since(start).Round(time.Millisecond), srv.ConnectString(), srv.Detail)
+
+	t.Run("it serves as a standalone server", func(t *testing.T) {
+		mode, err := Mode(ctx, srv.Servers[0])
+		if err != nil || mode != "standalone" {
+			t.Fatalf("mode = %q, err = %v", mode, err)
+		}
+	})
+	t.Run("mntr reports the server's counters", func(t *testing.T) {
+		m, err := Mntr(ctx, srv.Servers[0])
+		if err != nil || m["zk_server_state"] != "standalone" {
+			t.Fatalf("mntr = %v, err = %v", m, err)
+		}
+	})
+	t.Run("Close kills the JVM and removes its directory", func(t *testing.T) {
+		dir := srv.stopDir(t)
+		srv.Close()
+		if _, err := Mode(ctx, srv.Servers[0]); err == nil {
+			t.Fatal("server still answers after Close")
+		}
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Fatalf("%s still exists (err = %v)", dir, err)
+		}
+		srv.Close() // twice is fine
+	})
+}
+
+// stopDir finds the temp dir of a local server through its JVM's command line.
+func (s *Server) stopDir(t *testing.T) string {
+	t.Helper()
+	out, _ := exec.Command("pgrep", "-af", "QuorumPeerMain").Output()
+	for _, line := range strings.Split(string(out), "\n") {
+		for _, f := range strings.Fields(line) {
+			if strings.HasSuffix(f, "/zoo.cfg") && strings.Contains(f, "lockstep-zk-") {
+				return strings.TrimSuffix(f, "/zoo.cfg")
+			}
+		}
+	}
+	t.Fatal("no QuorumPeerMain with a lockstep-zk- config found")
+	return ""
+}
+
+// TestKilledParentLeavesNoJVM runs a child test process that starts a server
+// and is then SIGKILLed, as an interrupted "go test" or demo would be; the
+// watchdog must take the JVM down with it.
+func TestKilledParentLeavesNoJVM(t *testing.T) {
+	if os.Getenv("ZKSERVER_CHILD") == "1" {
+		srv, err := startLocal(context.Background(), needLocal(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.Stdout.WriteString("READY " + srv.Servers[0] + "\n")
+		time.Sleep(time.Minute) // killed long before this
+		return
+	}
+	needLocal(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledParentLeavesNoJVM$", "-test.v")
+	cmd.Env = append(os.Environ(), "ZKSERVER_CHILD=1")
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 4096)
+	var got string
+	deadline := time.Now().Add(startTimeout)
+	for !strings.Contains(got, "READY ") && time.Now().Before(deadline) {
+		n, err := out.Read(buf)
+		got += string(buf[:n])
+		if err != nil {
+			break
+		}
+	}
+	_, addr, ok := strings.Cut(got, "READY ")
+	if !ok {
+		cmd.Process.Kill()
+		t.Fatalf("child did not start a server:\n%s", got)
+	}
+	addr = strings.TrimSpace(strings.SplitN(addr, "\n", 2)[0])
+	if _, err := Mode(context.Background(), addr); err != nil {
+		cmd.Process.Kill()
+		t.Fatalf("the child's server at %s does not serve before the kill: %v", addr, err)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+
+	for start := time.Now(); time.Since(start) < 10*time.Second; time.Sleep(50 * time.Millisecond) {
+		if _, err := Mode(context.Background(), addr); err != nil {
+			return // gone
+		}
+	}
+	t.Fatalf("the server at %s still answers 10 s after its parent was killed", addr)
+}
+
+func TestEnsemble(t *testing.T) {
+	needLocal(t)
+	if testing.Short() {
+		t.Skip("starts three JVMs")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	t.Setenv("LOCKSTEP_ZK", "local")
+	e, err := StartEnsemble(ctx, 3)
+	t.Cleanup(e.Close)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leader, err := e.WaitLeader(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("exactly one member leads", func(t *testing.T) {
+		leaders := 0
+		for _, a := range e.Servers {
+			if m, _ := Mode(ctx, a); m == "leader" {
+				leaders++
+			}
+		}
+		if leaders != 1 {
+			t.Fatalf("%d leaders", leaders)
+		}
+	})
+	t.Run("stopping the leader elects another", func(t *testing.T) {
+		if err := e.Stop(ctx, leader); err != nil {
+			t.Fatal(err)
+		}
+		next, err := e.WaitLeader(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if next == leader {
+			t.Fatalf("the stopped member %d still leads", leader)
+		}
+	})
+	t.Run("a restarted member rejoins as a follower", func(t *testing.T) {
+		if err := e.Restart(ctx, leader); err != nil {
+			t.Fatal(err)
+		}
+		if m, err := Mode(ctx, e.Servers[leader]); err != nil || m != "follower" {
+			t.Fatalf("mode = %q, err = %v", m, err)
+		}
+	})
+	t.Run("bad member indexes are errors", func(t *testing.T) {
+		if err := e.Stop(ctx, 7); err == nil {
+			t.Fatal("Stop(7) succeeded")
+		}
+		if err := e.Restart(ctx, (leader+1)%3); err == nil {
+			t.Fatal("Restart of a running member succeeded")
+		}
+	})
+}

@@ -1,0 +1,184 @@
+// Package zkserver gives demos and tests a running ZooKeeper with one call.
+//
+// Start looks, in this order, for:
+//
+//  1. ZK_SERVERS (comma-separated host:port): used as is, nothing is started;
+//  2. a Docker engine: testcontainers-go starts the official zookeeper image;
+//  3. a local ZooKeeper install (Debian's zookeeper package, Homebrew, or
+//     ZOOKEEPER_HOME) and java: QuorumPeerMain runs as a child process on a
+//     free loopback port, in a fresh temporary directory;
+//
+// and otherwise returns ErrNoZooKeeper, whose message says what to install.
+// LOCKSTEP_ZK=docker or LOCKSTEP_ZK=local forces path 2 or 3.
+//
+// This is plumbing, not a lesson: chapters only call Start and Close.
+package zkserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+)
+
+// ErrNoZooKeeper means no server was configured and none could be started.
+var ErrNoZooKeeper = errors.New(`zkserver: no ZooKeeper available. Do one of:
+  - set ZK_SERVERS=host:port[,host:port...] to use a server you already run;
+  - start a Docker engine (the zookeeper:` + DockerTag + ` image is then started for you);
+  - install ZooKeeper and Java: "sudo apt-get install zookeeper" (Debian/Ubuntu),
+    "brew install zookeeper" (macOS), or unpack Apache ZooKeeper and set ZOOKEEPER_HOME;
+  - or run "make test" / "make demo", which install Debian's package when run as root`)
+
+// Source says where a Server came from.
+type Source int
+
+const (
+	FromEnv    Source = iota + 1 // ZK_SERVERS
+	FromDocker                   // a container started through testcontainers-go
+	FromLocal                    // a QuorumPeerMain child process
+)
+
+func (s Source) String() string {
+	switch s {
+	case FromEnv:
+		return "ZK_SERVERS"
+	case FromDocker:
+		return "docker"
+	case FromLocal:
+		return "local install"
+	}
+	return fmt.Sprintf("Source(%d)", int(s))
+}
+
+// Server is a reachable ZooKeeper (standalone or an ensemble's client ports).
+type Server struct {
+	// Servers is the list to pass to zk.Connect.
+	Servers []string
+	// Source says which path of Start produced it.
+	Source Source
+	// Detail describes it for humans: the install found, or the image.
+	Detail string
+
+	closeOnce sync.Once
+	stop      func()
+}
+
+// ConnectString is Servers joined by commas, as ZK_SERVERS and zkCli.sh want it.
+func (s *Server) ConnectString() string { return strings.Join(s.Servers, ",") }
+
+// Close stops what Start started (nothing for ZK_SERVERS). It is safe to call
+// on a nil Server and more than once, so it can be registered as cleanup
+// before the error from Start is checked.
+func (s *Server) Close() {
+	if s == nil {
+		return
+	}
+	s.closeOnce.Do(func() {
+		if s.stop != nil {
+			s.stop()
+		}
+	})
+}
+
+// Start returns a running ZooKeeper; see the package comment for the order.
+func Start(ctx context.Context) (*Server, error) {
+	p, err := choose(ctx, systemProbes())
+	if err != nil {
+		return nil, err
+	}
+	switch p.source {
+	case FromEnv:
+		return &Server{Servers: p.servers, Source: FromEnv, Detail: "ZK_SERVERS=" + strings.Join(p.servers, ",")}, nil
+	case FromDocker:
+		return startContainer(ctx)
+	default:
+		return startLocal(ctx, p.install)
+	}
+}
+
+// plan is what choose decided.
+type plan struct {
+	source  Source
+	servers []string // FromEnv
+	install Install  // FromLocal
+}
+
+// probes are the facts choose looks at; tests replace them.
+type probes struct {
+	getenv    func(string) string
+	dockerUp  func(context.Context) error
+	findLocal func() (Install, error)
+}
+
+func systemProbes() probes {
+	return probes{getenv: os.Getenv, dockerUp: dockerAvailable, findLocal: FindInstall}
+}
+
+// choose picks the first path that can work. It starts nothing.
+func choose(ctx context.Context, p probes) (plan, error) {
+	if env := p.getenv("ZK_SERVERS"); strings.TrimSpace(env) != "" {
+		servers, err := ParseServers(env)
+		if err != nil {
+			return plan{}, err
+		}
+		return plan{source: FromEnv, servers: servers}, nil
+	}
+	force := strings.ToLower(strings.TrimSpace(p.getenv("LOCKSTEP_ZK")))
+	if force != "" && force != "docker" && force != "local" {
+		return plan{}, fmt.Errorf("zkserver: LOCKSTEP_ZK=%q: want docker or local", force)
+	}
+	var reasons []string
+	if force != "local" {
+		err := p.dockerUp(ctx)
+		if err == nil {
+			return plan{source: FromDocker}, nil
+		}
+		reasons = append(reasons, "docker: "+err.Error())
+	}
+	if force != "docker" {
+		inst, err := p.findLocal()
+		if err == nil {
+			return plan{source: FromLocal, install: inst}, nil
+		}
+		reasons = append(reasons, "local install: "+err.Error())
+	}
+	return plan{}, fmt.Errorf("%w\n(looked for: %s)", ErrNoZooKeeper, strings.Join(reasons, "; "))
+}
+
+// ParseServers splits a comma-separated host:port list and checks each entry.
+func ParseServers(list string) ([]string, error) {
+	var out []string
+	for _, s := range strings.Split(list, ",") {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		i := strings.LastIndex(s, ":")
+		if i <= 0 || i == len(s)-1 {
+			return nil, fmt.Errorf("zkserver: server %q: want host:port", s)
+		}
+		out = append(out, s)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("zkserver: empty server list %q", list)
+	}
+	return out, nil
+}
+
+// Which says which path Start would take, without starting anything.
+func Which(ctx context.Context) (string, error) {
+	p, err := choose(ctx, systemProbes())
+	if err != nil {
+		return "", err
+	}
+	switch p.source {
+	case FromEnv:
+		return "ZK_SERVERS=" + strings.Join(p.servers, ","), nil
+	case FromDocker:
+		return "docker (" + DockerImage + ")", nil
+	default:
+		return "local install: " + p.install.Where + ", java " + p.install.Java, nil
+	}
+}

@@ -1,0 +1,210 @@
+// Package zktest is the test harness every package with ZooKeeper tests
+// uses: one server per package (started in TestMain), one random root znode
+// per test, connections that close themselves, and a goroutine-leak check.
+//
+//	func TestMain(m *testing.M) { zktest.Main(m) }
+//
+//	func TestSomething(t *testing.T) {
+//		conn := zktest.Connect(t)
+//		root := zktest.Root(t) // "/t-TestSomething-3f9a…", deleted after the test
+//		…
+//	}
+package zktest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"go.uber.org/goleak"
+
+	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/zkserver"
+)
+
+var server *zkserver.Server
+
+// Main starts a ZooKeeper for the package (see zkserver.Start), runs the
+// tests, stops the server and, if the tests passed, fails on goroutines
+// left running (go.uber.org/goleak).
+func Main(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	srv, err := zkserver.Start(ctx)
+	cancel()
+	defer srv.Close()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	server = srv
+	code := m.Run()
+	if code == 0 {
+		if err := goleak.Find(ignoreLeaks...); err != nil {
+			fmt.Fprintf(os.Stderr, "zktest: goroutines still running after the tests:\n%v\n", err)
+			return 1
+		}
+	}
+	return code
+}
+
+// ignoreLeaks are goroutines that belong to libraries, not to lockstep.
+var ignoreLeaks = []goleak.Option{
+	goleak.IgnoreTopFunction("github.com/rs/zerolog.(*syncWriter).Write"),
+	goleak.IgnoreAnyFunction("github.com/Shopify/toxiproxy/v2.(*Proxy).server"),
+	goleak.IgnoreAnyFunction("gopkg.in/tomb%2ev1.(*Tomb).Wait"),
+}
+
+// Server returns the package's server. Main must have started it.
+func Server(tb testing.TB) *zkserver.Server {
+	tb.Helper()
+	if server == nil {
+		tb.Fatal("zktest: no server; does the package's TestMain call zktest.Main?")
+	}
+	return server
+}
+
+// Servers is Server(tb).Servers.
+func Servers(tb testing.TB) []string { return Server(tb).Servers }
+
+// Connect opens a session with zkconn.DefaultSessionTimeout; it is closed
+// when the test ends.
+func Connect(tb testing.TB, opts ...func(*zk.Conn)) *zk.Conn {
+	tb.Helper()
+	return ConnectTimeout(tb, zkconn.DefaultSessionTimeout, opts...)
+}
+
+// ConnectTimeout is Connect with a chosen session timeout.
+func ConnectTimeout(tb testing.TB, sessionTimeout time.Duration, opts ...func(*zk.Conn)) *zk.Conn {
+	tb.Helper()
+	return dial(tb, Servers(tb), sessionTimeout, opts...)
+}
+
+func dial(tb testing.TB, servers []string, sessionTimeout time.Duration, opts ...func(*zk.Conn)) *zk.Conn {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, events, err := zkconn.Dial(ctx, servers, sessionTimeout, opts...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	go zkconn.Drain(events)
+	tb.Cleanup(conn.Close)
+	return conn
+}
+
+// ConnectViaProxy opens a session through its own toxiproxy, so the test
+// can cut this one client off or expire its session (proxy.Expire).
+func ConnectViaProxy(tb testing.TB, sessionTimeout time.Duration) (*zk.Conn, *zkconn.Proxy) {
+	tb.Helper()
+	p, err := zkconn.NewProxy(Servers(tb)[0])
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(p.Close)
+	return dial(tb, []string{p.Addr()}, sessionTimeout), p
+}
+
+var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+
+// Root creates a fresh persistent znode for this test and deletes it, with
+// everything under it, when the test ends.
+func Root(tb testing.TB) string {
+	tb.Helper()
+	b := make([]byte, 4)
+	rand.Read(b)
+	name := unsafeChars.ReplaceAllString(tb.Name(), "_")
+	if len(name) > 60 {
+		name = name[:60]
+	}
+	root := "/t-" + name + "-" + hex.EncodeToString(b)
+	conn := Connect(tb)
+	if _, err := conn.Create(root, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+		tb.Fatalf("zktest: create %s: %v", root, err)
+	}
+	tb.Cleanup(func() {
+		if err := DeleteTree(conn, root); err != nil {
+			tb.Errorf("zktest: clean up %s: %v", root, err)
+		}
+	})
+	return root
+}
+
+// DeleteTree deletes p and everything below it. A missing node is fine.
+func DeleteTree(conn *zk.Conn, p string) error {
+	children, _, err := conn.Children(p)
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, c := range children {
+		if err := DeleteTree(conn, path.Join(p, c)); err != nil {
+			return err
+		}
+	}
+	if err := conn.Delete(p, -1); err != nil && !errors.Is(err, zk.ErrNoNode) {
+		return err
+	}
+	return nil
+}
+
+// Tree lists every znode below p (not p itself), as sorted full paths.
+func Tree(tb testing.TB, conn *zk.Conn, p string) []string {
+	tb.Helper()
+	var out []string
+	var walk func(string)
+	walk = func(n string) {
+		children, _, err := conn.Children(n)
+		if errors.Is(err, zk.ErrNoNode) {
+			return
+		}
+		if err != nil {
+			tb.Fatalf("zktest: children of %s: %v", n, err)
+		}
+		for _, c := range children {
+			full := path.Join(n, c)
+			out = append(out, full)
+			walk(full)
+		}
+	}
+	walk(p)
+	sort.Strings(out)
+	return out
+}
+
+// Eventually polls cond every 10 ms until it holds or timeout passes, then
+// fails the test with what. Timeouts here are limits, never expectations:
+// make them generous.
+func Eventually(tb testing.TB, timeout time.Duration, what string, cond func() bool) {
+	tb.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			tb.Fatalf("after %v: %s", timeout, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Describe joins a tree listing for failure messages.
+func Describe(nodes []string) string {
+	if len(nodes) == 0 {
+		return "(nothing)"
+	}
+	return strings.Join(nodes, "\n  ")
+}
