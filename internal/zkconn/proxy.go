@@ -36,12 +36,14 @@ func NewProxy(upstream string) (*Proxy, error) {
 // Addr is where clients should connect instead of the server.
 func (p *Proxy) Addr() string { return p.p.Listen }
 
-// Cut makes the link silent in both directions: bytes are swallowed, no
-// connection is closed — a partition, as the client sees one. New
-// connections are swallowed too until Restore.
+// Cut makes the link silent in both directions without closing anything —
+// a partition, as the client sees one. Bytes are held, not dropped (an hour
+// of latency), and flow again on Restore, as TCP would retransmit them once
+// the network heals; toxiproxy's timeout toxic would drop them and corrupt
+// the stream. New connections are held too until Restore.
 func (p *Proxy) Cut() error {
 	for _, dir := range []string{"upstream", "downstream"} {
-		if err := p.add("cut-"+dir, "timeout", dir, `{"timeout":0}`); err != nil {
+		if err := p.add("cut-"+dir, "latency", dir, `{"latency":3600000}`); err != nil {
 			return err
 		}
 	}

@@ -52,6 +52,7 @@ func run(m *testing.M) int {
 	}
 	server = srv
 	code := m.Run()
+	srv.Close() // before the leak check: its process watcher is a goroutine too
 	if code == 0 {
 		if err := goleak.Find(ignoreLeaks...); err != nil {
 			fmt.Fprintf(os.Stderr, "zktest: goroutines still running after the tests:\n%v\n", err)
