@@ -45,6 +45,10 @@ type Chapter struct {
 	NewLock func(conn *zk.Conn, path string, obs event.Observer) (Locker, error)
 	// Flags adds the chapter's own flags, if any, before parsing.
 	Flags func(fs *flag.FlagSet)
+	// TUI, if set, opens the visualizer on this chapter; -tui calls it
+	// instead of printing the timeline. (The chapter's main passes it in:
+	// this package cannot import the visualizer, which imports it.)
+	TUI func(ctx context.Context, cfg Config) error
 }
 
 // Config is what the common flags set.
@@ -58,6 +62,7 @@ type Config struct {
 	NoLock  bool          // -nolock: skip the lock and watch updates get lost
 	Quiet   bool          // -quiet: print acquisitions and the result only
 	Session time.Duration // -session: session timeout
+	TUI     bool          // -tui: open the visualizer instead
 }
 
 // Flags registers the common flags on fs and returns the Config they fill.
@@ -72,6 +77,7 @@ func Flags(fs *flag.FlagSet, name string) *Config {
 	fs.BoolVar(&c.NoLock, "nolock", false, "skip the lock: show the lost updates")
 	fs.BoolVar(&c.Quiet, "quiet", false, "print only acquisitions, releases and the result")
 	fs.DurationVar(&c.Session, "session", zkconn.DefaultSessionTimeout, "ZooKeeper session timeout")
+	fs.BoolVar(&c.TUI, "tui", false, "open the visualizer on this chapter")
 	return c
 }
 
@@ -85,7 +91,15 @@ func Main(ch Chapter) {
 	fs.Parse(os.Args[1:])
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if _, err := Run(ctx, ch, *cfg, os.Stdout); err != nil {
+	run := func() error { _, err := Run(ctx, ch, *cfg, os.Stdout); return err }
+	if cfg.TUI {
+		if ch.TUI == nil {
+			fmt.Fprintf(os.Stderr, "error: %s has no visualizer view yet; try go run ./visualizer\n", ch.Name)
+			os.Exit(2)
+		}
+		run = func() error { return ch.TUI(ctx, *cfg) }
+	}
+	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
 		stop()
 		os.Exit(1)
