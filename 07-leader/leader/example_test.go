@@ -1,0 +1,93 @@
+package leader_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/lockstep-zk/lockstep/07-leader/leader"
+	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/zktest"
+)
+
+// exampleConn connects to the package's test server. Examples get no
+// *testing.T, so noT stands in for one (zktest only calls Helper and, on
+// failure, Fatal).
+func exampleConn() *zk.Conn {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, events, err := zkconn.Dial(ctx, zktest.Servers(noT{}), zkconn.DefaultSessionTimeout)
+	if err != nil {
+		panic(err)
+	}
+	go zkconn.Drain(events)
+	return conn
+}
+
+type noT struct{ testing.TB }
+
+func (noT) Helper()           {}
+func (noT) Fatal(args ...any) { panic(fmt.Sprint(args...)) }
+
+func ExampleElection() {
+	ctx := context.Background()
+	// Each candidate has its own session, as separate processes would.
+	connA, connB := exampleConn(), exampleConn()
+	defer connA.Close()
+	defer connB.Close()
+	dir := "/examples/leader/billing"
+	defer zktest.DeleteTree(connA, "/examples/leader")
+
+	a, _ := leader.New(connA, dir, leader.WithSessionTimeout(zkconn.DefaultSessionTimeout))
+	b, _ := leader.New(connB, dir, leader.WithSessionTimeout(zkconn.DefaultSessionTimeout))
+
+	if err := a.Campaign(ctx, "host-a"); err != nil {
+		panic(err)
+	}
+	l, _ := b.Leader(ctx)
+	fmt.Println("leader:", l.Value)
+
+	won := make(chan error, 1)
+	go func() { won <- b.Campaign(ctx, "host-b") }() // waits behind host-a
+
+	termA := a.Term()
+	a.Resign(ctx) // host-b is woken and leads
+	if err := <-won; err != nil {
+		panic(err)
+	}
+	l, _ = a.Leader(ctx)
+	fmt.Println("leader:", l.Value)
+	fmt.Println("new term is larger:", b.Term() > termA)
+	b.Resign(ctx)
+	// Output:
+	// leader: host-a
+	// leader: host-b
+	// new term is larger: true
+}
+
+func ExampleElection_Observe() {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	conn := exampleConn()
+	defer conn.Close()
+	dir := "/examples/leader/observed"
+	defer zktest.DeleteTree(conn, "/examples/leader")
+
+	watcher, _ := leader.New(conn, dir)
+	leaders := watcher.Observe(ctx)
+
+	for _, name := range []string{"first", "second"} {
+		e, _ := leader.New(conn, dir)
+		if err := e.Campaign(ctx, name); err != nil {
+			panic(err)
+		}
+		fmt.Println("observed:", (<-leaders).Value)
+		e.Resign(ctx)
+	}
+	// Output:
+	// observed: first
+	// observed: second
+}
