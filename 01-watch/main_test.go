@@ -1,0 +1,71 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lockstep-zk/lockstep/internal/zktest"
+)
+
+func TestMain(m *testing.M) { zktest.Main(m) }
+
+// TestDemoPrintsTheREADMETranscript runs the demo and compares what it
+// prints with the transcript in README.md, so the lesson never shows output
+// the code no longer produces. Two lines may differ from run to run and are
+// checked for their meaning instead: where ZooKeeper runs, and the list of
+// states the expiring client went through.
+func TestDemoPrintsTheREADMETranscript(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var out bytes.Buffer
+	if err := run(ctx, strings.Join(zktest.Servers(t), ","), time.Second, &out); err != nil {
+		t.Fatalf("demo failed: %v\n%s", err, out.String())
+	}
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := normalize(t, transcript(t, string(readme)))
+	got := normalize(t, out.String())
+	if got != want {
+		t.Fatalf("the demo's output differs from README.md's transcript.\n--- demo printed:\n%s\n--- README.md shows:\n%s", got, want)
+	}
+}
+
+// transcript is the text block of README.md that starts with the command.
+func transcript(t *testing.T, readme string) string {
+	t.Helper()
+	const start = "```text\n$ go run ./01-watch\n"
+	i := strings.Index(readme, start)
+	if i < 0 {
+		t.Fatalf("README.md has no block starting with %q", start)
+	}
+	rest := readme[i+len(start):]
+	j := strings.Index(rest, "```")
+	if j < 0 {
+		t.Fatal("README.md: transcript block not closed")
+	}
+	return rest[:j]
+}
+
+func normalize(t *testing.T, s string) string {
+	t.Helper()
+	var lines []string
+	for _, line := range strings.Split(strings.TrimSpace(s), "\n") {
+		switch {
+		case strings.HasPrefix(line, "ZooKeeper at "):
+			continue // the port, and whether -servers was given
+		case strings.HasPrefix(line, "   then: "):
+			if !strings.Contains(line, "StateExpired") || !strings.HasSuffix(line, "StateHasSession") {
+				t.Errorf("the expiring client's states %q: want StateExpired, ending with StateHasSession", line)
+			}
+			line = "   then: (states)"
+		}
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n")
+}
