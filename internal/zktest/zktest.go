@@ -209,3 +209,12 @@ func Describe(nodes []string) string {
 	}
 	return strings.Join(nodes, "\n  ")
 }
+
+// ExampleServers is Servers for Example functions, which get no testing.TB.
+// It panics if the package's TestMain did not call Main.
+func ExampleServers() []string {
+	if server == nil {
+		panic("zktest: no server; does the package's TestMain call zktest.Main?")
+	}
+	return server.Servers
+}
