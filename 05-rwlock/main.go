@@ -1,0 +1,217 @@
+// Command 05-rwlock shows the read-write lock: readers read the counter
+// under the read lock, several at once; writers do the articles' unguarded
+// age++ under the write lock, alone. Every node says READ or WRIT, and the
+// timeline shows who waits behind whom:
+//
+//	go run ./05-rwlock                       # 3 workers, 2 of them readers
+//	go run ./05-rwlock -workers 6 -readers 1
+//	go run ./05-rwlock -nolock               # writers lose updates
+//
+// The last line is counter=N expected=N, where only writers count. The
+// common demo (internal/demo) has every worker increment, so this chapter
+// runs its own small loop with the same flags and the same timeline.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/lockstep-zk/lockstep/05-rwlock/rwlock"
+	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/demo"
+	"github.com/lockstep-zk/lockstep/internal/zkconn"
+)
+
+func main() {
+	fs := flag.NewFlagSet("05-rwlock", flag.ExitOnError)
+	cfg := demo.Flags(fs, "05-rwlock")
+	readers := fs.String("readers", "0.5", "how many workers read: a count (2) or a fraction of -workers, rounded (0.5)")
+	fs.Parse(os.Args[1:])
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, *cfg, *readers, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		stop()
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, cfg demo.Config, readersFlag string, out io.Writer) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	readers, err := readerCount(readersFlag, cfg.Workers)
+	if err != nil {
+		return err
+	}
+	servers, stopServer, err := demo.Servers(ctx, cfg.Servers, out)
+	defer stopServer()
+	if err != nil {
+		return err
+	}
+	admin, events, err := zkconn.Dial(ctx, servers, cfg.Session)
+	if err != nil {
+		return err
+	}
+	go zkconn.Drain(events)
+	defer admin.Close()
+	start, err := ensureCounter(admin, cfg.Counter)
+	if err != nil {
+		return err
+	}
+
+	writers := cfg.Workers - readers
+	mode := "with the lock"
+	if cfg.NoLock {
+		mode = "WITHOUT the lock (-nolock)"
+	}
+	fmt.Fprintln(out, "05-rwlock: readers share, writers exclude, everyone in order")
+	fmt.Fprintf(out, "readers: %d, writers: %d, rounds: %d each; lock %s, %s; counter %s starts at %d\n",
+		readers, writers, cfg.Rounds, cfg.Path, mode, cfg.Counter, start)
+
+	tl := &demo.Timeline{Out: out, Quiet: cfg.Quiet, Start: time.Now()}
+	tally := &event.Tally{}
+	obs := event.Observer(event.Tee(tl.Observe, tally.Observe))
+	var wg sync.WaitGroup
+	errs := make(chan error, cfg.Workers)
+	nr, nw := 0, 0
+	for i := range cfg.Workers {
+		// Alternate the kinds so readers and writers start side by side.
+		reader := nr < readers && (i%2 == 0 || nw == writers)
+		name := fmt.Sprintf("writer-%d", nw+1)
+		if reader {
+			nr++
+			name = fmt.Sprintf("reader-%d", nr)
+		} else {
+			nw++
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := work(ctx, cfg, servers, reader, obs.WithOwner(name)); err != nil {
+				errs <- fmt.Errorf("%s: %w", name, err)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	var all []error
+	for err := range errs {
+		all = append(all, err)
+	}
+	if err := errors.Join(all...); err != nil {
+		return err
+	}
+	final, err := readCounter(admin, cfg.Counter)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "requests=%d notifications=%d acquisitions=%d\n",
+		tally.Count(event.Request), tally.Count(event.Notified), tally.Count(event.Acquired))
+	fmt.Fprintf(out, "counter=%d expected=%d\n", final, start+writers*cfg.Rounds)
+	return nil
+}
+
+// work is one worker with its own session: a reader reads the counter under
+// the read lock, a writer does age++ under the write lock.
+func work(ctx context.Context, cfg demo.Config, servers []string, reader bool, obs event.Observer) error {
+	conn, events, err := zkconn.Dial(ctx, servers, cfg.Session)
+	if err != nil {
+		return err
+	}
+	go zkconn.Drain(events)
+	defer conn.Close()
+	m, err := rwlock.New(conn, cfg.Path, rwlock.WithObserver(obs), rwlock.WithSessionTimeout(cfg.Session))
+	if err != nil {
+		return err
+	}
+	side := m.Write()
+	if reader {
+		side = m.Read()
+	}
+	for range cfg.Rounds {
+		if !cfg.NoLock {
+			if err := side.Lock(ctx); err != nil {
+				return err
+			}
+		}
+		v, err := readCounter(conn, cfg.Counter)
+		time.Sleep(cfg.Hold)
+		switch {
+		case err != nil:
+		case reader:
+			obs.Emit(event.Event{Kind: event.Info, Node: cfg.Counter, Detail: fmt.Sprintf("reads counter = %d", v)})
+		default: // unguarded: only the lock keeps it correct
+			if _, err = conn.Set(cfg.Counter, []byte(strconv.Itoa(v+1)), -1); err == nil {
+				obs.Emit(event.Event{Kind: event.Info, Node: cfg.Counter, Detail: fmt.Sprintf("counter %d → %d", v, v+1)})
+			}
+		}
+		if !cfg.NoLock {
+			// Unlock even if ctx is done (Ctrl-C), so nothing is left behind.
+			uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			err = errors.Join(err, side.Unlock(uctx))
+			cancel()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readerCount reads -readers: a count, or a fraction of the workers.
+func readerCount(s string, workers int) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		f, ferr := strconv.ParseFloat(s, 64)
+		if ferr != nil || f < 0 || f > 1 {
+			return 0, fmt.Errorf("-readers %q: want a count or a fraction between 0 and 1", s)
+		}
+		n = int(f*float64(workers) + 0.5)
+	}
+	if n < 0 || n > workers {
+		return 0, fmt.Errorf("-readers %d: want between 0 and -workers (%d)", n, workers)
+	}
+	return n, nil
+}
+
+// ensureCounter creates the counter and its parents with 0 if missing.
+func ensureCounter(conn *zk.Conn, counter string) (int, error) {
+	for i := 1; i < len(counter); i++ {
+		if counter[i] == '/' {
+			_, err := conn.Create(counter[:i], nil, 0, zk.WorldACL(zk.PermAll))
+			if err != nil && !errors.Is(err, zk.ErrNodeExists) {
+				return 0, fmt.Errorf("create %s: %w", counter[:i], err)
+			}
+		}
+	}
+	_, err := conn.Create(counter, []byte("0"), 0, zk.WorldACL(zk.PermAll))
+	if err != nil && !errors.Is(err, zk.ErrNodeExists) {
+		return 0, fmt.Errorf("create counter %s: %w", counter, err)
+	}
+	return readCounter(conn, counter)
+}
+
+func readCounter(conn *zk.Conn, counter string) (int, error) {
+	b, _, err := conn.Get(counter)
+	if err != nil {
+		return 0, fmt.Errorf("read counter %s: %w", counter, err)
+	}
+	v, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return 0, fmt.Errorf("counter %s holds %q, not a number", counter, b)
+	}
+	return v, nil
+}

@@ -1,0 +1,97 @@
+package rwlock_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/lockstep-zk/lockstep/05-rwlock/rwlock"
+	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/zktest"
+)
+
+// exampleConn connects to the package's test server. Examples get no
+// *testing.T, so noT stands in for one (zktest only calls Helper and, on
+// failure, Fatal).
+func exampleConn() *zk.Conn {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, events, err := zkconn.Dial(ctx, zktest.Servers(noT{}), zkconn.DefaultSessionTimeout)
+	if err != nil {
+		panic(err)
+	}
+	go zkconn.Drain(events)
+	return conn
+}
+
+type noT struct{ testing.TB }
+
+func (noT) Helper()           {}
+func (noT) Fatal(args ...any) { panic(fmt.Sprint(args...)) }
+
+func Example() {
+	ctx := context.Background()
+	conn := exampleConn()
+	defer conn.Close()
+
+	// Three clients of one lock directory (one connection is enough here:
+	// every RWMutex has its own nodes).
+	alice, _ := rwlock.New(conn, "/examples/rwlock/report")
+	bob, _ := rwlock.New(conn, "/examples/rwlock/report")
+	carol, _ := rwlock.New(conn, "/examples/rwlock/report")
+
+	if err := alice.Read().Lock(ctx); err != nil {
+		panic(err)
+	}
+	if err := bob.Read().Lock(ctx); err != nil {
+		panic(err)
+	}
+	fmt.Println("alice and bob read at once")
+
+	err := carol.Write().TryLock(ctx)
+	fmt.Println("carol's TryLock while they read:", errors.Is(err, rwlock.ErrLocked))
+
+	alice.Read().Unlock(ctx)
+	bob.Read().Unlock(ctx)
+	if err := carol.Write().Lock(ctx); err != nil {
+		panic(err)
+	}
+	err = alice.Read().TryLock(ctx)
+	fmt.Println("alice's TryLock while carol writes:", errors.Is(err, rwlock.ErrLocked))
+	carol.Write().Unlock(ctx)
+
+	// Output:
+	// alice and bob read at once
+	// carol's TryLock while they read: true
+	// alice's TryLock while carol writes: true
+}
+
+func ExampleSide_Lock_downgrade() {
+	ctx := context.Background()
+	conn := exampleConn()
+	defer conn.Close()
+	m, _ := rwlock.New(conn, "/examples/rwlock/cache")
+
+	// Write, then keep reading what we wrote without letting a writer in
+	// between: take the read lock before releasing the write lock.
+	if err := m.Write().Lock(ctx); err != nil {
+		panic(err)
+	}
+	fmt.Println("read while writing:", m.Read().Lock(ctx))
+	fmt.Println("release the write lock:", m.Write().Unlock(ctx))
+
+	// The other way round would deadlock; it is refused instead.
+	err := m.Write().Lock(ctx)
+	fmt.Println("upgrade refused:", errors.Is(err, rwlock.ErrUpgrade))
+	fmt.Println("release the read lock:", m.Read().Unlock(ctx))
+
+	// Output:
+	// read while writing: <nil>
+	// release the write lock: <nil>
+	// upgrade refused: true
+	// release the read lock: <nil>
+}

@@ -1,0 +1,709 @@
+package rwlock_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/lockstep-zk/lockstep/05-rwlock/rwlock"
+	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/locktest"
+	"github.com/lockstep-zk/lockstep/internal/zktest"
+)
+
+func TestMain(m *testing.M) { zktest.Main(m) }
+
+// patience bounds every wait: a limit, never an expectation.
+const patience = 30 * time.Second
+
+func ctxFor(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// TestWriteSideConformance runs the shared suite on the write side: on its
+// own it is an ordinary exclusive lock.
+func TestWriteSideConformance(t *testing.T) {
+	locktest.Run(t, locktest.Impl{
+		New: func(conn *zk.Conn, path string) (locktest.Locker, error) {
+			m, err := rwlock.New(conn, path)
+			if err != nil {
+				return nil, err
+			}
+			return m.Write(), nil
+		},
+		ErrNotLocked: rwlock.ErrNotLocked,
+		ErrLocked:    rwlock.ErrLocked,
+	})
+}
+
+// TestReadSideBadInput runs the bad-input table on the read side too.
+func TestReadSideBadInput(t *testing.T) {
+	locktest.BadInput(t, locktest.Impl{
+		New: func(conn *zk.Conn, path string) (locktest.Locker, error) {
+			m, err := rwlock.New(conn, path)
+			if err != nil {
+				return nil, err
+			}
+			return m.Read(), nil
+		},
+		ErrNotLocked: rwlock.ErrNotLocked,
+	})
+}
+
+// recorder keeps every event, so a test can wait until a contender is
+// queued (its Waiting event) instead of sleeping.
+type recorder struct {
+	mu     sync.Mutex
+	events []event.Event
+}
+
+func (r *recorder) observe(e event.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, e)
+}
+
+func (r *recorder) count(owner string, kind event.Kind) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, e := range r.events {
+		if e.Owner == owner && e.Kind == kind {
+			n++
+		}
+	}
+	return n
+}
+
+// order lists the owners of the events of kind, in the order they happened.
+func (r *recorder) order(kind event.Kind) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, e := range r.events {
+		if e.Kind == kind {
+			out = append(out, e.Owner)
+		}
+	}
+	return out
+}
+
+func (r *recorder) waitQueued(t testing.TB, owner string) {
+	t.Helper()
+	zktest.Eventually(t, patience, owner+" never queued", func() bool { return r.count(owner, event.Waiting) > 0 })
+}
+
+// mutex returns a new RWMutex on dir with its own session, reporting to
+// obs as owner.
+func mutex(t testing.TB, dir, owner string, obs event.Observer) *rwlock.RWMutex {
+	t.Helper()
+	m, err := rwlock.New(zktest.Connect(t), dir, rwlock.WithObserver(obs.WithOwner(owner)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// lockAsync starts Lock in a goroutine; the channel gets its result.
+func lockAsync(ctx context.Context, s *rwlock.Side) <-chan error {
+	done := make(chan error, 1)
+	go func() { done <- s.Lock(ctx) }()
+	return done
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func await(t testing.TB, done <-chan error, what string) {
+	t.Helper()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	case <-time.After(patience):
+		t.Fatalf("%s: still waiting after %v", what, patience)
+	}
+}
+
+func pending(done <-chan error) bool {
+	select {
+	case <-done:
+		return false
+	default:
+		return true
+	}
+}
+
+func TestReadersShareWritersExclude(t *testing.T) {
+	t.Run("two readers hold the lock at once", func(t *testing.T) {
+		root := zktest.Root(t)
+		dir := root + "/lock"
+		ctx := ctxFor(t)
+		var inside, most atomic.Int32
+		enter := func() {
+			n := inside.Add(1)
+			for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+			}
+		}
+		a, b := mutex(t, dir, "a", nil), mutex(t, dir, "b", nil)
+		must(t, a.Read().Lock(ctx))
+		enter()
+		must(t, b.Read().Lock(ctx)) // returns while a still reads
+		enter()
+		if got := most.Load(); got != 2 {
+			t.Fatalf("occupancy reached %d, want 2 readers inside at once", got)
+		}
+		inside.Add(-2)
+		must(t, a.Read().Unlock(ctx))
+		must(t, b.Read().Unlock(ctx))
+		locktest.AssertClean(t, zktest.Connect(t), root, dir)
+	})
+
+	t.Run("a writer waits for every reader and then holds the lock alone", func(t *testing.T) {
+		root := zktest.Root(t)
+		dir := root + "/lock"
+		ctx := ctxFor(t)
+		rec := &recorder{}
+		r1, r2 := mutex(t, dir, "r1", rec.observe), mutex(t, dir, "r2", rec.observe)
+		w := mutex(t, dir, "w", rec.observe)
+		must(t, r1.Read().Lock(ctx))
+		must(t, r2.Read().Lock(ctx))
+		wdone := lockAsync(ctx, w.Write())
+		rec.waitQueued(t, "w")
+		must(t, r1.Read().Unlock(ctx))
+		if !pending(wdone) {
+			t.Fatal("the writer got in while a reader still held the lock")
+		}
+		must(t, r2.Read().Unlock(ctx))
+		await(t, wdone, "writer")
+		// Now nobody else gets in, reader or writer.
+		if err := r1.Read().TryLock(ctx); !errors.Is(err, rwlock.ErrLocked) {
+			t.Fatalf("reader TryLock beside a writer = %v, want ErrLocked", err)
+		}
+		if err := r2.Write().TryLock(ctx); !errors.Is(err, rwlock.ErrLocked) {
+			t.Fatalf("writer TryLock beside a writer = %v, want ErrLocked", err)
+		}
+		must(t, w.Write().Unlock(ctx))
+		locktest.AssertClean(t, zktest.Connect(t), root, dir)
+	})
+
+	t.Run("a reader queued behind a waiting writer does not overtake it", func(t *testing.T) {
+		root := zktest.Root(t)
+		dir := root + "/lock"
+		ctx := ctxFor(t)
+		rec := &recorder{}
+		a, w, b := mutex(t, dir, "A", rec.observe), mutex(t, dir, "W", rec.observe), mutex(t, dir, "B", rec.observe)
+		must(t, a.Read().Lock(ctx))
+		wdone := lockAsync(ctx, w.Write())
+		rec.waitQueued(t, "W")
+		bdone := lockAsync(ctx, b.Read())
+		rec.waitQueued(t, "B")
+		// B could share with A, but W asked first: B waits for W.
+		if !pending(bdone) {
+			t.Fatal("reader B got in ahead of the writer queued before it")
+		}
+		must(t, a.Read().Unlock(ctx))
+		await(t, wdone, "writer W")
+		if !pending(bdone) {
+			t.Fatal("reader B got in while writer W holds the lock")
+		}
+		must(t, w.Write().Unlock(ctx))
+		await(t, bdone, "reader B")
+		must(t, b.Read().Unlock(ctx))
+		if got := fmt.Sprint(rec.order(event.Acquired)); got != "[A W B]" {
+			t.Fatalf("acquisition order %s, want [A W B]", got)
+		}
+		locktest.AssertClean(t, zktest.Connect(t), root, dir)
+	})
+
+	t.Run("readers and writers mixed: a writer is never inside with anyone and no update is lost", func(t *testing.T) {
+		const readers, writers, rounds = 3, 2, 5
+		root := zktest.Root(t)
+		dir, counter := root+"/lock", root+"/counter"
+		admin := zktest.Connect(t)
+		_, err := admin.Create(counter, []byte("0"), 0, zk.WorldACL(zk.PermAll))
+		must(t, err)
+		ctx := ctxFor(t)
+		var readersIn, writersIn, mostReaders atomic.Int32
+		var wg sync.WaitGroup
+		errs := make(chan error, (readers+writers)*rounds)
+		for i := range readers + writers {
+			reader := i < readers
+			conn := zktest.Connect(t)
+			m, err := rwlock.New(conn, dir)
+			must(t, err)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range rounds {
+					if reader {
+						if err := m.Read().Lock(ctx); err != nil {
+							errs <- err
+							return
+						}
+						n := readersIn.Add(1)
+						for m := mostReaders.Load(); n > m && !mostReaders.CompareAndSwap(m, n); m = mostReaders.Load() {
+						}
+						if writersIn.Load() != 0 {
+							errs <- errors.New("a reader is inside with a writer")
+						}
+						_, _, err := conn.Get(counter)
+						time.Sleep(2 * time.Millisecond)
+						readersIn.Add(-1)
+						errs <- errors.Join(err, m.Read().Unlock(ctx))
+						continue
+					}
+					if err := m.Write().Lock(ctx); err != nil {
+						errs <- err
+						return
+					}
+					if w := writersIn.Add(1); w != 1 || readersIn.Load() != 0 {
+						errs <- fmt.Errorf("a writer is inside with %d writers and %d readers", w, readersIn.Load())
+					}
+					b, _, err := conn.Get(counter) // the articles' unguarded age++
+					if err == nil {
+						v, _ := strconv.Atoi(string(b))
+						time.Sleep(time.Millisecond)
+						_, err = conn.Set(counter, []byte(strconv.Itoa(v+1)), -1)
+					}
+					writersIn.Add(-1)
+					errs <- errors.Join(err, m.Write().Unlock(ctx))
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Error(err)
+			}
+		}
+		b, _, err := admin.Get(counter)
+		must(t, err)
+		if got := string(b); got != strconv.Itoa(writers*rounds) {
+			t.Errorf("counter = %s, want %d: updates were lost", got, writers*rounds)
+		}
+		t.Logf("at most %d readers were inside at once (%d readers, %d writers, %d rounds)", mostReaders.Load(), readers, writers, rounds)
+		locktest.AssertClean(t, admin, root, dir, counter)
+	})
+}
+
+// TestOnlyTheRightWaitersWake counts notifications: each release wakes
+// exactly the contenders that can now make progress.
+func TestOnlyTheRightWaitersWake(t *testing.T) {
+	t.Run("when a writer leaves, every reader behind it wakes", func(t *testing.T) {
+		root := zktest.Root(t)
+		dir := root + "/lock"
+		ctx := ctxFor(t)
+		rec, tally := &recorder{}, &event.Tally{}
+		obs := event.Tee(rec.observe, tally.Observe)
+		w := mutex(t, dir, "w", obs)
+		must(t, w.Write().Lock(ctx))
+		var readers []*rwlock.RWMutex
+		var done []<-chan error
+		for i := range 3 {
+			name := fmt.Sprintf("r%d", i+1)
+			r := mutex(t, dir, name, obs)
+			readers = append(readers, r)
+			done = append(done, lockAsync(ctx, r.Read()))
+			rec.waitQueued(t, name)
+		}
+		tally.Reset()
+		must(t, w.Write().Unlock(ctx))
+		for i, d := range done {
+			await(t, d, fmt.Sprintf("reader %d", i+1))
+		}
+		if n := tally.Count(event.Notified); n != 3 {
+			t.Errorf("one writer's release caused %d notifications, want 3 (one per reader behind it)", n)
+		}
+		t.Logf("writer release: %d notifications, %d requests", tally.Count(event.Notified), tally.Requests(""))
+		for _, r := range readers {
+			must(t, r.Read().Unlock(ctx))
+		}
+		locktest.AssertClean(t, zktest.Connect(t), root, dir)
+	})
+
+	t.Run("when a reader leaves, only a writer right behind it wakes", func(t *testing.T) {
+		root := zktest.Root(t)
+		dir := root + "/lock"
+		ctx := ctxFor(t)
+		rec, tally := &recorder{}, &event.Tally{}
+		obs := event.Tee(rec.observe, tally.Observe)
+		// Queue: r1 r2 r3 (holding) · w1 · w2 · r4 (waiting).
+		var holders []*rwlock.RWMutex
+		for i := range 3 {
+			r := mutex(t, dir, fmt.Sprintf("r%d", i+1), obs)
+			must(t, r.Read().Lock(ctx))
+			holders = append(holders, r)
+		}
+		w1, w2, r4 := mutex(t, dir, "w1", obs), mutex(t, dir, "w2", obs), mutex(t, dir, "r4", obs)
+		w1done := lockAsync(ctx, w1.Write())
+		rec.waitQueued(t, "w1")
+		w2done := lockAsync(ctx, w2.Write())
+		rec.waitQueued(t, "w2")
+		r4done := lockAsync(ctx, r4.Read())
+		rec.waitQueued(t, "r4")
+
+		tally.Reset()
+		must(t, holders[0].Read().Unlock(ctx))
+		must(t, holders[1].Read().Unlock(ctx))
+		// Nobody watches r1 or r2: w1 watches only r3, the node right before it.
+		if n := tally.Count(event.Notified); n != 0 {
+			t.Errorf("releasing two readers with a reader still holding woke %d waiters, want 0", n)
+		}
+		must(t, holders[2].Read().Unlock(ctx))
+		await(t, w1done, "w1")
+		if got := rec.count("w1", event.Notified); got != 1 {
+			t.Errorf("w1 was notified %d times, want 1", got)
+		}
+		if n := tally.Count(event.Notified); n != 1 {
+			t.Errorf("the last reader's release caused %d notifications, want 1 (only w1)", n)
+		}
+		must(t, w1.Write().Unlock(ctx))
+		await(t, w2done, "w2")
+		must(t, w2.Write().Unlock(ctx))
+		await(t, r4done, "r4")
+		must(t, r4.Read().Unlock(ctx))
+		t.Logf("notifications per owner: w1=%d w2=%d r4=%d", rec.count("w1", event.Notified), rec.count("w2", event.Notified), rec.count("r4", event.Notified))
+		locktest.AssertClean(t, zktest.Connect(t), root, dir)
+	})
+}
+
+func TestDowngradeAndUpgrade(t *testing.T) {
+	t.Run("the write holder can take the read lock and then release the write lock", func(t *testing.T) {
+		root := zktest.Root(t)
+		dir := root + "/lock"
+		ctx := ctxFor(t)
+		m, other := mutex(t, dir, "m", nil), mutex(t, dir, "other", nil)
+		must(t, m.Write().Lock(ctx))
+		must(t, m.Read().Lock(ctx)) // granted at once: only our own writer is before it
+		must(t, m.Write().Unlock(ctx))
+		// Downgraded: other readers share with us, writers still wait.
+		must(t, other.Read().TryLock(ctx))
+		must(t, other.Read().Unlock(ctx))
+		if err := other.Write().TryLock(ctx); !errors.Is(err, rwlock.ErrLocked) {
+			t.Fatalf("writer TryLock beside a downgraded reader = %v, want ErrLocked", err)
+		}
+		must(t, m.Read().Unlock(ctx))
+		locktest.AssertClean(t, zktest.Connect(t), root, dir)
+	})
+
+	t.Run("a downgrade with another writer already queued is refused at once", func(t *testing.T) {
+		root := zktest.Root(t)
+		dir := root + "/lock"
+		ctx := ctxFor(t)
+		rec := &recorder{}
+		m, w2 := mutex(t, dir, "m", rec.observe), mutex(t, dir, "w2", rec.observe)
+		must(t, m.Write().Lock(ctx))
+		w2done := lockAsync(ctx, w2.Write())
+		rec.waitQueued(t, "w2")
+		// Our reader would sit behind w2, which waits for our writer.
+		if err := m.Read().Lock(ctx); !errors.Is(err, rwlock.ErrDowngrade) {
+			t.Fatalf("Read().Lock = %v, want ErrDowngrade", err)
+		}
+		if !pending(w2done) {
+			t.Fatal("w2 got in while we still hold the write lock")
+		}
+		must(t, m.Write().Unlock(ctx))
+		await(t, w2done, "w2")
+		must(t, w2.Write().Unlock(ctx))
+		locktest.AssertClean(t, zktest.Connect(t), root, dir)
+	})
+
+	t.Run("a read holder asking for the write lock gets ErrUpgrade at once", func(t *testing.T) {
+		root := zktest.Root(t)
+		dir := root + "/lock"
+		ctx := ctxFor(t)
+		conn := zktest.Connect(t)
+		m, err := rwlock.New(conn, dir)
+		must(t, err)
+		must(t, m.Read().Lock(ctx))
+		start := time.Now()
+		if err := m.Write().Lock(ctx); !errors.Is(err, rwlock.ErrUpgrade) {
+			t.Fatalf("Write().Lock = %v, want ErrUpgrade", err)
+		}
+		t.Logf("ErrUpgrade after %v (Curator's would wait for ever)", time.Since(start))
+		// Nothing was queued on our behalf: only our read node is there.
+		if nodes := zktest.Tree(t, conn, dir); len(nodes) != 1 {
+			t.Fatalf("after ErrUpgrade the directory holds %v, want only our read node", nodes)
+		}
+		must(t, m.Read().Unlock(ctx))
+		must(t, m.Write().Lock(ctx)) // after releasing the read lock, fine
+		must(t, m.Write().Unlock(ctx))
+		locktest.AssertClean(t, conn, root, dir)
+	})
+}
+
+func TestTryLockAndContext(t *testing.T) {
+	t.Run("a reader's TryLock succeeds beside readers and fails behind a writer", func(t *testing.T) {
+		root := zktest.Root(t)
+		dir := root + "/lock"
+		ctx := ctxFor(t)
+		a, b, w := mutex(t, dir, "a", nil), mutex(t, dir, "b", nil), mutex(t, dir, "w", nil)
+		must(t, a.Read().Lock(ctx))
+		must(t, b.Read().TryLock(ctx))
+		must(t, b.Read().Unlock(ctx))
+		must(t, a.Read().Unlock(ctx))
+		must(t, w.Write().Lock(ctx))
+		if err := b.Read().TryLock(ctx); !errors.Is(err, rwlock.ErrLocked) {
+			t.Fatalf("TryLock behind a writer = %v, want ErrLocked", err)
+		}
+		must(t, w.Write().Unlock(ctx))
+		locktest.AssertClean(t, zktest.Connect(t), root, dir)
+	})
+
+	t.Run("a reader whose context is cancelled behind a writer leaves nothing", func(t *testing.T) {
+		root := zktest.Root(t)
+		dir := root + "/lock"
+		ctx := ctxFor(t)
+		rec := &recorder{}
+		w, r := mutex(t, dir, "w", rec.observe), mutex(t, dir, "r", rec.observe)
+		must(t, w.Write().Lock(ctx))
+		rctx, cancel := context.WithCancel(ctx)
+		rdone := lockAsync(rctx, r.Read())
+		rec.waitQueued(t, "r")
+		cancel()
+		select {
+		case err := <-rdone:
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("Lock = %v, want context.Canceled", err)
+			}
+		case <-time.After(patience):
+			t.Fatal("Lock did not return after cancel")
+		}
+		conn := zktest.Connect(t)
+		if nodes := zktest.Tree(t, conn, dir); len(nodes) != 1 {
+			t.Fatalf("after the cancelled Lock the directory holds %v, want only the writer's node", nodes)
+		}
+		must(t, w.Write().Unlock(ctx))
+		locktest.AssertClean(t, conn, root, dir)
+	})
+}
+
+// curatorName is the shape of a node Curator's InterProcessReadWriteLock
+// creates: "_c_" + a canonical UUID + "-" + marker + sequence.
+var curatorName = regexp.MustCompile(`^_c_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}-__(READ|WRIT)__[0-9]{10}$`)
+
+func TestCuratorNames(t *testing.T) {
+	t.Run("lock nodes carry Curator's protected names", func(t *testing.T) {
+		root := zktest.Root(t)
+		dir := root + "/lock"
+		ctx := ctxFor(t)
+		conn := zktest.Connect(t)
+		r, w := mutex(t, dir, "r", nil), mutex(t, dir, "w", nil)
+		must(t, r.Read().Lock(ctx))
+		wdone := lockAsync(ctx, w.Write())
+		zktest.Eventually(t, patience, "the writer's node never appeared", func() bool {
+			return len(zktest.Tree(t, conn, dir)) == 2
+		})
+		for _, n := range zktest.Tree(t, conn, dir) {
+			name := n[len(dir)+1:]
+			if !curatorName.MatchString(name) {
+				t.Errorf("node %q does not look like Curator's", name)
+			}
+			t.Logf("node %s", name)
+		}
+		must(t, r.Read().Unlock(ctx))
+		await(t, wdone, "writer")
+		if tok := w.Write().Token(); tok <= 0 {
+			t.Errorf("writer's token = %d, want its sequence number", tok)
+		}
+		must(t, w.Write().Unlock(ctx))
+		locktest.AssertClean(t, conn, root, dir)
+	})
+
+	t.Run("a writer node made by another client with Curator's name is waited for", func(t *testing.T) {
+		root := zktest.Root(t)
+		dir := root + "/lock"
+		ctx := ctxFor(t)
+		conn := zktest.Connect(t)
+		// What Curator's WriteLock would create (Curator makes the
+		// directory a container node).
+		_, err := conn.CreateContainer(dir, nil, zk.FlagContainer, zk.WorldACL(zk.PermAll))
+		must(t, err)
+		foreign, err := conn.Create(dir+"/_c_53345f98-9423-4e0c-a7b5-9f819e3ec2e1-__WRIT__", nil,
+			zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll))
+		must(t, err)
+		rec := &recorder{}
+		r := mutex(t, dir, "r", rec.observe)
+		rdone := lockAsync(ctx, r.Read())
+		rec.waitQueued(t, "r")
+		must(t, conn.Delete(foreign, -1)) // the Java writer unlocks
+		await(t, rdone, "reader")
+		must(t, r.Read().Unlock(ctx))
+		locktest.AssertClean(t, conn, root, dir)
+	})
+}
+
+func TestTokens(t *testing.T) {
+	t.Run("a writer's token keeps growing after the directory has been empty for a while", func(t *testing.T) {
+		root := zktest.Root(t)
+		dir := root + "/lock"
+		ctx := ctxFor(t)
+		m := mutex(t, dir, "m", nil)
+		must(t, m.Write().Lock(ctx))
+		first := m.Write().Token()
+		must(t, m.Write().Unlock(ctx))
+		// Long enough for the test server's container reaper (every 500 ms)
+		// to delete an empty container directory, had we made one.
+		time.Sleep(1500 * time.Millisecond)
+		must(t, m.Write().Lock(ctx))
+		second := m.Write().Token()
+		must(t, m.Write().Unlock(ctx))
+		if second <= first {
+			t.Fatalf("token %d after %d: tokens went backwards", second, first)
+		}
+		if m.Write().Token() != 0 {
+			t.Errorf("Token() after Unlock = %d, want 0", m.Write().Token())
+		}
+		locktest.AssertClean(t, zktest.Connect(t), root, dir)
+	})
+}
+
+func TestLostSession(t *testing.T) {
+	const session = time.Second
+	t.Run("Lost closes when the holder's session expires", func(t *testing.T) {
+		root := zktest.Root(t)
+		dir := root + "/lock"
+		ctx := ctxFor(t)
+		conn, proxy := zktest.ConnectViaProxy(t, session)
+		tally := &event.Tally{}
+		m, err := rwlock.New(conn, dir, rwlock.WithObserver(tally.Observe))
+		must(t, err)
+		must(t, m.Write().Lock(ctx))
+		start := time.Now()
+		must(t, proxy.Expire(ctx, conn, session))
+		select {
+		case <-m.Write().Lost():
+		case <-time.After(patience):
+			t.Fatal("Lost never closed after the session expired")
+		}
+		t.Logf("Lost closed %v after the link was cut (session timeout %v)", time.Since(start).Round(time.Millisecond), session)
+		if n := tally.Count(event.Lost); n != 1 {
+			t.Errorf("%d Lost events, want 1", n)
+		}
+		if err := m.Write().Unlock(ctx); !errors.Is(err, rwlock.ErrLost) {
+			t.Errorf("Unlock after the loss = %v, want ErrLost", err)
+		}
+		// The lock is free for others, and for us again on the new session.
+		other := mutex(t, dir, "other", nil)
+		must(t, other.Write().TryLock(ctx))
+		must(t, other.Write().Unlock(ctx))
+		must(t, m.Write().Lock(ctx))
+		must(t, m.Write().Unlock(ctx))
+		locktest.AssertClean(t, zktest.Connect(t), root, dir)
+	})
+
+	t.Run("a holder cut off only learns it lost the lock when it reconnects, unless it knows its session timeout", func(t *testing.T) {
+		root := zktest.Root(t)
+		dir := root + "/lock"
+		ctx := ctxFor(t)
+		plainConn, plainProxy := zktest.ConnectViaProxy(t, session)
+		timedConn, timedProxy := zktest.ConnectViaProxy(t, session)
+		plain, err := rwlock.New(plainConn, dir)
+		must(t, err)
+		timed, err := rwlock.New(timedConn, dir, rwlock.WithSessionTimeout(session))
+		must(t, err)
+		must(t, plain.Read().Lock(ctx))
+		must(t, timed.Read().Lock(ctx))
+		must(t, plainProxy.Cut())
+		must(t, timedProxy.Cut())
+		cut := time.Now()
+		// The server expires both sessions; a writer gets the lock.
+		w := mutex(t, dir, "w", nil)
+		must(t, w.Write().Lock(ctx))
+		t.Logf("a writer got the lock %v after the readers were cut off", time.Since(cut).Round(time.Millisecond))
+		select {
+		case <-timed.Read().Lost():
+		case <-time.After(patience):
+			t.Fatal("WithSessionTimeout: Lost never closed while cut off")
+		}
+		t.Logf("WithSessionTimeout(%v): Lost closed %v after the cut, while still cut off", session, time.Since(cut).Round(time.Millisecond))
+		// The flaw: the plain reader still believes it reads, beside a writer.
+		select {
+		case <-plain.Read().Lost():
+			t.Fatal("the plain reader learned of its loss while cut off: it cannot")
+		default:
+		}
+		plainProxy.Restore()
+		timedProxy.Restore()
+		select {
+		case <-plain.Read().Lost():
+			t.Logf("the plain reader learned of its loss %v after the cut, only after reconnecting", time.Since(cut).Round(time.Millisecond))
+		case <-time.After(patience):
+			t.Fatal("Lost never closed after reconnecting")
+		}
+		must(t, w.Write().Unlock(ctx))
+		for _, m := range []*rwlock.RWMutex{plain, timed} {
+			if err := m.Read().Unlock(ctx); !errors.Is(err, rwlock.ErrLost) {
+				t.Errorf("Unlock after the loss = %v, want ErrLost", err)
+			}
+		}
+		locktest.AssertClean(t, zktest.Connect(t), root, dir)
+	})
+}
+
+// TestNotReentrant is this chapter's flaw: one owner cannot take a side it
+// already holds. The Side refuses; two handles in the same program deadlock.
+func TestNotReentrant(t *testing.T) {
+	t.Run("locking a side it already holds is refused with ErrHeld", func(t *testing.T) {
+		root := zktest.Root(t)
+		dir := root + "/lock"
+		ctx := ctxFor(t)
+		m := mutex(t, dir, "m", nil)
+		for _, s := range []*rwlock.Side{m.Read(), m.Write()} {
+			must(t, s.Lock(ctx))
+			if err := s.Lock(ctx); !errors.Is(err, rwlock.ErrHeld) {
+				t.Fatalf("second Lock = %v, want ErrHeld", err)
+			}
+			must(t, s.Unlock(ctx))
+		}
+		locktest.AssertClean(t, zktest.Connect(t), root, dir)
+	})
+
+	t.Run("a nested read through a second handle deadlocks behind a queued writer", func(t *testing.T) {
+		root := zktest.Root(t)
+		dir := root + "/lock"
+		ctx := ctxFor(t)
+		rec := &recorder{}
+		conn := zktest.Connect(t)
+		outer, err := rwlock.New(conn, dir, rwlock.WithObserver(rec.observe))
+		must(t, err)
+		inner, err := rwlock.New(conn, dir, rwlock.WithObserver(event.Observer(rec.observe).WithOwner("inner")))
+		must(t, err)
+		w := mutex(t, dir, "w", rec.observe)
+		must(t, outer.Read().Lock(ctx))
+		wdone := lockAsync(ctx, w.Write())
+		rec.waitQueued(t, "w")
+		// A function called under the read lock takes it again. Its node
+		// queues behind w, which waits for the outer read: neither moves.
+		// Only the deadline ends it.
+		short, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		if err := inner.Read().Lock(short); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("nested Read().Lock = %v, want it stuck until its deadline", err)
+		}
+		if got := rec.count("inner", event.Waiting); got != 1 {
+			t.Errorf("the nested reader waited %d times, want 1 (behind w)", got)
+		}
+		must(t, outer.Read().Unlock(ctx))
+		await(t, wdone, "w")
+		must(t, w.Write().Unlock(ctx))
+		locktest.AssertClean(t, conn, root, dir)
+	})
+}
