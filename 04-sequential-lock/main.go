@@ -1,0 +1,26 @@
+// Command 04-sequential-lock runs the course's real lock: each worker
+// queues up with an ephemeral sequential node and watches only the node
+// just before its own. In the timeline, every release is followed by
+// exactly one "notified" line — the next worker in line, and nobody else —
+// and the counter ends exact.
+//
+//	go run ./04-sequential-lock -workers 3 -rounds 1
+package main
+
+import (
+	"github.com/go-zookeeper/zk"
+
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
+	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/demo"
+)
+
+func main() {
+	demo.Main(demo.Chapter{
+		Name:  "04-sequential-lock",
+		Title: "04 sequential lock: queue with ephemeral sequential nodes, watch only your predecessor",
+		NewLock: func(conn *zk.Conn, path string, obs event.Observer) (demo.Locker, error) {
+			return seqlock.New(conn, path, seqlock.WithObserver(obs))
+		},
+	})
+}

@@ -1,0 +1,895 @@
+package seqlock_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
+	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/locktest"
+	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/zkserver"
+	"github.com/lockstep-zk/lockstep/internal/zktest"
+)
+
+func TestMain(m *testing.M) { zktest.Main(m) }
+
+// patience bounds every wait: a limit, never an expectation.
+const patience = 30 * time.Second
+
+func ctxFor(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func newMutex(t testing.TB, conn *zk.Conn, dir string, opts ...seqlock.Option) *seqlock.Mutex {
+	t.Helper()
+	m, err := seqlock.New(conn, dir, opts...)
+	if err != nil {
+		t.Fatalf("New(%q): %v", dir, err)
+	}
+	return m
+}
+
+// waitQueue waits until dir's queue has n nodes.
+func waitQueue(t testing.TB, conn *zk.Conn, dir string, n int) []seqlock.Participant {
+	t.Helper()
+	var ps []seqlock.Participant
+	zktest.Eventually(t, patience, fmt.Sprintf("the queue of %s never reached %d nodes", dir, n), func() bool {
+		var err error
+		ps, err = seqlock.Participants(conn, dir)
+		return err == nil && len(ps) == n
+	})
+	return ps
+}
+
+func waitClosed(t testing.TB, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(patience):
+		t.Fatalf("after %v: %s", patience, what)
+	}
+}
+
+func TestConformance(t *testing.T) {
+	locktest.Run(t, locktest.Impl{
+		New: func(conn *zk.Conn, path string) (locktest.Locker, error) {
+			return seqlock.New(conn, path)
+		},
+		ErrNotLocked: seqlock.ErrNotLocked,
+		ErrLocked:    seqlock.ErrLocked,
+	})
+}
+
+func TestQueue(t *testing.T) {
+	t.Run("one release wakes exactly one waiter", func(t *testing.T) {
+		const waiters = 5
+		root := zktest.Root(t)
+		dir := root + "/lock"
+		admin := zktest.Connect(t)
+		var tally event.Tally
+		ctx := ctxFor(t)
+
+		holder := newMutex(t, admin, dir, seqlock.WithObserver(tally.Observe))
+		if err := holder.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		acquired := make(chan int)
+		release := make([]chan struct{}, waiters)
+		errs := make(chan error, waiters)
+		for i := range waiters {
+			release[i] = make(chan struct{})
+			m := newMutex(t, zktest.Connect(t), dir, seqlock.WithObserver(tally.Observe))
+			go func() {
+				if err := m.Lock(ctx); err != nil {
+					errs <- err
+					return
+				}
+				acquired <- i
+				<-release[i]
+				errs <- m.Unlock(ctx)
+			}()
+			waitQueue(t, admin, dir, i+2) // queue them in order
+		}
+		zktest.Eventually(t, patience, "not every waiter is waiting", func() bool { return tally.Count(event.Waiting) == waiters })
+
+		unlock := func() error { return holder.Unlock(ctx) }
+		for want := range waiters {
+			before := tally.Count(event.Notified)
+			if err := unlock(); err != nil {
+				t.Fatal(err)
+			}
+			var got int
+			select {
+			case got = <-acquired:
+			case err := <-errs:
+				t.Fatalf("a waiter failed: %v", err)
+			case <-time.After(patience):
+				t.Fatal("nobody got the lock after a release")
+			}
+			if got != want {
+				t.Errorf("waiter %d got the lock, want %d: the queue is first come, first served", got, want)
+			}
+			if n := tally.Count(event.Notified) - before; n != 1 {
+				t.Errorf("release %d woke %d waiters, want exactly 1", want+1, n)
+			}
+			unlock = func() error { close(release[got]); return <-errs }
+		}
+		if err := unlock(); err != nil {
+			t.Fatal(err)
+		}
+		if n := tally.Count(event.Notified); n != waiters {
+			t.Errorf("%d notifications for %d hand-offs", n, waiters)
+		}
+		t.Logf("%d hand-offs: %d notifications, %d requests", waiters, tally.Count(event.Notified), tally.Requests(""))
+	})
+
+	t.Run("Participants lists the holder first and the waiters in arrival order", func(t *testing.T) {
+		root := zktest.Root(t)
+		dir := root + "/lock"
+		admin := zktest.Connect(t)
+		ctx := ctxFor(t)
+		holder := newMutex(t, admin, dir, seqlock.WithData([]byte("holder")))
+		if err := holder.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		wctx, cancel := context.WithCancel(ctx)
+		var wg sync.WaitGroup
+		for i := range 3 {
+			m := newMutex(t, zktest.Connect(t), dir, seqlock.WithData(fmt.Appendf(nil, "waiter-%d", i)))
+			wg.Add(1)
+			go func() { defer wg.Done(); m.Lock(wctx) }()
+			waitQueue(t, admin, dir, i+2)
+		}
+		ps, err := seqlock.Participants(admin, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for i, p := range ps {
+			got = append(got, string(p.Data))
+			if i > 0 && p.Seq <= ps[i-1].Seq {
+				t.Errorf("participant %d has sequence %d after %d", i, p.Seq, ps[i-1].Seq)
+			}
+		}
+		if want := "holder waiter-0 waiter-1 waiter-2"; strings.Join(got, " ") != want {
+			t.Errorf("Participants = %q, want %q", got, want)
+		}
+		if ps[0].Node != holder.Node() {
+			t.Errorf("Participants()[0] = %s, holder's node is %s", ps[0].Node, holder.Node())
+		}
+		cancel()
+		wg.Wait()
+		if err := holder.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if ps, err := seqlock.Participants(admin, dir); err != nil || len(ps) != 0 {
+			t.Errorf("after everyone left: Participants = %v, %v", ps, err)
+		}
+	})
+
+	t.Run("node names are protected names compatible with Curator and zk.Lock", func(t *testing.T) {
+		root := zktest.Root(t)
+		m := newMutex(t, zktest.Connect(t), root+"/lock")
+		ctx := ctxFor(t)
+		if err := m.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		defer m.Unlock(ctx)
+		name := event.Short(m.Node())
+		if !regexp.MustCompile(`^_c_[0-9a-f]{32}-lock-\d{10}$`).MatchString(name) {
+			t.Errorf("node name %q is not _c_<32 hex>-lock-<10 digits>", name)
+		}
+		if !strings.HasPrefix(m.Node(), root+"/lock/") {
+			t.Errorf("node %s is not under the lock directory", m.Node())
+		}
+	})
+
+	t.Run("a predecessor gone before our watch leaves no watch behind", func(t *testing.T) {
+		// Right before the waiter's GetW on its predecessor (the observer
+		// runs just before each request), the predecessor is deleted. GetW
+		// fails with ErrNoNode, registers nothing, and the waiter looks
+		// again and finds itself first. An ExistsW there would have left a
+		// watch on a path that will never be created again; the control
+		// below shows the server keeping exactly that.
+		root := zktest.Root(t)
+		dir := root + "/lock"
+		admin := zktest.Connect(t)
+		holder := newMutex(t, zktest.Connect(t), dir)
+		ctx := ctxFor(t)
+		if err := holder.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		pred := holder.Node()
+		var tally event.Tally
+		obs := func(e event.Event) {
+			tally.Observe(e)
+			if e.Kind == event.Request && e.Op == "get" && e.Node == pred && tally.Requests("get") == 1 {
+				if err := admin.Delete(pred, -1); err != nil {
+					t.Errorf("delete %s: %v", pred, err)
+				}
+			}
+		}
+		waiter := newMutex(t, zktest.Connect(t), dir, seqlock.WithObserver(obs))
+		if err := waiter.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if tally.Count(event.Waiting) != 0 || tally.Requests("children") != 2 {
+			t.Errorf("waits %d, listings %d: want no wait and a second listing", tally.Count(event.Waiting), tally.Requests("children"))
+		}
+		waitClosed(t, holder.Lost(), "the holder whose node was deleted never saw Lost")
+		if watched(t, pred) {
+			t.Errorf("the server still keeps a watch on %s", pred)
+		}
+		// Control: ExistsW on the same missing path does leave a watch.
+		if _, _, _, err := admin.ExistsW(pred); err != nil {
+			t.Fatal(err)
+		}
+		if !watched(t, pred) {
+			t.Errorf("control failed: wchp does not show the ExistsW watch on %s", pred)
+		}
+		holder.Unlock(ctx)
+		if err := waiter.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("Lock and TryLock while holding return ErrHeld", func(t *testing.T) {
+		root := zktest.Root(t)
+		conn := zktest.Connect(t)
+		m := newMutex(t, conn, root+"/lock")
+		ctx := ctxFor(t)
+		if m.Lost() != nil || m.Token() != 0 || m.Node() != "" {
+			t.Error("a Mutex never locked has a Lost channel, a token or a node")
+		}
+		if err := m.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Lock(ctx); !errors.Is(err, seqlock.ErrHeld) {
+			t.Errorf("second Lock = %v, want ErrHeld", err)
+		}
+		if err := m.TryLock(ctx); !errors.Is(err, seqlock.ErrHeld) {
+			t.Errorf("TryLock while holding = %v, want ErrHeld", err)
+		}
+		lost := m.Lost()
+		if err := m.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-lost:
+			t.Error("Unlock closed the Lost channel")
+		default:
+		}
+		if m.Token() != 0 || m.Node() != "" {
+			t.Error("after Unlock the Mutex still reports a token or a node")
+		}
+		locktest.AssertClean(t, conn, root, root+"/lock")
+	})
+}
+
+func TestFencingTokens(t *testing.T) {
+	t.Run("tokens keep increasing after the container directory is reaped", func(t *testing.T) {
+		// The sequence number restarts at 0 in a new directory; the
+		// token (the node's czxid) must not.
+		root := zktest.Root(t)
+		dir := root + "/lock"
+		conn := zktest.Connect(t)
+		m := newMutex(t, conn, dir)
+		ctx := ctxFor(t)
+		var last int64
+		var seqs []string
+		for i := range 2 {
+			if err := m.Lock(ctx); err != nil {
+				t.Fatal(err)
+			}
+			seqs = append(seqs, m.Node()[len(m.Node())-10:])
+			if tk := m.Token(); tk <= last {
+				t.Errorf("hold %d: token %d after %d", i, tk, last)
+			} else {
+				last = tk
+			}
+			if err := m.Unlock(ctx); err != nil {
+				t.Fatal(err)
+			}
+			zktest.Eventually(t, patience, "the empty lock directory was never reaped", func() bool {
+				ok, _, err := conn.Exists(dir)
+				return err == nil && !ok
+			})
+		}
+		if seqs[0] != seqs[1] {
+			t.Errorf("sequences %v: expected the new directory to restart the count", seqs)
+		}
+		t.Logf("sequence numbers %v, tokens up to %d", seqs, last)
+	})
+}
+
+func TestContainerDirectory(t *testing.T) {
+	t.Run("the lock directory and its missing parents vanish once the lock is free", func(t *testing.T) {
+		root := zktest.Root(t)
+		dir := root + "/app/locks/orders"
+		conn := zktest.Connect(t)
+		m := newMutex(t, conn, dir)
+		ctx := ctxFor(t)
+		if err := m.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []string{root + "/app", root + "/app/locks", dir} {
+			_, stat, err := conn.Exists(p)
+			if err != nil || stat == nil || stat.EphemeralOwner != 0 {
+				t.Fatalf("%s: %v %+v", p, err, stat)
+			}
+		}
+		if err := m.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		zktest.Eventually(t, patience, "the empty lock directories never vanished", func() bool {
+			return len(zktest.Tree(t, conn, root)) == 0
+		})
+		t.Logf("directories gone %v after Unlock", time.Since(start).Round(10*time.Millisecond))
+		// And the lock still works: the directories come back.
+		if err := m.Lock(ctx); err != nil {
+			t.Fatalf("Lock after the directory was reaped: %v", err)
+		}
+		if err := m.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("a directory reaped between its creation and our create is created again", func(t *testing.T) {
+		// The race containers bring: we create the directory, the server
+		// reaps it (it is empty), our create fails with ErrNoNode. The
+		// observer is called right before each request, so it can play
+		// the reaper at exactly that moment.
+		root := zktest.Root(t)
+		dir := root + "/lock"
+		admin := zktest.Connect(t)
+		var creates []string
+		reaped := false
+		reaper := func(e event.Event) {
+			if e.Kind != event.Request || e.Op != "create" {
+				return
+			}
+			creates = append(creates, event.Short(e.Node))
+			if len(creates) == 3 && !reaped { // create node, create dir, create node again
+				reaped = true
+				if err := admin.Delete(dir, -1); err != nil {
+					t.Errorf("reap %s: %v", dir, err)
+				}
+			}
+		}
+		m := newMutex(t, zktest.Connect(t), dir, seqlock.WithObserver(reaper))
+		ctx := ctxFor(t)
+		if err := m.Lock(ctx); err != nil {
+			t.Fatalf("Lock: %v", err)
+		}
+		if len(creates) != 5 || creates[1] != "lock" || creates[3] != "lock" {
+			t.Errorf("creates %v: want node, directory, node (reaped), directory, node", creates)
+		}
+		if err := m.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func TestCancel(t *testing.T) {
+	t.Run("a Lock cancelled while its create is in flight deletes the node that create made", func(t *testing.T) {
+		root := zktest.Root(t)
+		dir := root + "/lock"
+		admin := zktest.Connect(t)
+		holder := newMutex(t, admin, dir)
+		ctx := ctxFor(t)
+		if err := holder.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		// Replies reach this client half a second late: the create lands
+		// on the server long before the client hears about it.
+		conn, proxy := zktest.ConnectViaProxy(t, 4*time.Second)
+		if err := proxy.Latency(500*time.Millisecond, 0); err != nil {
+			t.Fatal(err)
+		}
+		var tally event.Tally
+		m := newMutex(t, conn, dir, seqlock.WithObserver(tally.Observe))
+		short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+		defer cancel()
+		if err := m.Lock(short); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Lock = %v, want DeadlineExceeded", err)
+		}
+		if tally.Requests("children") != 0 {
+			t.Fatal("the create answered before the deadline: this test did not cancel a create in flight")
+		}
+		// Before Lock returned, the node was deleted: only the holder's is left.
+		if ps := waitQueue(t, admin, dir, 1); ps[0].Node != holder.Node() {
+			t.Fatalf("queue = %v, want only the holder", ps)
+		}
+		if tally.Requests("delete") != 1 {
+			t.Errorf("%d deletes, want 1 for the node the late create made", tally.Requests("delete"))
+		}
+		proxy.Restore()
+		if err := holder.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		locktest.AssertClean(t, admin, root, dir)
+	})
+}
+
+func TestLostReply(t *testing.T) {
+	t.Run("a create whose reply was lost is found by its GUID, not created twice", func(t *testing.T) {
+		root := zktest.Root(t)
+		dir := root + "/lock"
+		admin := zktest.Connect(t)
+		holder := newMutex(t, admin, dir)
+		ctx := ctxFor(t)
+		if err := holder.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		// Replies to this client are held back: its create reaches the
+		// server and lands, but the answer never comes. After 2/3 of the
+		// session timeout without a byte, go-zookeeper drops the
+		// connection and fails the create with ErrConnectionClosed. We
+		// then heal the link; the session survives (3 s have not passed).
+		conn, proxy := zktest.ConnectViaProxy(t, 3*time.Second)
+		session := conn.SessionID()
+		var tally event.Tally
+		var found atomic.Value
+		obs := event.Tee(tally.Observe, func(e event.Event) {
+			if e.Kind == event.Info && strings.Contains(e.Detail, "GUID") {
+				found.Store(e.Node)
+			}
+		})
+		m := newMutex(t, conn, dir, seqlock.WithObserver(obs))
+		if err := proxy.Latency(time.Hour, 0); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- m.Lock(ctx) }()
+		zktest.Eventually(t, patience, "the client never gave up on the silent link", func() bool {
+			return conn.State() != zk.StateHasSession
+		})
+		proxy.Restore()
+
+		ps := waitQueue(t, admin, dir, 2)
+		if err := holder.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-done; err != nil {
+			t.Fatalf("Lock: %v", err)
+		}
+		if conn.SessionID() != session {
+			t.Fatal("the session expired: this test did not lose a reply within a live session")
+		}
+		if found.Load() == nil {
+			t.Fatal("Lock never looked for its node by GUID")
+		}
+		if tally.Requests("create") != 1 {
+			t.Errorf("%d creates, want 1: the lost create must not be repeated", tally.Requests("create"))
+		}
+		if found.Load() != ps[1].Node || m.Node() != ps[1].Node {
+			t.Errorf("found %v and hold %s, but the node the lost create made is %s", found.Load(), m.Node(), ps[1].Node)
+		}
+		if err := m.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		locktest.AssertClean(t, admin, root, dir)
+	})
+}
+
+func TestHolderCrash(t *testing.T) {
+	t.Run("the holder's conn closes: the next in line gets the lock and the old holder's Lost closes", func(t *testing.T) {
+		root := zktest.Root(t)
+		dir := root + "/lock"
+		hconn := zktest.Connect(t)
+		var tally event.Tally
+		holder := newMutex(t, hconn, dir, seqlock.WithObserver(tally.Observe))
+		waiter := newMutex(t, zktest.Connect(t), dir)
+		ctx := ctxFor(t)
+		if err := holder.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- waiter.Lock(ctx) }()
+		waitQueue(t, hconn, dir, 2)
+		hconn.Close()
+		waitClosed(t, holder.Lost(), "the holder's Lost never closed after its conn closed")
+		if err := <-done; err != nil {
+			t.Fatalf("waiter: %v", err)
+		}
+		if err := holder.Unlock(ctx); !errors.Is(err, seqlock.ErrLost) {
+			t.Errorf("Unlock after the loss = %v, want ErrLost", err)
+		}
+		if tally.Count(event.Lost) != 1 {
+			t.Errorf("%d Lost events, want 1", tally.Count(event.Lost))
+		}
+		if err := waiter.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("the holder's session expires: the next in line gets the lock and the old holder's Lost closes", func(t *testing.T) {
+		root := zktest.Root(t)
+		dir := root + "/lock"
+		const session = time.Second
+		hconn, proxy := zktest.ConnectViaProxy(t, session)
+		holder := newMutex(t, hconn, dir)
+		admin := zktest.Connect(t)
+		waiter := newMutex(t, admin, dir)
+		ctx := ctxFor(t)
+		if err := holder.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		oldToken := holder.Token()
+		done := make(chan error, 1)
+		go func() { done <- waiter.Lock(ctx) }()
+		waitQueue(t, admin, dir, 2)
+		if err := proxy.Expire(ctx, hconn, session); err != nil {
+			t.Fatal(err)
+		}
+		waitClosed(t, holder.Lost(), "the holder's Lost never closed after its session expired")
+		if err := <-done; err != nil {
+			t.Fatalf("waiter: %v", err)
+		}
+		if waiter.Token() <= oldToken {
+			t.Errorf("the new holder's token %d is not above the old one's %d", waiter.Token(), oldToken)
+		}
+		if err := holder.Unlock(ctx); !errors.Is(err, seqlock.ErrLost) {
+			t.Errorf("Unlock after the loss = %v, want ErrLost", err)
+		}
+		// The conn has a new session: the same Mutex can lock again.
+		if err := waiter.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := holder.Lock(ctx); err != nil {
+			t.Fatalf("Lock on the conn's new session: %v", err)
+		}
+		if err := holder.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		locktest.AssertClean(t, admin, root, dir)
+	})
+
+	t.Run("with WithSessionTimeout a partitioned holder learns of the loss while still cut off", func(t *testing.T) {
+		root := zktest.Root(t)
+		dir := root + "/lock"
+		const session = 2 * time.Second
+		hconn, proxy := zktest.ConnectViaProxy(t, session)
+		holder := newMutex(t, hconn, dir, seqlock.WithSessionTimeout(session))
+		admin := zktest.Connect(t)
+		waiter := newMutex(t, admin, dir)
+		ctx := ctxFor(t)
+		if err := holder.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var waiterGot atomic.Int64
+		done := make(chan error, 1)
+		go func() {
+			err := waiter.Lock(ctx)
+			waiterGot.Store(time.Now().UnixNano())
+			done <- err
+		}()
+		waitQueue(t, admin, dir, 2)
+
+		cut := time.Now()
+		if err := proxy.Cut(); err != nil {
+			t.Fatal(err)
+		}
+		// The link stays cut: no event can reach the holder. Only its own
+		// clock can tell it the lock is gone.
+		waitClosed(t, holder.Lost(), "the partitioned holder never learned it lost the lock")
+		lostAt := time.Now()
+		if err := <-done; err != nil {
+			t.Fatalf("waiter: %v", err)
+		}
+		got := time.Unix(0, waiterGot.Load())
+		t.Logf("session %v: holder gave up %v after the cut; the server let the waiter in %v after the cut (margin %v)",
+			session, lostAt.Sub(cut).Round(time.Millisecond), got.Sub(cut).Round(time.Millisecond), got.Sub(lostAt).Round(time.Millisecond))
+		proxy.Restore()
+		if err := holder.Unlock(ctx); !errors.Is(err, seqlock.ErrLost) {
+			t.Errorf("Unlock after the loss = %v, want ErrLost", err)
+		}
+		if err := waiter.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("someone deleting the holder's node closes Lost", func(t *testing.T) {
+		root := zktest.Root(t)
+		dir := root + "/lock"
+		conn := zktest.Connect(t)
+		holder := newMutex(t, conn, dir)
+		ctx := ctxFor(t)
+		if err := holder.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		// Writing data to our node is not a loss.
+		if _, err := zktest.Connect(t).Set(holder.Node(), []byte("poke"), -1); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(100 * time.Millisecond)
+		select {
+		case <-holder.Lost():
+			t.Fatal("a data change on the lock node closed Lost")
+		default:
+		}
+		if err := zktest.Connect(t).Delete(holder.Node(), -1); err != nil {
+			t.Fatal(err)
+		}
+		waitClosed(t, holder.Lost(), "Lost never closed after the lock node was deleted")
+		if err := holder.Unlock(ctx); !errors.Is(err, seqlock.ErrLost) {
+			t.Errorf("Unlock after the loss = %v, want ErrLost", err)
+		}
+	})
+}
+
+func TestInteropWithZkLock(t *testing.T) {
+	t.Run("seqlock and go-zookeeper's zk.Lock exclude each other on the same directory", func(t *testing.T) {
+		const perKind, rounds = 3, 4
+		root := zktest.Root(t)
+		dir := root + "/lock"
+		ctx := ctxFor(t)
+		var counter, inside int64 // counter: unguarded read-modify-write
+		var wg sync.WaitGroup
+		errs := make(chan error, 2*perKind*rounds)
+		critical := func(who string) {
+			if n := atomic.AddInt64(&inside, 1); n != 1 {
+				errs <- fmt.Errorf("%s: %d holders at once", who, n)
+			}
+			v := counter
+			time.Sleep(2 * time.Millisecond)
+			counter = v + 1
+			atomic.AddInt64(&inside, -1)
+		}
+		for i := range perKind {
+			m := newMutex(t, zktest.Connect(t), dir)
+			zl := zk.NewLock(zktest.Connect(t), dir, zk.WorldACL(zk.PermAll))
+			wg.Add(2)
+			go func() {
+				defer wg.Done()
+				for range rounds {
+					if err := m.Lock(ctx); err != nil {
+						errs <- err
+						return
+					}
+					critical(fmt.Sprint("seqlock-", i))
+					if err := m.Unlock(ctx); err != nil {
+						errs <- err
+					}
+				}
+			}()
+			go func() {
+				defer wg.Done()
+				for range rounds {
+					if err := zl.Lock(); err != nil {
+						errs <- err
+						return
+					}
+					critical(fmt.Sprint("zk.Lock-", i))
+					if err := zl.Unlock(); err != nil {
+						errs <- err
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+		if want := int64(2 * perKind * rounds); counter != want {
+			t.Errorf("counter = %d, want %d: updates were lost", counter, want)
+		}
+	})
+}
+
+// TestThousandGoroutinesOneSession is the articles' seed example: 1000
+// threads, one ZooKeeper session, each takes the lock once and sells one
+// item of an in-memory inventory guarded only by the lock.
+func TestThousandGoroutinesOneSession(t *testing.T) {
+	const n = 1000
+	root := zktest.Root(t)
+	dir := root + "/lock"
+	conn := zktest.Connect(t)
+	ctx := ctxFor(t)
+	var tally event.Tally
+	inventory, sold := n, 0
+	var inside atomic.Int32
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	start := time.Now()
+	for i := range n {
+		m := newMutex(t, conn, dir, seqlock.WithObserver(event.Observer(tally.Observe).WithOwner(fmt.Sprint("g", i))))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := m.Lock(ctx); err != nil {
+				errs <- err
+				return
+			}
+			if in := inside.Add(1); in != 1 {
+				errs <- fmt.Errorf("goroutine %d: %d holders at once", i, in)
+			}
+			if inventory > 0 {
+				inventory-- // unguarded: only the lock keeps this exact
+				sold++
+			}
+			inside.Add(-1)
+			if err := m.Unlock(ctx); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if inventory != 0 || sold != n {
+		t.Errorf("inventory %d, sold %d: want 0 and %d", inventory, sold, n)
+	}
+	notified, waited := tally.Count(event.Notified), tally.Count(event.Waiting)
+	if notified != waited {
+		t.Errorf("%d notifications for %d waits: every waiter must be woken exactly once", notified, waited)
+	}
+	if notified > n-1 {
+		t.Errorf("%d notifications for at most %d hand-offs: a herd", notified, n-1)
+	}
+	if per := tally.Owners(event.Notified); per != notified {
+		t.Errorf("%d notifications went to %d goroutines: someone was woken twice", notified, per)
+	}
+	t.Logf("%d goroutines on one session: %v, %d notifications, %d requests (%.1f per acquisition: %d create, %d children, %d get, %d delete)",
+		n, elapsed.Round(time.Millisecond), notified, tally.Requests(""), float64(tally.Requests(""))/n,
+		tally.Requests("create"), tally.Requests("children"), tally.Requests("get"), tally.Requests("delete"))
+	locktest.AssertClean(t, conn, root, dir)
+}
+
+func TestNew(t *testing.T) {
+	t.Run("bad input is rejected by New", func(t *testing.T) {
+		if _, err := seqlock.New(nil, "/x"); err == nil {
+			t.Error("New accepted a nil conn")
+		}
+		conn := zktest.Connect(t)
+		for _, p := range []string{"", "x", "/x/", "//x", "/"} {
+			if _, err := seqlock.New(conn, p); err == nil {
+				t.Errorf("New accepted %q", p)
+			}
+			if _, err := seqlock.Participants(conn, p); err == nil {
+				t.Errorf("Participants accepted %q", p)
+			}
+		}
+		if _, err := seqlock.Participants(nil, "/x"); err == nil {
+			t.Error("Participants accepted a nil conn")
+		}
+	})
+}
+
+func ExampleMutex() {
+	conn := exampleConn()
+	defer conn.Close()
+	ctx := context.Background()
+
+	alice, _ := seqlock.New(conn, "/seqlock-example/orders", seqlock.WithData([]byte("alice")))
+	bob, _ := seqlock.New(conn, "/seqlock-example/orders", seqlock.WithData([]byte("bob")))
+
+	if err := alice.Lock(ctx); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("alice holds the lock:", alice.Token() > 0)
+	fmt.Println("bob tries:", bob.TryLock(ctx))
+	fmt.Println("bob unlocks:", bob.Unlock(ctx))
+
+	got := make(chan error)
+	go func() { got <- bob.Lock(ctx) }()
+	for {
+		ps, _ := seqlock.Participants(conn, "/seqlock-example/orders")
+		if len(ps) == 2 {
+			fmt.Printf("queue: %s, %s\n", ps[0].Data, ps[1].Data)
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	fmt.Println("alice unlocks:", alice.Unlock(ctx))
+	fmt.Println("bob locks:", <-got)
+	fmt.Println("bob's token is higher:", bob.Token() > alice.Token())
+	fmt.Println("bob unlocks:", bob.Unlock(ctx))
+	// Output:
+	// alice holds the lock: true
+	// bob tries: seqlock: locked by another client
+	// bob unlocks: seqlock: not locked
+	// queue: alice, bob
+	// alice unlocks: <nil>
+	// bob locks: <nil>
+	// bob's token is higher: true
+	// bob unlocks: <nil>
+}
+
+func exampleConn() *zk.Conn {
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
+	defer cancel()
+	conn, events, err := zkconn.Dial(ctx, zktest.Servers(exampleTB{}), zkconn.DefaultSessionTimeout)
+	if err != nil {
+		panic(err)
+	}
+	go zkconn.Drain(events)
+	return conn
+}
+
+// exampleTB lets an Example, which has no *testing.T, ask zktest for the
+// package's test server.
+type exampleTB struct{ testing.TB }
+
+func (exampleTB) Helper()           {}
+func (exampleTB) Fatal(args ...any) { panic(fmt.Sprint(args...)) }
+
+// watched reports whether the server holds a watch on path (four-letter
+// word wchp: watches by path).
+func watched(t testing.TB, path string) bool {
+	t.Helper()
+	out, err := zkserver.FourLetter(ctxFor(t), zktest.Servers(t)[0], "wchp")
+	if err != nil {
+		t.Fatalf("wchp: %v", err)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.TrimSpace(line) == path {
+			return true
+		}
+	}
+	return false
+}
+
+// TestReadersStillQueueOneAtATime measures this chapter's flaw: the lock
+// is exclusive, so contenders that only read, and could safely overlap,
+// still get in one at a time. Chapter 05's read-write lock lets them share.
+func TestReadersStillQueueOneAtATime(t *testing.T) {
+	const readers, hold = 5, 50 * time.Millisecond
+	root := zktest.Root(t)
+	dir := root + "/lock"
+	ctx := ctxFor(t)
+	var inside, peak atomic.Int32
+	var wg sync.WaitGroup
+	errs := make(chan error, readers)
+	mutexes := make([]*seqlock.Mutex, readers)
+	for i := range mutexes {
+		mutexes[i] = newMutex(t, zktest.Connect(t), dir)
+	}
+	start := time.Now()
+	for _, m := range mutexes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := m.Lock(ctx); err != nil {
+				errs <- err
+				return
+			}
+			n := inside.Add(1)
+			for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+			}
+			time.Sleep(hold) // read only: nothing here needs exclusion
+			inside.Add(-1)
+			errs <- m.Unlock(ctx)
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if p := peak.Load(); p != 1 {
+		t.Fatalf("%d readers inside at once: an exclusive lock admits one", p)
+	}
+	t.Logf("%d readers holding %v each took %v one after another (a shared read lock: about %v)",
+		readers, hold, time.Since(start).Round(time.Millisecond), hold)
+}
