@@ -37,7 +37,7 @@ func (s *Side) guard(node string, changed <-chan zk.Event, lost, stop chan struc
 	var tick <-chan time.Time
 	var down time.Time // when we first saw the connection without a session
 	if d := s.m.opts.sessionTimeout; d > 0 {
-		t := time.NewTicker(d / 8)
+		t := time.NewTicker(min(d/20, 100*time.Millisecond))
 		defer t.Stop()
 		tick = t.C
 	}
@@ -63,8 +63,13 @@ func (s *Side) guard(node string, changed <-chan zk.Event, lost, stop chan struc
 				down = time.Time{}
 			case down.IsZero():
 				down = now
-			case now.Sub(down) >= s.m.opts.sessionTimeout:
-				why = "disconnected for longer than the session timeout"
+			case now.Sub(down) >= s.m.opts.sessionTimeout/6:
+				// As in chapter 04: go-zookeeper notices a silent link
+				// after 2/3 of the session timeout, and the server may
+				// expire us d after it last heard from us, so about d/3
+				// is left when we first see no session. Give up after
+				// half of it; the other half is margin.
+				why = "disconnected for a sixth of the session timeout"
 			}
 		}
 	}
@@ -73,8 +78,8 @@ func (s *Side) guard(node string, changed <-chan zk.Event, lost, stop chan struc
 }
 
 // Lost is closed when the current (or last) hold ends without Unlock: the
-// session expired, the node was deleted, or the connection was down for
-// longer than WithSessionTimeout.
+// session expired, the node was deleted, or (with WithSessionTimeout(d))
+// the connection was down for d/6.
 func (s *Side) Lost() <-chan struct{} {
 	s.m.mu.Lock()
 	defer s.m.mu.Unlock()
