@@ -36,31 +36,72 @@ type hold struct {
 // sequence number in the node's name would be enough as long as the lock
 // directory lives, but our directory is a container: when it is empty the
 // server deletes it, and the next one starts counting at 0 again.
-func (m *Mutex) hold(ctx context.Context, node string) error {
-	// One GetW on our own node gives us the czxid, the session that owns
-	// the node, and a watch that fires if the node is deleted or the
-	// session ends (EventNotWatching).
-	m.emit(event.Request, "get", node, "our node")
-	_, stat, watch, err := call3(ctx, func() ([]byte, *zk.Stat, <-chan zk.Event, error) { return m.conn.GetW(node) })
-	if errors.Is(err, zk.ErrNoNode) {
-		return errNodeGone
+func (m *Mutex) hold(ctx context.Context, node string, own <-chan ownRead) error {
+	for {
+		var r ownRead
+		select {
+		case r = <-own:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if errors.Is(r.err, zk.ErrNoNode) {
+			return errNodeGone
+		}
+		if r.err != nil {
+			return fmt.Errorf("seqlock: watch our node %s: %w", node, r.err)
+		}
+		select {
+		case <-r.watch:
+			// The read was made while we queued, and something has
+			// happened to our node since (its data changed, it was
+			// deleted, the session ended): read it again.
+			own = m.readOwn(node)
+			continue
+		default:
+		}
+		if r.stat.EphemeralOwner != m.conn.SessionID() {
+			return errNodeGone // a node of a session that has just expired
+		}
+		h := &hold{node: node, token: r.stat.Czxid, session: r.stat.EphemeralOwner,
+			lost: make(chan struct{}), done: make(chan struct{})}
+		h.ctx, h.stop = context.WithCancel(context.Background())
+		m.mu.Lock()
+		m.current, m.last = h, h
+		m.mu.Unlock()
+		m.opts.observer.Emit(event.Event{Lock: m.dir, Kind: event.Acquired, Node: node, Token: h.token})
+		go m.watchHold(h, r.watch)
+		return nil
 	}
-	if err != nil {
-		return fmt.Errorf("seqlock: watch our node %s: %w", node, err)
-	}
-	m.emit(event.WatchSet, "get", node, "our node")
-	if stat.EphemeralOwner != m.conn.SessionID() {
-		return errNodeGone // a node of a session that has just expired
-	}
-	h := &hold{node: node, token: stat.Czxid, session: stat.EphemeralOwner,
-		lost: make(chan struct{}), done: make(chan struct{})}
-	h.ctx, h.stop = context.WithCancel(context.Background())
-	m.mu.Lock()
-	m.current, m.last = h, h
-	m.mu.Unlock()
-	m.opts.observer.Emit(event.Event{Lock: m.dir, Kind: event.Acquired, Node: node, Token: h.token})
-	go m.watchHold(h, watch)
-	return nil
+}
+
+// ownRead is the answer to the GetW on our own node.
+type ownRead struct {
+	stat  *zk.Stat
+	watch <-chan zk.Event
+	err   error
+}
+
+// readOwn sends one GetW on our own node and delivers the answer on the
+// returned channel. It gives us the czxid (the token), the session that
+// owns the node, and a watch that fires if the node is deleted or the
+// session ends (EventNotWatching).
+//
+// Lock sends it right after the create, beside the first listing of the
+// queue, so that it is never on the hand-off path: a waiter that is
+// notified lists the queue once and holds the lock, as zk.Lock does, yet
+// it still gets a token and a loss watch that zk.Lock has not. The call
+// has no ctx: it ends when ZooKeeper answers or the conn fails.
+func (m *Mutex) readOwn(node string) <-chan ownRead {
+	out := make(chan ownRead, 1)
+	go func() {
+		m.emit(event.Request, "get", node, "our node")
+		_, stat, watch, err := m.conn.GetW(node)
+		if err == nil {
+			m.emit(event.WatchSet, "get", node, "our node")
+		}
+		out <- ownRead{stat, watch, err}
+	}()
+	return out
 }
 
 // watchHold closes h.lost when the hold is lost without Unlock:

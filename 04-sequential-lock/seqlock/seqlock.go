@@ -108,12 +108,22 @@ func (m *Mutex) acquire(ctx context.Context, wait bool) (err error) {
 		if err != nil {
 			return err
 		}
+		// Read (and watch) our own node now, while we queue, so the
+		// read is off the hand-off path (see readOwn). TryLock reads it
+		// only once it has the lock: a failed TryLock costs nothing more.
+		var own <-chan ownRead
+		if wait {
+			own = m.readOwn(node)
+		}
 		// Steps 2-4: wait until our node is the lowest.
 		err = m.waitTurn(ctx, node, wait)
 		if err == nil {
-			// Step 5: we hold the lock. Watch our own node so we learn
-			// if the lock is lost while we think we hold it.
-			err = m.hold(ctx, node)
+			// Step 5: we hold the lock. The watch on our own node tells
+			// us if the lock is lost while we think we hold it.
+			if own == nil {
+				own = m.readOwn(node)
+			}
+			err = m.hold(ctx, node, own)
 		}
 		if errors.Is(err, errNodeGone) {
 			// Our node vanished before we held the lock: our session

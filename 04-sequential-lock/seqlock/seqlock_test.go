@@ -213,9 +213,10 @@ func TestQueue(t *testing.T) {
 		}
 		pred := holder.Node()
 		var tally event.Tally
+		var deleted atomic.Bool
 		obs := func(e event.Event) {
 			tally.Observe(e)
-			if e.Kind == event.Request && e.Op == "get" && e.Node == pred && tally.Requests("get") == 1 {
+			if e.Kind == event.Request && e.Op == "get" && e.Node == pred && deleted.CompareAndSwap(false, true) {
 				if err := admin.Delete(pred, -1); err != nil {
 					t.Errorf("delete %s: %v", pred, err)
 				}
