@@ -1,0 +1,274 @@
+// Command bench measures lockstep's locks against go-zookeeper's own
+// zk.Lock, in one run against one ZooKeeper:
+//
+//	go run ./bench                  # a table
+//	go run ./bench -json            # one JSON object per row
+//	go run ./bench -locks 04,gozk -contenders 1,16 -rounds 100
+//
+// For each lock and contender count it reports acquisitions per second,
+// the p50 and p99 wait (from the Lock call to acquired), ZooKeeper
+// requests per acquisition and watch notifications per release, counted at
+// the wire for every lock alike, and the server's own packet count beside
+// them. Two more rows frame the numbers: the floor (create+delete pairs on
+// one session, the best any ZooKeeper lock can do) and the seed workload
+// (1000 goroutines sharing one session, one acquisition each). The last
+// lines say whether chapter 04 meets its targets.
+//
+// See bench/README.md for a run on the course's machine and what the
+// columns mean.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/lockstep-zk/lockstep/internal/demo"
+	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/zkserver"
+)
+
+// autoAcquisitions is how many acquisitions a sample aims at when -rounds
+// is 0: with three samples a row, enough for a p99, few enough that the
+// default run stays well under a minute.
+const autoAcquisitions = 320
+
+type config struct {
+	servers    string
+	locks      []string
+	contenders []int
+	rounds     int
+	shared     bool
+	hold       time.Duration
+	budget     time.Duration
+	warmup     time.Duration
+	session    time.Duration
+	seed       int
+	repeat     int
+	json       bool
+}
+
+func main() {
+	cfg, err := parseFlags(os.Args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		return
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	code := run(ctx, cfg, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func parseFlags(args []string) (config, error) {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	var cfg config
+	var locks, contenders string
+	fs.StringVar(&cfg.servers, "servers", "", "ZooKeeper servers host:port,… (default: $ZK_SERVERS, else Docker, else a local install)")
+	fs.StringVar(&locks, "locks", strings.Join(allLocks(), ","), "comma list of what to measure: "+strings.Join(allLocks(), ", "))
+	fs.StringVar(&contenders, "contenders", "1,8,64", "comma list of contender counts")
+	fs.IntVar(&cfg.rounds, "rounds", 0, fmt.Sprintf("acquisitions per contender per sample (0: about %d per sample, at least 4 each)", autoAcquisitions))
+	fs.BoolVar(&cfg.shared, "shared", false, "all contenders share one session (as in the seed workload)")
+	fs.DurationVar(&cfg.hold, "hold", 0, "time spent holding the lock")
+	fs.IntVar(&cfg.repeat, "repeat", 3, "samples per row, taken in turn with the other rows and summed")
+	fs.DurationVar(&cfg.budget, "budget", 10*time.Second, "time budget per row (shared by its samples); a row that runs out is reported as partial")
+	fs.DurationVar(&cfg.warmup, "warmup", 2*time.Second, "create+delete pairs before the first row, so the server's JIT is warm (0: none)")
+	fs.DurationVar(&cfg.session, "session", 10*time.Second, "ZooKeeper session timeout")
+	fs.IntVar(&cfg.seed, "seed-goroutines", 1000, "goroutines of the seed workload")
+	fs.BoolVar(&cfg.json, "json", false, "print one JSON object per row instead of a table")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: go run ./bench [flags]\n\nflags:")
+		fs.PrintDefaults()
+		fmt.Fprintln(fs.Output(), "\nlocks:")
+		for _, k := range kinds {
+			fmt.Fprintf(fs.Output(), "  %-5s %s\n", k.name, k.about)
+		}
+		fmt.Fprintln(fs.Output(), "  floor create+delete pairs on one session: the best any ZooKeeper lock can do")
+		fmt.Fprintln(fs.Output(), "  seed  -seed-goroutines goroutines on one session, one acquisition each, with 04 and gozk")
+	}
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	if fs.NArg() > 0 {
+		return cfg, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	for _, name := range strings.Split(locks, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		if !slices.Contains(allLocks(), name) {
+			return cfg, fmt.Errorf("-locks: unknown %q (want some of %s)", name, strings.Join(allLocks(), ","))
+		}
+		cfg.locks = append(cfg.locks, name)
+	}
+	if len(cfg.locks) == 0 {
+		return cfg, fmt.Errorf("-locks %q: nothing to measure", locks)
+	}
+	for _, f := range strings.Split(contenders, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return cfg, fmt.Errorf("-contenders %q: want positive integers", contenders)
+		}
+		cfg.contenders = append(cfg.contenders, n)
+	}
+	switch {
+	case cfg.rounds < 0:
+		return cfg, fmt.Errorf("-rounds %d: want ≥ 0", cfg.rounds)
+	case cfg.hold < 0:
+		return cfg, fmt.Errorf("-hold %v: want ≥ 0", cfg.hold)
+	case cfg.budget <= 0:
+		return cfg, fmt.Errorf("-budget %v: want > 0", cfg.budget)
+	case cfg.session <= 0:
+		return cfg, fmt.Errorf("-session %v: want > 0", cfg.session)
+	case cfg.repeat < 1:
+		return cfg, fmt.Errorf("-repeat %d: want ≥ 1", cfg.repeat)
+	case cfg.seed < 1:
+		return cfg, fmt.Errorf("-seed-goroutines %d: want ≥ 1", cfg.seed)
+	}
+	return cfg, nil
+}
+
+// allLocks is what -locks accepts: the locks, then the two framing rows.
+func allLocks() []string {
+	var out []string
+	for _, k := range kinds {
+		out = append(out, k.name)
+	}
+	return append(out, "floor", "seed")
+}
+
+// roundsFor is -rounds, or the automatic choice for n contenders.
+func (cfg config) roundsFor(n int) int {
+	if cfg.rounds > 0 {
+		return cfg.rounds
+	}
+	return max(4, autoAcquisitions/n)
+}
+
+// plan lists the rows in the order they run: the floor, then every lock
+// at each contender count, then the seed workload for 04 and gozk.
+func (cfg config) plan() []spec {
+	var out []spec
+	if slices.Contains(cfg.locks, "floor") {
+		out = append(out, spec{workload: "floor", contenders: 1, rounds: cfg.roundsFor(1)})
+	}
+	for _, n := range cfg.contenders {
+		for _, k := range kinds {
+			if slices.Contains(cfg.locks, k.name) {
+				out = append(out, spec{workload: "contention", kind: k, contenders: n, rounds: cfg.roundsFor(n), shared: cfg.shared})
+			}
+		}
+	}
+	if slices.Contains(cfg.locks, "seed") {
+		for _, name := range []string{"04", "gozk"} {
+			if k, ok := kindNamed(name); ok {
+				out = append(out, spec{workload: "seed", kind: k, contenders: cfg.seed, rounds: 1, shared: true})
+			}
+		}
+	}
+	return out
+}
+
+func run(ctx context.Context, cfg config, stdout, stderr io.Writer) int {
+	info := stdout
+	if cfg.json {
+		info = stderr // stdout is only JSON rows
+	}
+	servers, stopServer, err := demo.Servers(ctx, cfg.servers, info)
+	defer stopServer()
+	if err != nil {
+		fmt.Fprintln(stderr, "bench:", err)
+		return 1
+	}
+	admin, events, err := zkconn.Dial(ctx, servers, cfg.session)
+	if err != nil {
+		fmt.Fprintln(stderr, "bench:", err)
+		return 1
+	}
+	go zkconn.Drain(events)
+	defer admin.Close()
+	b := &bench{servers: servers, admin: admin, base: "/lockstep-bench-" + randomHex(4),
+		session: cfg.session, hold: cfg.hold}
+	if _, err := admin.Create(b.base, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+		fmt.Fprintf(stderr, "bench: create %s: %v\n", b.base, err)
+		return 1
+	}
+	defer deleteTree(admin, b.base)
+
+	version := "?"
+	if m, err := zkserver.Mntr(ctx, servers[0]); err == nil {
+		version, _, _ = strings.Cut(m["zk_version"], "-")
+	}
+	rounds := "about " + strconv.Itoa(autoAcquisitions) + " acquisitions"
+	if cfg.rounds > 0 {
+		rounds = strconv.Itoa(cfg.rounds) + " rounds per contender"
+	}
+	fmt.Fprintf(info, "ZooKeeper %s, %s %s/%s, %d CPUs; %s per row, each of %s; hold %v; budget %v per row\n",
+		version, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), plural(cfg.repeat, "sample"), rounds, cfg.hold, cfg.budget)
+	if cfg.warmup > 0 {
+		if err := b.warmUp(ctx, cfg.warmup); err != nil {
+			fmt.Fprintln(stderr, "bench:", err)
+			return 1
+		}
+	}
+
+	// Every spec is sampled -repeat times, in turn with the others, so a
+	// burst of load on a shared machine spreads over every lock instead of
+	// spoiling one row. Rows print when their last sample is in.
+	plan := cfg.plan()
+	samples := make([][]sample, len(plan))
+	rows := make([]Row, len(plan))
+	code := 0
+	enc := json.NewEncoder(stdout)
+	if !cfg.json {
+		printHeader(stdout)
+	}
+	for rep := range cfg.repeat {
+		fmt.Fprintf(stderr, "bench: pass %d of %d over %s\n", rep+1, cfg.repeat, plural(len(plan), "row"))
+		for i, s := range plan {
+			if ctx.Err() != nil {
+				break
+			}
+			samples[i] = append(samples[i], b.measure(ctx, s, cfg.budget/time.Duration(cfg.repeat)))
+			if rep < cfg.repeat-1 {
+				continue
+			}
+			rows[i] = s.row(samples[i])
+			if rows[i].Error != "" {
+				code = 1
+			}
+			if cfg.json {
+				enc.Encode(rows[i])
+			} else {
+				printRow(stdout, rows[i])
+			}
+		}
+	}
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "bench: interrupted")
+		return 1
+	}
+	fmt.Fprintln(info)
+	for _, v := range verdicts(rows) {
+		fmt.Fprintln(info, v)
+	}
+	return code
+}
