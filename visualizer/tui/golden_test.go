@@ -1,0 +1,101 @@
+package tui
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/muesli/termenv"
+
+	"github.com/lockstep-zk/lockstep/event"
+)
+
+// The golden frames are what a learner sees, at a fixed size with colour
+// off (as with NO_COLOR). Regenerate with: go test ./visualizer/tui -run Golden -update
+func TestGoldenFrames(t *testing.T) {
+	lipgloss.SetColorProfile(termenv.Ascii)
+	released := append(handOff(),
+		ev("worker-1", event.Request, "delete", node(1), ""),
+		ev("worker-2", event.Notified, "", node(1), "EventNodeDeleted"),
+		ev("worker-1", event.Released, "", node(1), ""),
+		queueOf("worker-2", "worker-3"),
+		ev("worker-2", event.Acquired, "", node(1), ""),
+	)
+	// After the release the snapshot names nodes 1 and 2 again; make them
+	// the real ones (2 and 3).
+	released[len(released)-2] = QueueSnapshot{Dir: dir, Nodes: []QueueNode{
+		{Name: node(2), Seq: 2, Owner: "worker-2"}, {Name: node(3), Seq: 3, Owner: "worker-3"}}}
+	released[len(released)-1] = ev("worker-2", event.Acquired, "", node(2), "")
+
+	herd03 := herdBatch()
+	cases := []struct {
+		name  string
+		w, h  int
+		start Model
+		items []any
+		keys  []string
+		after []any
+	}{
+		{"04 hand-off 80x24", 80, 24, started(t, nil), released, nil, nil},
+		{"04 hand-off 100x30", 100, 30, started(t, nil), released, nil, nil},
+		{"04 holder killed 80x24", 80, 24, started(t, nil), handOff(), []string{"k"},
+			[]any{WorkerChange{Name: "worker-1", State: Crashed, Detail: "its node stays until the server expires the session (4s)"}}},
+		{"04 paused 80x24", 80, 24, started(t, nil), handOff(), []string{"space"}, nil},
+		{"03 herd 80x24", 80, 24, NewModel(nil, nil, Chapters()), herd03, nil, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tm := teatest.NewTestModel(t, c.start, teatest.WithInitialTermSize(c.w, c.h))
+			tm.Send(lockEventMsg{c.items})
+			for _, k := range c.keys {
+				tm.Send(keyMsg(k))
+			}
+			if c.after != nil {
+				tm.Send(lockEventMsg{c.after})
+			}
+			tm.Send(keyMsg("q"))
+			m := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
+			golden.RequireEqual(t, []byte(m.View()))
+		})
+	}
+}
+
+// herdBatch is chapter 03 at the moment of a release: four waiters were
+// watching the one lock node, all four are told.
+func herdBatch() []any {
+	ch, _ := lookup("03")
+	lock := "/lockstep/visualizer/03-watch-lock/lock"
+	e := func(o string, k event.Kind, op, detail string) event.Event {
+		return event.Event{Time: t0, Owner: o, Kind: k, Op: op, Node: lock, Detail: detail}
+	}
+	items := []any{ChapterStarted{Chapter: ch.ChapterInfo, Path: lock, Dir: "/lockstep/visualizer/03-watch-lock", Hold: time.Second}}
+	for i := 1; i <= 5; i++ {
+		items = append(items, WorkerChange{Name: fmt.Sprintf("worker-%d", i), State: Idle})
+	}
+	items = append(items, QueueSnapshot{Dir: "/lockstep/visualizer/03-watch-lock", Nodes: []QueueNode{{Name: "lock", Seq: -1, Owner: "worker-1"}}},
+		e("worker-1", event.Request, "create", ""), e("worker-1", event.Acquired, "", ""))
+	for i := 2; i <= 5; i++ {
+		w := fmt.Sprintf("worker-%d", i)
+		items = append(items, e(w, event.Request, "create", ""), e(w, event.Request, "exists", ""),
+			e(w, event.WatchSet, "exists", ""), e(w, event.Waiting, "", ""))
+	}
+	items = append(items, e("worker-1", event.Request, "delete", ""), e("worker-1", event.Released, "", ""),
+		QueueSnapshot{Dir: "/lockstep/visualizer/03-watch-lock"})
+	for i := 2; i <= 5; i++ {
+		items = append(items, e(fmt.Sprintf("worker-%d", i), event.Notified, "", "EventNodeDeleted"))
+	}
+	items = append(items, e("worker-3", event.Request, "create", ""), e("worker-3", event.Acquired, "", ""),
+		QueueSnapshot{Dir: "/lockstep/visualizer/03-watch-lock", Nodes: []QueueNode{{Name: "lock", Seq: -1, Owner: "worker-3"}}})
+	for _, i := range []int{2, 4, 5} {
+		w := fmt.Sprintf("worker-%d", i)
+		items = append(items, e(w, event.Request, "create", ""), e(w, event.Request, "exists", ""),
+			e(w, event.WatchSet, "exists", ""), e(w, event.Waiting, "", ""))
+	}
+	return items
+}
+
+var _ tea.Model = Model{}

@@ -1,0 +1,114 @@
+package tui
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// keyMap is every key the learner can press; the help bar shows them.
+type keyMap struct {
+	Pause, Faster, Slower, Add, Remove, Up, Down, Kill, Expire, Chapter, Quit key.Binding
+}
+
+var keys = keyMap{
+	Pause:   key.NewBinding(key.WithKeys(" ", "p"), key.WithHelp("space", "pause")),
+	Faster:  key.NewBinding(key.WithKeys("+", "=", "f"), key.WithHelp("+/-", "speed")),
+	Slower:  key.NewBinding(key.WithKeys("-", "_", "s"), key.WithHelp("-", "slower")),
+	Add:     key.NewBinding(key.WithKeys("a"), key.WithHelp("a/x", "worker")),
+	Remove:  key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "remove worker")),
+	Up:      key.NewBinding(key.WithKeys("up"), key.WithHelp("↑↓", "select")),
+	Down:    key.NewBinding(key.WithKeys("down", "tab"), key.WithHelp("↓", "select")),
+	Kill:    key.NewBinding(key.WithKeys("k"), key.WithHelp("k", "kill")),
+	Expire:  key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "expire")),
+	Chapter: key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7"), key.WithHelp("1-7", "chapter")),
+	Quit:    key.NewBinding(key.WithKeys("q", "ctrl+c", "esc"), key.WithHelp("q", "quit")),
+}
+
+// helpKeys are the bindings the help bar lists, in order.
+func (k keyMap) helpKeys() []key.Binding {
+	return []key.Binding{k.Pause, k.Faster, k.Add, k.Up, k.Kill, k.Expire, k.Chapter, k.Quit}
+}
+
+// key handles a key press. The side effect, if any, goes out as a command.
+func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	switch {
+	case key.Matches(msg, keys.Quit):
+		return m, tea.Quit
+	case key.Matches(msg, keys.Pause):
+		m.paused = !m.paused
+		m.status = map[bool]string{true: "paused: holders keep holding, waiters keep waiting", false: "running"}[m.paused]
+		p := m.paused
+		return m, m.do(func(c Controller) { c.SetPaused(p) })
+	case key.Matches(msg, keys.Faster), key.Matches(msg, keys.Slower):
+		h := m.hold
+		if key.Matches(msg, keys.Faster) {
+			h /= 2
+		} else {
+			h *= 2
+		}
+		h = max(minHold, min(maxHold, h))
+		m.hold = h
+		m.status = fmt.Sprintf("hold %v", h)
+		return m, m.do(func(c Controller) { c.SetHold(h) })
+	case key.Matches(msg, keys.Add):
+		m.status = "adding a worker"
+		return m, m.do(Controller.AddWorker)
+	case key.Matches(msg, keys.Remove):
+		m.status = "removing a worker (it unlocks and closes its session)"
+		return m, m.do(Controller.RemoveWorker)
+	case key.Matches(msg, keys.Up):
+		if len(m.order) > 0 {
+			if m.cursor <= 0 {
+				m.cursor = -1
+			} else {
+				m.cursor--
+			}
+		}
+		return m, nil
+	case key.Matches(msg, keys.Down):
+		if len(m.order) > 0 {
+			m.cursor = min(m.cursor+1, len(m.order)-1)
+		}
+		return m, nil
+	case key.Matches(msg, keys.Kill), key.Matches(msg, keys.Expire):
+		target := m.selected()
+		if target == "" {
+			m.status = "nobody holds the lock: select a worker with ↑↓ first"
+			return m, nil
+		}
+		if !m.workers[target].state.alive() {
+			m.status = target + " is already gone"
+			return m, nil
+		}
+		if key.Matches(msg, keys.Kill) {
+			m.status = "killed " + target + ": its node stays until the server times out its session"
+			return m, m.do(func(c Controller) { c.Kill(target) })
+		}
+		m.status = "expiring " + target + "'s session: link cut until the server gives up on it"
+		return m, m.do(func(c Controller) { c.Expire(target) })
+	case key.Matches(msg, keys.Chapter):
+		k := "0" + msg.String()
+		if !slices.Contains(m.available, k) {
+			m.status = "chapter " + k + " is not wired into the visualizer yet"
+			return m, nil
+		}
+		if k == m.chapter.Key {
+			return m, nil
+		}
+		m.status = "switching to chapter " + k
+		return m, m.do(func(c Controller) { c.Switch(k) })
+	}
+	return m, nil
+}
+
+// do runs f on the controller inside a command, off the UI goroutine.
+func (m Model) do(f func(Controller)) tea.Cmd {
+	if m.ctl == nil {
+		return nil
+	}
+	c := m.ctl
+	return func() tea.Msg { f(c); return nil }
+}

@@ -1,0 +1,170 @@
+package tui
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// protectedPrefix is the GUID Curator, go-zookeeper and seqlock put in front
+// of a node name so a lost create reply can be recovered; the view drops it.
+var protectedPrefix = regexp.MustCompile(`^_c_[0-9a-f-]{32,36}-`)
+
+// protectedAnywhere finds the same GUID inside a log line.
+var protectedAnywhere = regexp.MustCompile(`_c_[0-9a-f-]{32,36}-`)
+
+// shortNode is a node name as the queue shows it: "lock-0000000012".
+func shortNode(name string) string { return protectedPrefix.ReplaceAllString(name, "") }
+
+// compactNode drops the sequence's leading zeros ("lock-12") for narrow
+// terminals; the log keeps the full name.
+func compactNode(name string) string {
+	name = shortNode(name)
+	if seq := sequenceOf(name); seq >= 0 {
+		return name[:len(name)-10] + strconv.FormatInt(seq, 10)
+	}
+	return name
+}
+
+// shortDir keeps the end of a long path: "…/04-sequential-lock/lock".
+func shortDir(p string, w int) string {
+	if len(p) <= w {
+		return p
+	}
+	parts := strings.Split(p, "/")
+	for i := 1; i < len(parts); i++ {
+		if s := "…/" + strings.Join(parts[i:], "/"); len([]rune(s)) <= w {
+			return s
+		}
+	}
+	return fit(p, w)
+}
+
+// queueView is the QUEUE panel: the children of the lock dir as ZooKeeper
+// has them, in sequence order, with the holder marked and, after each
+// node, who watches it.
+func (m Model) queueView(w, h int) []string {
+	lines := make([]string, 0, h)
+	title := "QUEUE"
+	if m.chapter.Watch {
+		title = "ZNODES"
+	}
+	count := fmt.Sprintf(" (%d)", len(m.queue.Nodes))
+	lines = append(lines, titleStyle.Render(fit(title+" "+shortDir(m.queue.Dir, w-len(title)-len(count)-1)+count, w)))
+	name := shortNode
+	if w < 46 {
+		name = compactNode
+	}
+
+	watchers := map[string][]string{} // node → workers watching it
+	for _, n := range m.order {
+		for node := range m.workers[n].watching {
+			watchers[node] = append(watchers[node], n)
+		}
+	}
+	switch {
+	case m.queue.Missing:
+		lines = append(lines, dimStyle.Render(fit("(no such znode: nobody is queued)", w)))
+	case len(m.queue.Nodes) == 0:
+		lines = append(lines, dimStyle.Render(fit("(empty: nobody holds or waits)", w)))
+	}
+	for i, q := range m.queue.Nodes {
+		if len(lines) >= h {
+			break
+		}
+		if len(lines) == h-1 && i < len(m.queue.Nodes)-1 {
+			lines = append(lines, dimStyle.Render(fit(fmt.Sprintf("… %d more", len(m.queue.Nodes)-i), w)))
+			break
+		}
+		owner := q.Owner
+		if owner == "" {
+			// A persistent node has no owning session: the worker that
+			// acquired it is its owner.
+			for _, n := range m.order {
+				if m.workers[n].node == m.queue.Dir+"/"+q.Name {
+					owner = n
+				}
+			}
+		}
+		st := Idle
+		if wk, ok := m.workers[owner]; ok {
+			st = wk.state
+		}
+		if owner == "" {
+			owner = "?"
+		}
+		if m.chapter.Watch {
+			owner, q.Persistent = "(watched node)", false
+		}
+		mark, tag, style := "  ", "", stateStyle(st)
+		switch {
+		case st == Holding:
+			mark, tag = "▶ ", " HOLDS"
+			if m.chapter.Watch {
+				mark, tag = "  ", ""
+			}
+		case !st.alive() || st == Expired || st == CutOff:
+			tag = " (" + st.String() + ")"
+		}
+		if q.Kind != "" {
+			tag = " " + q.Kind + tag
+		}
+		if q.Persistent {
+			tag += " PERSISTENT"
+			style = persistStyle
+		}
+		row := mark + name(q.Name) + " " + owner + tag
+		// The arrows: every waiter that set a watch on this node. (A
+		// holder may watch its own node to learn of its loss: not an arrow.)
+		var ws []string
+		for _, wn := range watchers[m.queue.Dir+"/"+q.Name] {
+			if wn != q.Owner {
+				ws = append(ws, wn)
+			}
+		}
+		if len(ws) == 0 {
+			lines = append(lines, style.Render(fit(row, w)))
+			continue
+		}
+		arrow := " ← " + strings.Join(ws, " ")
+		if len(ws) == 1 || utf8.RuneCountInString(row+arrow) <= w {
+			room := max(w-utf8.RuneCountInString(arrow), w/2)
+			row = fit(row, room)
+			lines = append(lines, style.Render(row)+waitingStyle.Render(fit(arrow, w-utf8.RuneCountInString(row))))
+			continue
+		}
+		// One node watched by many (chapter 03's herd): the watchers get
+		// their own lines under it.
+		lines = append(lines, style.Render(fit(row, w)))
+		lines = append(lines, wrapNames(fmt.Sprintf("   ← watched by %d: ", len(ws)), ws, w, h-len(lines))...)
+	}
+	for len(lines) < h {
+		lines = append(lines, "")
+	}
+	return lines[:h]
+}
+
+// wrapNames lays names out after prefix over at most maxLines lines of
+// width w, ending with "+N" when they don't fit.
+func wrapNames(prefix string, names []string, w, maxLines int) []string {
+	var out []string
+	cur := prefix
+	indent := strings.Repeat(" ", 5)
+	for i, n := range names {
+		if len(cur)+len(n)+1 > w {
+			if len(out)+1 >= maxLines {
+				cur += fmt.Sprintf("+%d", len(names)-i)
+				break
+			}
+			out = append(out, waitingStyle.Render(fit(cur, w)))
+			cur = indent
+		}
+		cur += n + " "
+	}
+	if maxLines > 0 {
+		out = append(out, waitingStyle.Render(fit(strings.TrimRight(cur, " "), w)))
+	}
+	return out
+}

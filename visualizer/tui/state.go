@@ -1,0 +1,28 @@
+package tui
+
+// State is what a worker is doing, as the visualizer shows it.
+type State int
+
+const (
+	Idle       State = iota // between rounds, no lock, no node
+	Requesting              // talking to ZooKeeper to get the lock
+	Waiting                 // blocked behind another node, a watch set
+	Holding                 // holds the lock
+	CutOff                  // its link to ZooKeeper is cut (an expiry in progress)
+	Expired                 // its session expired: everything it had is gone
+	Crashed                 // killed: its session will time out on the server
+	Stopped                 // removed by the user, closed cleanly
+)
+
+var stateNames = [...]string{Idle: "idle", Requesting: "requesting", Waiting: "waiting", Holding: "holding",
+	CutOff: "cut off", Expired: "session expired", Crashed: "crashed", Stopped: "stopped"}
+
+func (s State) String() string {
+	if s >= 0 && int(s) < len(stateNames) {
+		return stateNames[s]
+	}
+	return "unknown"
+}
+
+// alive says whether the worker still takes part in the lock.
+func (s State) alive() bool { return s != Crashed && s != Stopped }

@@ -1,0 +1,142 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// View draws the whole screen: header, the queue and workers panels side
+// by side, the event log, a status line and the help bar. Every line is
+// cut to the terminal width and the total to its height, so a small
+// terminal shows less, never a broken frame.
+func (m Model) View() string {
+	w, h := max(m.width, 40), max(m.height, 12)
+	var b strings.Builder
+	b.Grow(w * h * 2)
+
+	header := m.headerLines(w)
+	footer := []string{fit(m.statusLine(), w), m.helpView(w)}
+	// The panels take what they need (up to all but four log lines);
+	// the log gets the rest.
+	need := max(len(m.queue.Nodes)+4, len(m.order)+1, 6)
+	panelH := max(3, min(need, h-len(header)-len(footer)-5))
+	logLines := h - len(header) - len(footer) - panelH - 1
+
+	leftW := max(w*2/5, min(48, w/2))
+	rightW := w - leftW - 1
+	left := m.queueView(leftW, panelH)
+	right := m.workersView(rightW, panelH)
+
+	lines := append([]string{}, header...)
+	for i := range panelH {
+		lines = append(lines, pad(ansi.Truncate(left[i], leftW, "…"), leftW)+" "+right[i])
+	}
+	lines = append(lines, m.logView(w, logLines+1)...)
+	lines = append(lines, footer...)
+	for i, l := range lines {
+		if i >= h {
+			break
+		}
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(ansi.Truncate(l, w, "…"))
+	}
+	return b.String()
+}
+
+func (m Model) headerLines(w int) []string {
+	run := "running"
+	if m.paused {
+		run = pausedStyle.Render("PAUSED")
+	}
+	alive := 0
+	for _, n := range m.order {
+		if m.workers[n].state.alive() {
+			alive++
+		}
+	}
+	name := m.chapter.Name
+	if name == "" {
+		name = "starting…"
+	}
+	h1 := fmt.Sprintf("lockstep %s · %d workers · hold %v · ", name, alive, m.hold)
+	h1 = titleStyle.Render(fit(h1, w-len(run)-1)) + run
+	look := dimStyle.Render(fit(m.chapter.Look, w))
+	perAcq := "-"
+	if m.acquired > 0 {
+		perAcq = fmt.Sprintf("%.1f", float64(m.requests)/float64(m.acquired))
+	}
+	perRel := "-"
+	if m.releases > 0 {
+		perRel = fmt.Sprintf("%.1f", float64(m.wakes)/float64(m.releases))
+	}
+	counters := fmt.Sprintf("acq %d · woken/release %s (last %d) · notified %d · wasted %d · req %d (%s/acq)",
+		m.acquired, perRel, m.lastWoken(), m.notified, m.wasted, m.requests, perAcq)
+	if m.chapter.Watch {
+		counters = fmt.Sprintf("writes %d · req %d · notified %d · watches fired per write %s (last %d)",
+			m.releases, m.requests, m.notified, perRel, m.lastWoken())
+	}
+	return []string{h1, look, fit(counters, w)}
+}
+
+// lastWoken is how many waiters the latest release woke: counted live, so
+// the herd of chapter 03 shows as soon as it happens.
+func (m Model) lastWoken() int {
+	if m.wokeNow > 0 {
+		return m.wokeNow
+	}
+	return m.wokeLast
+}
+
+func (m Model) statusLine() string {
+	if m.status != "" {
+		return "» " + m.status
+	}
+	return ""
+}
+
+// fit cuts s to at most w runes (the views only use single-width runes).
+func fit(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if utf8.RuneCountInString(s) <= w {
+		return s
+	}
+	r := []rune(s)
+	if w == 1 {
+		return "…"
+	}
+	return string(r[:w-1]) + "…"
+}
+
+// pad fills a plain or styled line with spaces up to w columns.
+func pad(s string, w int) string {
+	n := visibleWidth(s)
+	if n >= w {
+		return s
+	}
+	return s + strings.Repeat(" ", w-n)
+}
+
+// visibleWidth counts runes outside ANSI escape sequences.
+func visibleWidth(s string) int {
+	n, esc := 0, false
+	for _, r := range s {
+		switch {
+		case esc:
+			if r >= '@' && r <= '~' && r != '[' {
+				esc = false
+			}
+		case r == '\x1b':
+			esc = true
+		default:
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,47 @@
+package tui
+
+import "time"
+
+// The model learns what happens in the world only through these values,
+// which the runtime (or a test) delivers in batches (lockEventMsg). Lock
+// events (event.Event) travel the same way.
+
+// ChapterStarted says a chapter's workers are starting: everything the
+// view knew about the previous chapter is forgotten.
+type ChapterStarted struct {
+	Chapter ChapterInfo
+	Path    string // the lock path given to every worker
+	Dir     string // the znode whose children the queue panel shows
+	Workers []string
+	Hold    time.Duration
+}
+
+// QueueSnapshot is the lock dir as ZooKeeper has it right now, read by a
+// children watch on Dir (never inferred from events).
+type QueueSnapshot struct {
+	Dir     string
+	Missing bool        // Dir does not exist (yet, or any more)
+	Nodes   []QueueNode // in sequence order
+}
+
+// QueueNode is one child of the lock dir.
+type QueueNode struct {
+	Name       string
+	Seq        int64  // the sequence suffix, -1 if the name has none
+	Owner      string // the worker whose session owns it ("" if unknown)
+	Kind       string // "R" or "W" for a read-write lock, else ""
+	Persistent bool   // not ephemeral: it survives its creator's session
+	Data       string // the node's data, if short and printable
+}
+
+// WorkerChange is something that happens to a worker outside its lock:
+// started, killed, cut off, expired, removed.
+type WorkerChange struct {
+	Name   string
+	State  State
+	Detail string
+}
+
+// Notice is a line for the log that does not come from a lock (errors,
+// what a key did).
+type Notice struct{ Text string }
