@@ -6,9 +6,9 @@ TESTFLAGS ?= -timeout 20m
 
 .PHONY: demo test zookeeper vet check
 
-## demo: the course's showcase demo
+## demo: the course's showcase: the visualizer on chapter 04
 demo: zookeeper
-	$(GO) run ./01-watch
+	$(GO) run ./visualizer
 
 ## test: every chapter's tests against a real ZooKeeper
 test: zookeeper

@@ -38,6 +38,7 @@ import (
 	"github.com/lockstep-zk/lockstep/01-watch/watch"
 	"github.com/lockstep-zk/lockstep/internal/demo"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/visualizer/tui"
 )
 
 // root is where the demo works; it is deleted at the start and at the end.
@@ -53,10 +54,15 @@ const quietWait = 500 * time.Millisecond
 func main() {
 	servers := flag.String("servers", "", "ZooKeeper servers host:port,… (default: $ZK_SERVERS, else Docker, else a local install)")
 	session := flag.Duration("session", time.Second, "session timeout of the client whose session part 2 expires")
+	openTUI := flag.Bool("tui", false, "open the visualizer's watch view instead")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *servers, *session, os.Stdout); err != nil {
+	run := func() error { return run(ctx, *servers, *session, os.Stdout) }
+	if *openTUI {
+		run = func() error { return tui.Run(ctx, tui.Options{Chapter: "01", Servers: *servers}) }
+	}
+	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
 		stop()
 		os.Exit(1)

@@ -16,6 +16,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"time"
 
@@ -24,6 +25,7 @@ import (
 	"github.com/lockstep-zk/lockstep/02-naive-lock/naivelock"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/demo"
+	"github.com/lockstep-zk/lockstep/visualizer/tui"
 )
 
 var (
@@ -34,6 +36,12 @@ var (
 
 func main() {
 	demo.Main(demo.Chapter{
+		// -tui opens the visualizer on this chapter instead of the timeline.
+		TUI: func(ctx context.Context, cfg demo.Config) error {
+			opts := tui.FromDemo("02", cfg)
+			opts.Persistent = persistent
+			return tui.Run(ctx, opts)
+		},
 		Name:  "02-naive-lock",
 		Title: "02-naive-lock: create the lock node or sleep and retry (the \"While version\")",
 		Flags: func(fs *flag.FlagSet) {

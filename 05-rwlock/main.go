@@ -32,6 +32,7 @@ import (
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/demo"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/visualizer/tui"
 )
 
 func main() {
@@ -41,7 +42,13 @@ func main() {
 	fs.Parse(os.Args[1:])
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *cfg, *readers, os.Stdout); err != nil {
+	cfg.Set = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { cfg.Set[f.Name] = true })
+	run := func() error { return run(ctx, *cfg, *readers, os.Stdout) }
+	if cfg.TUI { // the visualizer on this chapter instead of the timeline
+		run = func() error { return tui.Run(ctx, tui.FromDemo("05", *cfg)) }
+	}
+	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
 		stop()
 		os.Exit(1)

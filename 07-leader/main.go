@@ -31,6 +31,7 @@ import (
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/demo"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/visualizer/tui"
 )
 
 type config struct {
@@ -51,10 +52,17 @@ func main() {
 	flag.DurationVar(&c.killAfter, "kill-after", time.Second, "kill the leader this long after it was elected (0: never)")
 	flag.DurationVar(&c.duration, "duration", 5*time.Second, "how long the demo runs")
 	flag.BoolVar(&c.verbose, "verbose", false, "print every request, watch and notification too")
+	openTUI := flag.Bool("tui", false, "open the visualizer on this chapter")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, c, os.Stdout); err != nil {
+	run := func() error { return run(ctx, c, os.Stdout) }
+	if *openTUI {
+		run = func() error {
+			return tui.Run(ctx, tui.Options{Chapter: "07", Servers: c.servers, Workers: c.candidates, Session: c.session})
+		}
+	}
+	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
 		stop()
 		os.Exit(1)

@@ -63,6 +63,9 @@ type Config struct {
 	Quiet   bool          // -quiet: print acquisitions and the result only
 	Session time.Duration // -session: session timeout
 	TUI     bool          // -tui: open the visualizer instead
+	// Set names the flags given on the command line, so -tui can keep the
+	// visualizer's own defaults for the others.
+	Set map[string]bool
 }
 
 // Flags registers the common flags on fs and returns the Config they fill.
@@ -89,6 +92,8 @@ func Main(ch Chapter) {
 		ch.Flags(fs)
 	}
 	fs.Parse(os.Args[1:])
+	cfg.Set = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { cfg.Set[f.Name] = true })
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	run := func() error { _, err := Run(ctx, ch, *cfg, os.Stdout); return err }

@@ -214,3 +214,21 @@ func keyMsg(k string) tea.KeyMsg {
 	}
 	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
 }
+
+// FromDemo turns a lock chapter's demo flags into Options for that chapter,
+// for "go run ./NN-name -tui". Only the flags given on the command line are
+// carried over; the others keep the visualizer's defaults (the timeline's
+// 50 ms hold is too fast to watch).
+func FromDemo(chapter string, cfg demo.Config) Options {
+	o := Options{Chapter: chapter, Servers: cfg.Servers}
+	if cfg.Set["workers"] {
+		o.Workers = cfg.Workers
+	}
+	if cfg.Set["hold"] {
+		o.Hold = cfg.Hold
+	}
+	if cfg.Set["session"] {
+		o.Session = cfg.Session
+	}
+	return o
+}
