@@ -543,7 +543,7 @@ func TestLoop(t *testing.T) {
 func ExampleLoop() {
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
-	conn, events, err := zkconn.Dial(ctx, zktest.Servers(exampleTB{}), zkconn.DefaultSessionTimeout)
+	conn, events, err := zkconn.Dial(ctx, zktest.ExampleServers(), zkconn.DefaultSessionTimeout)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -580,13 +580,6 @@ func ExampleLoop() {
 }
 
 // ─── helpers ────────────────────────────────────────────────────────────────
-
-// exampleTB lets an Example, which has no *testing.T, ask zktest for the
-// package's server.
-type exampleTB struct{ testing.TB }
-
-func (exampleTB) Helper()           {}
-func (exampleTB) Fatal(args ...any) { panic(fmt.Sprint(args...)) }
 
 // recorder keeps the node events a session receives for one path, through
 // zk.WithEventCallback: it sees what the server sent, whether or not a watch

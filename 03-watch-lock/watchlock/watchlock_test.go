@@ -13,7 +13,6 @@ import (
 	"github.com/lockstep-zk/lockstep/03-watch-lock/watchlock"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/locktest"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
@@ -207,24 +206,8 @@ func TestWaiterWhoseSessionExpiresGetsAnError(t *testing.T) {
 	}
 }
 
-// exampleTB lets an Example reach the package's test server through
-// zktest.Servers, which wants a testing.TB.
-type exampleTB struct{ testing.TB }
-
-func (exampleTB) Helper()           {}
-func (exampleTB) Fatal(args ...any) { panic(fmt.Sprint(args...)) }
-
-func exampleConn() *zk.Conn {
-	conn, events, err := zkconn.Dial(context.Background(), zktest.Servers(exampleTB{}), zkconn.DefaultSessionTimeout)
-	if err != nil {
-		panic(err)
-	}
-	go zkconn.Drain(events)
-	return conn
-}
-
 func ExampleLock() {
-	aliceConn, bobConn := exampleConn(), exampleConn()
+	aliceConn, bobConn := zktest.ExampleConn(), zktest.ExampleConn()
 	defer aliceConn.Close()
 	defer bobConn.Close()
 	ctx := context.Background()

@@ -16,21 +16,11 @@ import (
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/locktest"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zkserver"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
 func TestMain(m *testing.M) { zktest.Main(m) }
-
-// patience bounds every wait: a limit, never an expectation.
-const patience = 30 * time.Second
-
-func ctxFor(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), patience)
-	t.Cleanup(cancel)
-	return ctx
-}
 
 func newMutex(t testing.TB, conn *zk.Conn, dir string, opts ...seqlock.Option) *seqlock.Mutex {
 	t.Helper()
@@ -45,7 +35,7 @@ func newMutex(t testing.TB, conn *zk.Conn, dir string, opts ...seqlock.Option) *
 func waitQueue(t testing.TB, conn *zk.Conn, dir string, n int) []seqlock.Participant {
 	t.Helper()
 	var ps []seqlock.Participant
-	zktest.Eventually(t, patience, fmt.Sprintf("the queue of %s never reached %d nodes", dir, n), func() bool {
+	zktest.Eventually(t, zktest.Patience, fmt.Sprintf("the queue of %s never reached %d nodes", dir, n), func() bool {
 		var err error
 		ps, err = seqlock.Participants(conn, dir)
 		return err == nil && len(ps) == n
@@ -57,8 +47,8 @@ func waitClosed(t testing.TB, ch <-chan struct{}, what string) {
 	t.Helper()
 	select {
 	case <-ch:
-	case <-time.After(patience):
-		t.Fatalf("after %v: %s", patience, what)
+	case <-time.After(zktest.Patience):
+		t.Fatalf("after %v: %s", zktest.Patience, what)
 	}
 }
 
@@ -79,7 +69,7 @@ func TestQueue(t *testing.T) {
 		dir := root + "/lock"
 		admin := zktest.Connect(t)
 		var tally event.Tally
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 
 		holder := newMutex(t, admin, dir, seqlock.WithObserver(tally.Observe))
 		if err := holder.Lock(ctx); err != nil {
@@ -102,7 +92,7 @@ func TestQueue(t *testing.T) {
 			}()
 			waitQueue(t, admin, dir, i+2) // queue them in order
 		}
-		zktest.Eventually(t, patience, "not every waiter is waiting", func() bool { return tally.Count(event.Waiting) == waiters })
+		zktest.Eventually(t, zktest.Patience, "not every waiter is waiting", func() bool { return tally.Count(event.Waiting) == waiters })
 
 		unlock := func() error { return holder.Unlock(ctx) }
 		for want := range waiters {
@@ -115,7 +105,7 @@ func TestQueue(t *testing.T) {
 			case got = <-acquired:
 			case err := <-errs:
 				t.Fatalf("a waiter failed: %v", err)
-			case <-time.After(patience):
+			case <-time.After(zktest.Patience):
 				t.Fatal("nobody got the lock after a release")
 			}
 			if got != want {
@@ -139,7 +129,7 @@ func TestQueue(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
 		admin := zktest.Connect(t)
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 		holder := newMutex(t, admin, dir, seqlock.WithData([]byte("holder")))
 		if err := holder.Lock(ctx); err != nil {
 			t.Fatal(err)
@@ -182,7 +172,7 @@ func TestQueue(t *testing.T) {
 	t.Run("node names are protected names compatible with Curator and zk.Lock", func(t *testing.T) {
 		root := zktest.Root(t)
 		m := newMutex(t, zktest.Connect(t), root+"/lock")
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 		if err := m.Lock(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -207,7 +197,7 @@ func TestQueue(t *testing.T) {
 		dir := root + "/lock"
 		admin := zktest.Connect(t)
 		holder := newMutex(t, zktest.Connect(t), dir)
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 		if err := holder.Lock(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -250,7 +240,7 @@ func TestQueue(t *testing.T) {
 		root := zktest.Root(t)
 		conn := zktest.Connect(t)
 		m := newMutex(t, conn, root+"/lock")
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 		if m.Lost() != nil || m.Token() != 0 || m.Node() != "" {
 			t.Error("a Mutex never locked has a Lost channel, a token or a node")
 		}
@@ -287,7 +277,7 @@ func TestFencingTokens(t *testing.T) {
 		dir := root + "/lock"
 		conn := zktest.Connect(t)
 		m := newMutex(t, conn, dir)
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 		var last int64
 		var seqs []string
 		for i := range 2 {
@@ -303,7 +293,7 @@ func TestFencingTokens(t *testing.T) {
 			if err := m.Unlock(ctx); err != nil {
 				t.Fatal(err)
 			}
-			zktest.Eventually(t, patience, "the empty lock directory was never reaped", func() bool {
+			zktest.Eventually(t, zktest.Patience, "the empty lock directory was never reaped", func() bool {
 				ok, _, err := conn.Exists(dir)
 				return err == nil && !ok
 			})
@@ -321,7 +311,7 @@ func TestContainerDirectory(t *testing.T) {
 		dir := root + "/app/locks/orders"
 		conn := zktest.Connect(t)
 		m := newMutex(t, conn, dir)
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 		if err := m.Lock(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -335,7 +325,7 @@ func TestContainerDirectory(t *testing.T) {
 			t.Fatal(err)
 		}
 		start := time.Now()
-		zktest.Eventually(t, patience, "the empty lock directories never vanished", func() bool {
+		zktest.Eventually(t, zktest.Patience, "the empty lock directories never vanished", func() bool {
 			return len(zktest.Tree(t, conn, root)) == 0
 		})
 		t.Logf("directories gone %v after Unlock", time.Since(start).Round(10*time.Millisecond))
@@ -371,7 +361,7 @@ func TestContainerDirectory(t *testing.T) {
 			}
 		}
 		m := newMutex(t, zktest.Connect(t), dir, seqlock.WithObserver(reaper))
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 		if err := m.Lock(ctx); err != nil {
 			t.Fatalf("Lock: %v", err)
 		}
@@ -390,7 +380,7 @@ func TestCancel(t *testing.T) {
 		dir := root + "/lock"
 		admin := zktest.Connect(t)
 		holder := newMutex(t, admin, dir)
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 		if err := holder.Lock(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -431,7 +421,7 @@ func TestLostReply(t *testing.T) {
 		dir := root + "/lock"
 		admin := zktest.Connect(t)
 		holder := newMutex(t, admin, dir)
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 		if err := holder.Lock(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -455,7 +445,7 @@ func TestLostReply(t *testing.T) {
 		}
 		done := make(chan error, 1)
 		go func() { done <- m.Lock(ctx) }()
-		zktest.Eventually(t, patience, "the client never gave up on the silent link", func() bool {
+		zktest.Eventually(t, zktest.Patience, "the client never gave up on the silent link", func() bool {
 			return conn.State() != zk.StateHasSession
 		})
 		proxy.Restore()
@@ -494,7 +484,7 @@ func TestHolderCrash(t *testing.T) {
 		var tally event.Tally
 		holder := newMutex(t, hconn, dir, seqlock.WithObserver(tally.Observe))
 		waiter := newMutex(t, zktest.Connect(t), dir)
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 		if err := holder.Lock(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -525,7 +515,7 @@ func TestHolderCrash(t *testing.T) {
 		holder := newMutex(t, hconn, dir)
 		admin := zktest.Connect(t)
 		waiter := newMutex(t, admin, dir)
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 		if err := holder.Lock(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -567,7 +557,7 @@ func TestHolderCrash(t *testing.T) {
 		holder := newMutex(t, hconn, dir, seqlock.WithSessionTimeout(session))
 		admin := zktest.Connect(t)
 		waiter := newMutex(t, admin, dir)
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 		if err := holder.Lock(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -608,7 +598,7 @@ func TestHolderCrash(t *testing.T) {
 		dir := root + "/lock"
 		conn := zktest.Connect(t)
 		holder := newMutex(t, conn, dir)
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 		if err := holder.Lock(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -637,7 +627,7 @@ func TestInteropWithZkLock(t *testing.T) {
 		const perKind, rounds = 3, 4
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 		var counter, inside int64 // counter: unguarded read-modify-write
 		var wg sync.WaitGroup
 		errs := make(chan error, 2*perKind*rounds)
@@ -700,7 +690,7 @@ func TestThousandGoroutinesOneSession(t *testing.T) {
 	root := zktest.Root(t)
 	dir := root + "/lock"
 	conn := zktest.Connect(t)
-	ctx := ctxFor(t)
+	ctx := zktest.Context(t)
 	var tally event.Tally
 	inventory, sold := n, 0
 	var inside atomic.Int32
@@ -775,7 +765,7 @@ func TestNew(t *testing.T) {
 }
 
 func ExampleMutex() {
-	conn := exampleConn()
+	conn := zktest.ExampleConn()
 	defer conn.Close()
 	ctx := context.Background()
 
@@ -815,29 +805,11 @@ func ExampleMutex() {
 	// bob unlocks: <nil>
 }
 
-func exampleConn() *zk.Conn {
-	ctx, cancel := context.WithTimeout(context.Background(), patience)
-	defer cancel()
-	conn, events, err := zkconn.Dial(ctx, zktest.Servers(exampleTB{}), zkconn.DefaultSessionTimeout)
-	if err != nil {
-		panic(err)
-	}
-	go zkconn.Drain(events)
-	return conn
-}
-
-// exampleTB lets an Example, which has no *testing.T, ask zktest for the
-// package's test server.
-type exampleTB struct{ testing.TB }
-
-func (exampleTB) Helper()           {}
-func (exampleTB) Fatal(args ...any) { panic(fmt.Sprint(args...)) }
-
 // watched reports whether the server holds a watch on path (four-letter
 // word wchp: watches by path).
 func watched(t testing.TB, path string) bool {
 	t.Helper()
-	out, err := zkserver.FourLetter(ctxFor(t), zktest.Servers(t)[0], "wchp")
+	out, err := zkserver.FourLetter(zktest.Context(t), zktest.Servers(t)[0], "wchp")
 	if err != nil {
 		t.Fatalf("wchp: %v", err)
 	}
@@ -856,7 +828,7 @@ func TestReadersStillQueueOneAtATime(t *testing.T) {
 	const readers, hold = 5, 50 * time.Millisecond
 	root := zktest.Root(t)
 	dir := root + "/lock"
-	ctx := ctxFor(t)
+	ctx := zktest.Context(t)
 	var inside, peak atomic.Int32
 	var wg sync.WaitGroup
 	errs := make(chan error, readers)

@@ -4,38 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"testing"
-	"time"
-
-	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/05-rwlock/rwlock"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
-// exampleConn connects to the package's test server. Examples get no
-// *testing.T, so noT stands in for one (zktest only calls Helper and, on
-// failure, Fatal).
-func exampleConn() *zk.Conn {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	conn, events, err := zkconn.Dial(ctx, zktest.Servers(noT{}), zkconn.DefaultSessionTimeout)
-	if err != nil {
-		panic(err)
-	}
-	go zkconn.Drain(events)
-	return conn
-}
-
-type noT struct{ testing.TB }
-
-func (noT) Helper()           {}
-func (noT) Fatal(args ...any) { panic(fmt.Sprint(args...)) }
-
 func Example() {
 	ctx := context.Background()
-	conn := exampleConn()
+	conn := zktest.ExampleConn()
 	defer conn.Close()
 
 	// Three clients of one lock directory (one connection is enough here:
@@ -72,7 +48,7 @@ func Example() {
 
 func ExampleSide_Lock_downgrade() {
 	ctx := context.Background()
-	conn := exampleConn()
+	conn := zktest.ExampleConn()
 	defer conn.Close()
 	m, _ := rwlock.New(conn, "/examples/rwlock/cache")
 

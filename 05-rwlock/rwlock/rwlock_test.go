@@ -21,15 +21,6 @@ import (
 
 func TestMain(m *testing.M) { zktest.Main(m) }
 
-// patience bounds every wait: a limit, never an expectation.
-const patience = 30 * time.Second
-
-func ctxFor(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), patience)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // TestWriteSideConformance runs the shared suite on the write side: on its
 // own it is an ordinary exclusive lock.
 func TestWriteSideConformance(t *testing.T) {
@@ -100,7 +91,7 @@ func (r *recorder) order(kind event.Kind) []string {
 
 func (r *recorder) waitQueued(t testing.TB, owner string) {
 	t.Helper()
-	zktest.Eventually(t, patience, owner+" never queued", func() bool { return r.count(owner, event.Waiting) > 0 })
+	zktest.Eventually(t, zktest.Patience, owner+" never queued", func() bool { return r.count(owner, event.Waiting) > 0 })
 }
 
 // mutex returns a new RWMutex on dir with its own session, reporting to
@@ -135,8 +126,8 @@ func await(t testing.TB, done <-chan error, what string) {
 		if err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
-	case <-time.After(patience):
-		t.Fatalf("%s: still waiting after %v", what, patience)
+	case <-time.After(zktest.Patience):
+		t.Fatalf("%s: still waiting after %v", what, zktest.Patience)
 	}
 }
 
@@ -153,7 +144,7 @@ func TestReadersShareWritersExclude(t *testing.T) {
 	t.Run("two readers hold the lock at once", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 		var inside, most atomic.Int32
 		enter := func() {
 			n := inside.Add(1)
@@ -177,7 +168,7 @@ func TestReadersShareWritersExclude(t *testing.T) {
 	t.Run("a writer waits for every reader and then holds the lock alone", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 		rec := &recorder{}
 		r1, r2 := mutex(t, dir, "r1", rec.observe), mutex(t, dir, "r2", rec.observe)
 		w := mutex(t, dir, "w", rec.observe)
@@ -205,7 +196,7 @@ func TestReadersShareWritersExclude(t *testing.T) {
 	t.Run("a reader queued behind a waiting writer does not overtake it", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 		rec := &recorder{}
 		a, w, b := mutex(t, dir, "A", rec.observe), mutex(t, dir, "W", rec.observe), mutex(t, dir, "B", rec.observe)
 		must(t, a.Read().Lock(ctx))
@@ -238,7 +229,7 @@ func TestReadersShareWritersExclude(t *testing.T) {
 		admin := zktest.Connect(t)
 		_, err := admin.Create(counter, []byte("0"), 0, zk.WorldACL(zk.PermAll))
 		must(t, err)
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 		var readersIn, writersIn, mostReaders atomic.Int32
 		var wg sync.WaitGroup
 		errs := make(chan error, (readers+writers)*rounds)
@@ -309,7 +300,7 @@ func TestOnlyTheRightWaitersWake(t *testing.T) {
 	t.Run("when a writer leaves, every reader behind it wakes", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 		rec, tally := &recorder{}, &event.Tally{}
 		obs := event.Tee(rec.observe, tally.Observe)
 		w := mutex(t, dir, "w", obs)
@@ -341,7 +332,7 @@ func TestOnlyTheRightWaitersWake(t *testing.T) {
 	t.Run("when a reader leaves, only a writer right behind it wakes", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 		rec, tally := &recorder{}, &event.Tally{}
 		obs := event.Tee(rec.observe, tally.Observe)
 		// Queue: r1 r2 r3 (holding) · w1 · w2 · r4 (waiting).
@@ -388,7 +379,7 @@ func TestDowngradeAndUpgrade(t *testing.T) {
 	t.Run("the write holder can take the read lock and then release the write lock", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 		m, other := mutex(t, dir, "m", nil), mutex(t, dir, "other", nil)
 		must(t, m.Write().Lock(ctx))
 		must(t, m.Read().Lock(ctx)) // granted at once: only our own writer is before it
@@ -406,7 +397,7 @@ func TestDowngradeAndUpgrade(t *testing.T) {
 	t.Run("a downgrade with another writer already queued is refused at once", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 		rec := &recorder{}
 		m, w2 := mutex(t, dir, "m", rec.observe), mutex(t, dir, "w2", rec.observe)
 		must(t, m.Write().Lock(ctx))
@@ -428,7 +419,7 @@ func TestDowngradeAndUpgrade(t *testing.T) {
 	t.Run("a read holder asking for the write lock gets ErrUpgrade at once", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 		conn := zktest.Connect(t)
 		m, err := rwlock.New(conn, dir)
 		must(t, err)
@@ -453,7 +444,7 @@ func TestTryLockAndContext(t *testing.T) {
 	t.Run("a reader's TryLock succeeds beside readers and fails behind a writer", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 		a, b, w := mutex(t, dir, "a", nil), mutex(t, dir, "b", nil), mutex(t, dir, "w", nil)
 		must(t, a.Read().Lock(ctx))
 		must(t, b.Read().TryLock(ctx))
@@ -470,7 +461,7 @@ func TestTryLockAndContext(t *testing.T) {
 	t.Run("a reader whose context is cancelled behind a writer leaves nothing", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 		rec := &recorder{}
 		w, r := mutex(t, dir, "w", rec.observe), mutex(t, dir, "r", rec.observe)
 		must(t, w.Write().Lock(ctx))
@@ -483,7 +474,7 @@ func TestTryLockAndContext(t *testing.T) {
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("Lock = %v, want context.Canceled", err)
 			}
-		case <-time.After(patience):
+		case <-time.After(zktest.Patience):
 			t.Fatal("Lock did not return after cancel")
 		}
 		conn := zktest.Connect(t)
@@ -503,12 +494,12 @@ func TestCuratorNames(t *testing.T) {
 	t.Run("lock nodes carry Curator's protected names", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 		conn := zktest.Connect(t)
 		r, w := mutex(t, dir, "r", nil), mutex(t, dir, "w", nil)
 		must(t, r.Read().Lock(ctx))
 		wdone := lockAsync(ctx, w.Write())
-		zktest.Eventually(t, patience, "the writer's node never appeared", func() bool {
+		zktest.Eventually(t, zktest.Patience, "the writer's node never appeared", func() bool {
 			return len(zktest.Tree(t, conn, dir)) == 2
 		})
 		for _, n := range zktest.Tree(t, conn, dir) {
@@ -530,7 +521,7 @@ func TestCuratorNames(t *testing.T) {
 	t.Run("a writer node made by another client with Curator's name is waited for", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 		conn := zktest.Connect(t)
 		// What Curator's WriteLock would create (Curator makes the
 		// directory a container node).
@@ -554,7 +545,7 @@ func TestTokens(t *testing.T) {
 	t.Run("a writer's token keeps growing after the directory has been empty for a while", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 		m := mutex(t, dir, "m", nil)
 		must(t, m.Write().Lock(ctx))
 		first := m.Write().Token()
@@ -580,7 +571,7 @@ func TestLostSession(t *testing.T) {
 	t.Run("Lost closes when the holder's session expires", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 		conn, proxy := zktest.ConnectViaProxy(t, session)
 		tally := &event.Tally{}
 		m, err := rwlock.New(conn, dir, rwlock.WithObserver(tally.Observe))
@@ -590,7 +581,7 @@ func TestLostSession(t *testing.T) {
 		must(t, proxy.Expire(ctx, conn, session))
 		select {
 		case <-m.Write().Lost():
-		case <-time.After(patience):
+		case <-time.After(zktest.Patience):
 			t.Fatal("Lost never closed after the session expired")
 		}
 		t.Logf("Lost closed %v after the link was cut (session timeout %v)", time.Since(start).Round(time.Millisecond), session)
@@ -612,7 +603,7 @@ func TestLostSession(t *testing.T) {
 	t.Run("a holder cut off only learns it lost the lock when it reconnects, unless it knows its session timeout", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 		plainConn, plainProxy := zktest.ConnectViaProxy(t, session)
 		timedConn, timedProxy := zktest.ConnectViaProxy(t, session)
 		plain, err := rwlock.New(plainConn, dir)
@@ -630,7 +621,7 @@ func TestLostSession(t *testing.T) {
 		t.Logf("a writer got the lock %v after the readers were cut off", time.Since(cut).Round(time.Millisecond))
 		select {
 		case <-timed.Read().Lost():
-		case <-time.After(patience):
+		case <-time.After(zktest.Patience):
 			t.Fatal("WithSessionTimeout: Lost never closed while cut off")
 		}
 		t.Logf("WithSessionTimeout(%v): Lost closed %v after the cut, while still cut off", session, time.Since(cut).Round(time.Millisecond))
@@ -645,7 +636,7 @@ func TestLostSession(t *testing.T) {
 		select {
 		case <-plain.Read().Lost():
 			t.Logf("the plain reader learned of its loss %v after the cut, only after reconnecting", time.Since(cut).Round(time.Millisecond))
-		case <-time.After(patience):
+		case <-time.After(zktest.Patience):
 			t.Fatal("Lost never closed after reconnecting")
 		}
 		must(t, w.Write().Unlock(ctx))
@@ -664,7 +655,7 @@ func TestNotReentrant(t *testing.T) {
 	t.Run("locking a side it already holds is refused with ErrHeld", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 		m := mutex(t, dir, "m", nil)
 		for _, s := range []*rwlock.Side{m.Read(), m.Write()} {
 			must(t, s.Lock(ctx))
@@ -679,7 +670,7 @@ func TestNotReentrant(t *testing.T) {
 	t.Run("a nested read through a second handle deadlocks behind a queued writer", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 		rec := &recorder{}
 		conn := zktest.Connect(t)
 		outer, err := rwlock.New(conn, dir, rwlock.WithObserver(rec.observe))

@@ -14,20 +14,10 @@ import (
 	"github.com/lockstep-zk/lockstep/06-reentrant/reentrant"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/locktest"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
 func TestMain(m *testing.M) { zktest.Main(m) }
-
-// patience bounds every wait: a limit, never an expectation.
-const patience = 30 * time.Second
-
-func ctxFor(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), patience)
-	t.Cleanup(cancel)
-	return ctx
-}
 
 func newMutex(t testing.TB, conn *zk.Conn, dir string, opts ...reentrant.Option) *reentrant.Mutex {
 	t.Helper()
@@ -57,7 +47,7 @@ func TestReentry(t *testing.T) {
 		conn := zktest.Connect(t)
 		var tally event.Tally
 		m := newMutex(t, conn, dir, reentrant.WithObserver(tally.Observe))
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 
 		if err := m.Lock(ctx); err != nil {
 			t.Fatal(err)
@@ -104,7 +94,7 @@ func TestReentry(t *testing.T) {
 		holder := newMutex(t, zktest.Connect(t), dir)
 		other := newMutex(t, zktest.Connect(t), dir)
 		waiter := newMutex(t, zktest.Connect(t), dir)
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 		const n = 3
 		for range n {
 			if err := holder.Lock(ctx); err != nil {
@@ -136,7 +126,7 @@ func TestReentry(t *testing.T) {
 			if err != nil {
 				t.Fatalf("waiter's Lock after the last Unlock: %v", err)
 			}
-		case <-time.After(patience):
+		case <-time.After(zktest.Patience):
 			t.Fatal("the waiter never got the lock after the last Unlock")
 		}
 		if err := waiter.Unlock(ctx); err != nil {
@@ -151,7 +141,7 @@ func TestReentry(t *testing.T) {
 		holder := newMutex(t, conn, dir)
 		// Another owner on the same session, and one in another process.
 		sameConn, otherConn := newMutex(t, conn, dir), newMutex(t, zktest.Connect(t), dir)
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 		for range 2 {
 			if err := holder.Lock(ctx); err != nil {
 				t.Fatal(err)
@@ -184,7 +174,7 @@ func TestReentry(t *testing.T) {
 		dir := root + "/lock"
 		m := newMutex(t, zktest.Connect(t), dir)
 		other := newMutex(t, zktest.Connect(t), dir)
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 		if err := m.Lock(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -218,7 +208,7 @@ func TestReentry(t *testing.T) {
 	t.Run("TryLock re-enters like Lock", func(t *testing.T) {
 		root := zktest.Root(t)
 		m := newMutex(t, zktest.Connect(t), root+"/lock")
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 		for range 2 {
 			if err := m.TryLock(ctx); err != nil {
 				t.Fatal(err)
@@ -237,7 +227,7 @@ func TestReentry(t *testing.T) {
 	t.Run("a Lock with a finished context fails even when it would only re-enter", func(t *testing.T) {
 		root := zktest.Root(t)
 		m := newMutex(t, zktest.Connect(t), root+"/lock")
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 		if err := m.Lock(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -261,7 +251,7 @@ func TestReentry(t *testing.T) {
 		conn := zktest.Connect(t)
 		m := newMutex(t, conn, dir)
 		other := newMutex(t, zktest.Connect(t), dir)
-		ctx := ctxFor(t)
+		ctx := zktest.Context(t)
 		for range 2 {
 			if err := m.Lock(ctx); err != nil {
 				t.Fatal(err)
@@ -299,7 +289,7 @@ func TestReentryAfterSessionExpiryReportsTheLoss(t *testing.T) {
 	admin := zktest.Connect(t)
 	holder := newMutex(t, conn, dir)
 	other := newMutex(t, admin, dir)
-	ctx := ctxFor(t)
+	ctx := zktest.Context(t)
 
 	for range 2 {
 		if err := holder.Lock(ctx); err != nil {
@@ -379,7 +369,7 @@ func TestReentryDuringAPartition(t *testing.T) {
 			admin := zktest.Connect(t)
 			holder := newMutex(t, conn, dir, c.opts...)
 			other := newMutex(t, admin, dir)
-			ctx := ctxFor(t)
+			ctx := zktest.Context(t)
 			if err := holder.Lock(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -413,7 +403,7 @@ func TestReentryDuringAPartition(t *testing.T) {
 				select {
 				case at := <-lostAt:
 					t.Logf("reconnected: the holder learned of the loss %v after the cut", at.Round(time.Millisecond))
-				case <-time.After(patience):
+				case <-time.After(zktest.Patience):
 					t.Fatal("the holder never learned it had lost the lock")
 				}
 				for range 2 {
@@ -426,7 +416,7 @@ func TestReentryDuringAPartition(t *testing.T) {
 				case at := <-lostAt:
 					t.Logf("cut at 0: the holder declared the lock lost at %v, another client took it at %v",
 						at.Round(time.Millisecond), taken.Round(time.Millisecond))
-				case <-time.After(patience):
+				case <-time.After(zktest.Patience):
 					t.Fatal("Lost never closed while cut off")
 				}
 				if err := holder.Lock(ctx); !errors.Is(err, reentrant.ErrLost) {
@@ -453,7 +443,7 @@ func TestGoroutinesSharingAMutexAreOneOwner(t *testing.T) {
 	conn := zktest.Connect(t)
 	shared := newMutex(t, conn, dir)
 	own := newMutex(t, conn, dir)
-	ctx := ctxFor(t)
+	ctx := zktest.Context(t)
 	if err := shared.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -467,7 +457,7 @@ func TestGoroutinesSharingAMutexAreOneOwner(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(patience):
+	case <-time.After(zktest.Patience):
 		t.Fatal("a goroutine sharing the holder's Mutex was made to wait")
 	}
 	if got := shared.Depth(); got != 2 {
@@ -503,7 +493,7 @@ func TestNestedCriticalSectionsExcludeOtherOwners(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ctx := ctxFor(t)
+			ctx := zktest.Context(t)
 			var nest func(level int) error
 			nest = func(level int) error {
 				if err := m.Lock(ctx); err != nil {
@@ -555,24 +545,8 @@ func TestNestedCriticalSectionsExcludeOtherOwners(t *testing.T) {
 	locktest.AssertClean(t, conn, root, dir)
 }
 
-// exampleTB lets an Example reach the package's test server through
-// zktest.Servers, which wants a testing.TB.
-type exampleTB struct{ testing.TB }
-
-func (exampleTB) Helper()           {}
-func (exampleTB) Fatal(args ...any) { panic(fmt.Sprint(args...)) }
-
-func exampleConn() *zk.Conn {
-	conn, events, err := zkconn.Dial(context.Background(), zktest.Servers(exampleTB{}), zkconn.DefaultSessionTimeout)
-	if err != nil {
-		panic(err)
-	}
-	go zkconn.Drain(events)
-	return conn
-}
-
 func ExampleMutex() {
-	conn := exampleConn()
+	conn := zktest.ExampleConn()
 	defer conn.Close()
 	ctx := context.Background()
 

@@ -20,15 +20,6 @@ import (
 
 func TestMain(m *testing.M) { zktest.Main(m) }
 
-// patience bounds every wait: a limit, never an expectation.
-const patience = 30 * time.Second
-
-func ctxFor(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), patience)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 func newElection(t testing.TB, conn *zk.Conn, dir string, opts ...leader.Option) *leader.Election {
 	t.Helper()
 	e, err := leader.New(conn, dir, opts...)
@@ -146,7 +137,7 @@ func TestExactlyOneLeaderAtAnyInstant(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				ctx := ctxFor(t)
+				ctx := zktest.Context(t)
 				for r := range rounds {
 					if err := e.Campaign(ctx, who); err != nil {
 						errs <- fmt.Errorf("%s round %d: %w", who, r, err)
@@ -177,7 +168,7 @@ func TestExactlyOneLeaderAtAnyInstant(t *testing.T) {
 func leadNow(t testing.TB, conn *zk.Conn, dir, who string, opts ...leader.Option) *leader.Election {
 	t.Helper()
 	e := newElection(t, conn, dir, opts...)
-	if err := e.Campaign(ctxFor(t), who); err != nil {
+	if err := e.Campaign(zktest.Context(t), who); err != nil {
 		t.Fatalf("%s: Campaign: %v", who, err)
 	}
 	return e
@@ -208,7 +199,7 @@ func waitFor(t testing.TB, ch <-chan campaignResult, who string) time.Time {
 			t.Fatalf("%s: Campaign: %v", who, r.err)
 		}
 		return r.at
-	case <-time.After(patience):
+	case <-time.After(zktest.Patience):
 		t.Fatalf("%s never became leader", who)
 		return time.Time{}
 	}
@@ -217,7 +208,7 @@ func waitFor(t testing.TB, ch <-chan campaignResult, who string) time.Time {
 // waitQueued waits until n candidate nodes are in dir.
 func waitQueued(t testing.TB, conn *zk.Conn, dir string, n int) {
 	t.Helper()
-	zktest.Eventually(t, patience, fmt.Sprintf("%d candidates queued in %s", n, dir), func() bool {
+	zktest.Eventually(t, zktest.Patience, fmt.Sprintf("%d candidates queued in %s", n, dir), func() bool {
 		children, _, err := conn.Children(dir)
 		return err == nil && len(children) == n
 	})
@@ -238,7 +229,7 @@ func TestFailoverWhenTheLeadersSessionExpires(t *testing.T) {
 	// never start leading while it still believes it leads.
 	const sessionTimeout = 2 * time.Second
 	dir := zktest.Root(t) + "/election"
-	ctx := ctxFor(t)
+	ctx := zktest.Context(t)
 	h := &history{}
 	tally := &event.Tally{}
 	oldConn, proxy := zktest.ConnectViaProxy(t, sessionTimeout)
@@ -303,7 +294,7 @@ func TestFailoverWhenTheLeadersSessionExpires(t *testing.T) {
 func TestCutOffLeaderWithoutSessionTimeoutStillBelievesItLeads(t *testing.T) {
 	const sessionTimeout = time.Second
 	dir := zktest.Root(t) + "/election"
-	ctx := ctxFor(t)
+	ctx := zktest.Context(t)
 	oldConn, proxy := zktest.ConnectViaProxy(t, sessionTimeout)
 	old := leadNow(t, oldConn, dir, "old")
 	done := old.Done()
@@ -325,7 +316,7 @@ func TestCutOffLeaderWithoutSessionTimeoutStillBelievesItLeads(t *testing.T) {
 	proxy.Restore()
 	select {
 	case <-done:
-	case <-time.After(patience):
+	case <-time.After(zktest.Patience):
 		t.Fatal("the old leader never learned it lost, even after the link came back")
 	}
 	t.Logf("the old leader learned it had lost %v after its successor was elected, and only because the link came back (at once, in this test)",
@@ -339,7 +330,7 @@ func TestResignHandsOverAtOnce(t *testing.T) {
 	// Long sessions: if a handover waited for any timeout, it would show.
 	const sessionTimeout = 10 * time.Second
 	dir := zktest.Root(t) + "/election"
-	ctx := ctxFor(t)
+	ctx := zktest.Context(t)
 	first := leadNow(t, zktest.ConnectTimeout(t, sessionTimeout), dir, "first")
 	tallies := make([]*event.Tally, 3)
 	var results []<-chan campaignResult
@@ -351,7 +342,7 @@ func TestResignHandsOverAtOnce(t *testing.T) {
 		results = append(results, campaignInBackground(ctx, w, fmt.Sprintf("waiter-%d", i)))
 		waitQueued(t, zktest.Connect(t), dir, i+2) // join in order
 	}
-	zktest.Eventually(t, patience, "every waiter waits", func() bool {
+	zktest.Eventually(t, zktest.Patience, "every waiter waits", func() bool {
 		for _, tl := range tallies {
 			if tl.Count(event.Waiting) == 0 {
 				return false
@@ -397,7 +388,7 @@ func TestResignHandsOverAtOnce(t *testing.T) {
 
 func TestObserversSeeEveryChangeInOrder(t *testing.T) {
 	dir := zktest.Root(t) + "/election" // does not exist yet: Observe must wait for it
-	ctx := ctxFor(t)
+	ctx := zktest.Context(t)
 	octx, stop := context.WithCancel(ctx)
 	defer stop()
 	watcher := newElection(t, zktest.Connect(t), dir)
@@ -419,7 +410,7 @@ func TestObserversSeeEveryChangeInOrder(t *testing.T) {
 		select {
 		case l := <-changes:
 			seen = append(seen, l)
-		case <-time.After(patience):
+		case <-time.After(zktest.Patience):
 			t.Fatalf("the observer never reported %s", who)
 		}
 		if err := elections[i].Resign(ctx); err != nil {
@@ -443,7 +434,7 @@ func TestObserversSeeEveryChangeInOrder(t *testing.T) {
 	})
 	t.Run("the channel closes when the context ends", func(t *testing.T) {
 		stop()
-		deadline := time.After(patience)
+		deadline := time.After(zktest.Patience)
 		for {
 			select {
 			case l, ok := <-changes:
@@ -460,7 +451,7 @@ func TestObserversSeeEveryChangeInOrder(t *testing.T) {
 
 func TestCampaignHonoursItsContext(t *testing.T) {
 	dir := zktest.Root(t) + "/election"
-	ctx := ctxFor(t)
+	ctx := zktest.Context(t)
 	admin := zktest.Connect(t)
 	holder := leadNow(t, zktest.Connect(t), dir, "holder")
 	holderNodes := zktest.Tree(t, admin, dir)
@@ -470,14 +461,14 @@ func TestCampaignHonoursItsContext(t *testing.T) {
 		e := newElection(t, zktest.Connect(t), dir, leader.WithObserver(tally.Observe))
 		cctx, cancel := context.WithCancel(ctx)
 		res := campaignInBackground(cctx, e, "quitter")
-		zktest.Eventually(t, patience, "the candidate waits", func() bool { return tally.Count(event.Waiting) > 0 })
+		zktest.Eventually(t, zktest.Patience, "the candidate waits", func() bool { return tally.Count(event.Waiting) > 0 })
 		cancel()
 		select {
 		case r := <-res:
 			if !errors.Is(r.err, context.Canceled) {
 				t.Fatalf("Campaign = %v, want context.Canceled", r.err)
 			}
-		case <-time.After(patience):
+		case <-time.After(zktest.Patience):
 			t.Fatal("Campaign did not return after its context was cancelled")
 		}
 		if got := zktest.Tree(t, admin, dir); !slices.Equal(got, holderNodes) {
@@ -506,7 +497,7 @@ func TestCampaignHonoursItsContext(t *testing.T) {
 
 func TestTheAPIRefusesMisuse(t *testing.T) {
 	dir := zktest.Root(t) + "/election"
-	ctx := ctxFor(t)
+	ctx := zktest.Context(t)
 	e := leadNow(t, zktest.Connect(t), dir, "me")
 	t.Run("Campaign while leading returns ErrCampaigning", func(t *testing.T) {
 		if err := e.Campaign(ctx, "me again"); !errors.Is(err, leader.ErrCampaigning) {
@@ -540,7 +531,7 @@ func TestTheAPIRefusesMisuse(t *testing.T) {
 func TestLeaderSaysWhoLeads(t *testing.T) {
 	root := zktest.Root(t)
 	dir := root + "/election"
-	ctx := ctxFor(t)
+	ctx := zktest.Context(t)
 	asker := newElection(t, zktest.Connect(t), dir)
 	t.Run("no directory means no leader", func(t *testing.T) {
 		if _, err := asker.Leader(ctx); !errors.Is(err, leader.ErrNoLeader) {
@@ -587,7 +578,7 @@ func TestALoneCandidateSendsFourRequests(t *testing.T) {
 		got = append(got, s)
 	}
 	e := leadNow(t, zktest.Connect(t), dir, "solo", leader.WithObserver(obs))
-	if err := e.Resign(ctxFor(t)); err != nil {
+	if err := e.Resign(zktest.Context(t)); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"request create", "request children", "request get", "watch get", "acquired ", "request delete", "released "}

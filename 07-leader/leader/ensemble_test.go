@@ -71,7 +71,7 @@ func TestCrashOfTheZooKeeperLeaderElectsNoSecondLeader(t *testing.T) {
 		}
 		return l.Value
 	}
-	zktest.Eventually(t, patience, "a candidate leads", func() bool { return whoLeads() != "" })
+	zktest.Eventually(t, zktest.Patience, "a candidate leads", func() bool { return whoLeads() != "" })
 
 	zkLeader, err := ens.Leader(ctx)
 	if err != nil {
@@ -84,14 +84,14 @@ func TestCrashOfTheZooKeeperLeaderElectsNoSecondLeader(t *testing.T) {
 	if _, err := ens.WaitLeader(ctx); err != nil {
 		t.Fatal(err)
 	}
-	zktest.Eventually(t, patience, "a candidate leads again", func() bool { return whoLeads() != "" })
+	zktest.Eventually(t, zktest.Patience, "a candidate leads again", func() bool { return whoLeads() != "" })
 	t.Logf("stopped ZooKeeper member %d, the ensemble's leader, at +0s", zkLeader)
 	// Give a second leader every chance to appear: a full session timeout.
 	time.Sleep(sessionTimeout)
 	if err := ens.Restart(ctx, zkLeader); err != nil {
 		t.Fatal(err)
 	}
-	zktest.Eventually(t, patience, "a candidate leads after the restart", func() bool { return whoLeads() != "" })
+	zktest.Eventually(t, zktest.Patience, "a candidate leads after the restart", func() bool { return whoLeads() != "" })
 
 	stopRun()
 	wg.Wait()

@@ -3,39 +3,16 @@ package leader_test
 import (
 	"context"
 	"fmt"
-	"testing"
-	"time"
-
-	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/07-leader/leader"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
-// exampleConn connects to the package's test server. Examples get no
-// *testing.T, so noT stands in for one (zktest only calls Helper and, on
-// failure, Fatal).
-func exampleConn() *zk.Conn {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	conn, events, err := zkconn.Dial(ctx, zktest.Servers(noT{}), zkconn.DefaultSessionTimeout)
-	if err != nil {
-		panic(err)
-	}
-	go zkconn.Drain(events)
-	return conn
-}
-
-type noT struct{ testing.TB }
-
-func (noT) Helper()           {}
-func (noT) Fatal(args ...any) { panic(fmt.Sprint(args...)) }
-
 func ExampleElection() {
 	ctx := context.Background()
 	// Each candidate has its own session, as separate processes would.
-	connA, connB := exampleConn(), exampleConn()
+	connA, connB := zktest.ExampleConn(), zktest.ExampleConn()
 	defer connA.Close()
 	defer connB.Close()
 	dir := "/examples/leader/billing"
@@ -71,7 +48,7 @@ func ExampleElection() {
 func ExampleElection_Observe() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	conn := exampleConn()
+	conn := zktest.ExampleConn()
 	defer conn.Close()
 	dir := "/examples/leader/observed"
 	defer zktest.DeleteTree(conn, "/examples/leader")

@@ -76,7 +76,7 @@ func tryBad(t *testing.T, build func() (Locker, error)) (err error) {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), patience)
+	ctx, cancel := context.WithTimeout(context.Background(), zktest.Patience)
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
@@ -97,10 +97,10 @@ func tryBad(t *testing.T, build func() (Locker, error)) (err error) {
 			t.Fatalf("Lock panicked: %v", p.v)
 		}
 		if err != nil && ctx.Err() != nil {
-			t.Fatalf("Lock only gave up when its %v context ran out: %v", patience, err)
+			t.Fatalf("Lock only gave up when its %v context ran out: %v", zktest.Patience, err)
 		}
 		return err
-	case <-time.After(patience + 5*time.Second):
+	case <-time.After(zktest.Patience + 5*time.Second):
 		t.Fatal("Lock hung past its context")
 		return nil
 	}

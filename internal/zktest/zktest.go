@@ -218,3 +218,28 @@ func ExampleServers() []string {
 	}
 	return server.Servers
 }
+
+// Patience bounds every single wait in a test: a limit, never an
+// expectation (tests run on loaded 2-core machines).
+const Patience = 30 * time.Second
+
+// Context returns a context that ends after Patience or when the test ends.
+func Context(tb testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), Patience)
+	tb.Cleanup(cancel)
+	return ctx
+}
+
+// ExampleConn opens a session to the package's test server for an Example
+// function, which gets no testing.TB; the caller closes it. It panics on
+// failure, which fails the Example.
+func ExampleConn() *zk.Conn {
+	ctx, cancel := context.WithTimeout(context.Background(), Patience)
+	defer cancel()
+	conn, events, err := zkconn.Dial(ctx, ExampleServers(), zkconn.DefaultSessionTimeout)
+	if err != nil {
+		panic(err)
+	}
+	go zkconn.Drain(events)
+	return conn
+}
