@@ -218,8 +218,12 @@ func (m *Mutex) Unlock(ctx context.Context) error {
 
 	m.emit(event.Request, "delete", h.node, "")
 	err := call(ctx, func() error { return m.conn.Delete(h.node, -1) })
+	// Our node already gone, or a new session on the conn, means the hold
+	// was lost even if the watcher had not seen it yet (Unlock can run
+	// right after an expiry, before the watch event arrives).
+	lostNow := errors.Is(err, zk.ErrNoNode) || m.conn.SessionID() != h.session
 	if errors.Is(err, zk.ErrNoNode) {
-		err = nil // already gone: the loss (if any) is reported below
+		err = nil // already gone: the loss is reported below
 	}
 	if err != nil && m.removeNode(h.node) {
 		// We could not say whether the delete landed (ctx ended, the
@@ -233,7 +237,11 @@ func (m *Mutex) Unlock(ctx context.Context) error {
 	m.busy = false
 	m.mu.Unlock()
 
-	if reason := h.lostReason(); reason != "" {
+	reason := h.lostReason()
+	if reason == "" && lostNow {
+		reason = "our node or our session was gone at Unlock"
+	}
+	if reason != "" {
 		return fmt.Errorf("seqlock: unlock %s: %w: %s", h.node, ErrLost, reason)
 	}
 	m.emit(event.Released, "", h.node, "")
