@@ -1,0 +1,362 @@
+// Command 08-fencing plays the story article 001 ends on, three times.
+//
+// client-A takes chapter 04's lock and, right before its write, stops: a
+// stop-the-world pause. Its link to ZooKeeper goes silent (its own proxy is
+// cut), so the server hears nothing from it, expires its session after the
+// session timeout, deletes its lock node and hands the lock to client-B,
+// which writes. Then client-A resumes and writes too, still sure it holds
+// the lock. What happens to that write depends on the resource:
+//
+//  1. no fencing: a plain set on the data znode. The stale write lands on
+//     top of client-B's newer one: CORRUPTED.
+//  2. fencing token: a fencing.Store that refuses tokens older than the
+//     newest it has seen. The stale write is REFUSED with ErrStaleToken.
+//  3. ZooKeeper multi: fencing.SetIfHeld checks client-A's lock node in the
+//     same transaction as the write. The node is gone: REFUSED.
+//
+// The demo exits 1 if a fenced variant lets the stale write through.
+//
+//	go run ./08-fencing
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
+	"github.com/lockstep-zk/lockstep/08-fencing/fencing"
+	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/demo"
+	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/zkpath"
+)
+
+type config struct {
+	servers, path string
+	session       time.Duration
+	verbose       bool
+}
+
+func main() {
+	var c config
+	flag.StringVar(&c.servers, "servers", "", "ZooKeeper servers host:port,… (default: $ZK_SERVERS, else Docker, else a local install)")
+	flag.StringVar(&c.path, "path", "/lockstep/08-fencing/lock", "lock path; the data znode is created beside it")
+	flag.DurationVar(&c.session, "session", time.Second, "client-A's ZooKeeper session timeout: how long its pause must last to lose the lock")
+	flag.BoolVar(&c.verbose, "verbose", false, "print every request, watch and notification of the locks too")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if _, err := run(ctx, c, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		stop()
+		os.Exit(1)
+	}
+}
+
+// A variant is one kind of resource both clients write to.
+type variant struct {
+	title string
+	// refusal is the error a fenced resource refuses a stale write with
+	// (nil: the resource is not fenced).
+	refusal error
+	// write is one client's write of value, as the (supposed) holder of m.
+	write func(ctx context.Context, conn *zk.Conn, m *seqlock.Mutex, value string) error
+	read  func() (string, error)
+}
+
+func variants(admin *zk.Conn, data string) []variant {
+	store := &fencing.Store{}
+	get := func() (string, error) { b, _, err := admin.Get(data); return string(b), err }
+	return []variant{{
+		title: "no fencing: both clients write the data znode with a plain set",
+		write: func(ctx context.Context, conn *zk.Conn, m *seqlock.Mutex, value string) error {
+			return retry(ctx, func() error { _, err := conn.Set(data, []byte(value), -1); return err })
+		},
+		read: get,
+	}, {
+		title: "fencing token: both clients write to a fencing.Store with their lock's Token()", refusal: fencing.ErrStaleToken,
+		write: func(_ context.Context, _ *zk.Conn, m *seqlock.Mutex, value string) error {
+			return store.Write(m.Token(), value)
+		},
+		read: func() (string, error) { v, _ := store.Read(); return v, nil },
+	}, {
+		title: "ZooKeeper multi: fencing.SetIfHeld checks the writer's lock node and sets the data znode in one transaction", refusal: fencing.ErrNotHeld,
+		write: func(ctx context.Context, conn *zk.Conn, m *seqlock.Mutex, value string) error {
+			return retry(ctx, func() error { _, err := fencing.SetIfHeld(ctx, conn, m.Node(), data, []byte(value)); return err })
+		},
+		read: get,
+	}}
+}
+
+// verdict is what one variant ended with.
+type verdict struct {
+	StaleWriteErr error  // what client-A's write returned
+	Final         string // the data after both writes
+	Corrupted     bool   // client-A's stale value replaced client-B's
+	Refused       bool   // the resource refused client-A's write as stale
+}
+
+func run(ctx context.Context, c config, out io.Writer) ([]verdict, error) {
+	if c.session <= 0 {
+		return nil, fmt.Errorf("-session %v: want a positive duration", c.session)
+	}
+	if err := zkpath.Validate(c.path); err != nil {
+		return nil, fmt.Errorf("-path: %w", err)
+	}
+	servers, stopServer, err := demo.Servers(ctx, c.servers, out)
+	defer stopServer()
+	if err != nil {
+		return nil, err
+	}
+	admin, events, err := zkconn.Dial(ctx, servers, zkconn.DefaultSessionTimeout)
+	if err != nil {
+		return nil, err
+	}
+	go zkconn.Drain(events)
+	defer admin.Close()
+	data := c.path[:strings.LastIndexByte(c.path, '/')] + "/data"
+	p := &printer{out: out, verbose: c.verbose}
+	p.printf("08 fencing: a paused holder writes after its lock is gone (lock %s, data %s, client-A's session timeout %v)\n", c.path, data, c.session)
+
+	var verdicts []verdict
+	for i, v := range variants(admin, data) {
+		p.restart()
+		p.printf("\n%d/3 %s\n", i+1, v.title)
+		if err := reset(admin, data); err != nil {
+			return nil, err
+		}
+		vd, err := play(ctx, c, servers, v, p)
+		if err != nil {
+			return nil, fmt.Errorf("variant %d: %w", i+1, err)
+		}
+		switch {
+		case vd.Corrupted:
+			p.printf("  verdict: CORRUPTED: the stale holder overwrote client-B's newer write\n")
+		case vd.Refused:
+			p.printf("  verdict: SAFE: the stale write was refused, client-B's write stands\n")
+		}
+		if want := v.refusal != nil; vd.Refused != want || vd.Corrupted == want {
+			return nil, fmt.Errorf("variant %d: want refused=%v corrupted=%v, got client-A's write %v and data %q",
+				i+1, want, !want, vd.StaleWriteErr, vd.Final)
+		}
+		verdicts = append(verdicts, vd)
+	}
+	return verdicts, nil
+}
+
+// play runs the story once: A holds, A pauses, B takes over and writes, A
+// resumes and writes.
+func play(ctx context.Context, c config, servers []string, v variant, p *printer) (verdict, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second+10*c.session)
+	defer cancel()
+
+	// client-A talks to ZooKeeper through its own proxy, so that its
+	// pause can be made to look, from the server, like a real one.
+	proxy, err := zkconn.NewProxy(servers[0])
+	if err != nil {
+		return verdict{}, err
+	}
+	defer proxy.Close()
+	connA, eventsA, err := zkconn.Dial(ctx, []string{proxy.Addr()}, c.session)
+	if err != nil {
+		return verdict{}, err
+	}
+	go zkconn.Drain(eventsA)
+	defer connA.Close()
+	// client-B and the admin conn keep the default session timeout: only
+	// client-A's session is meant to expire.
+	connB, eventsB, err := zkconn.Dial(ctx, servers, zkconn.DefaultSessionTimeout)
+	if err != nil {
+		return verdict{}, err
+	}
+	go zkconn.Drain(eventsB)
+	defer connB.Close()
+
+	bWaits := make(chan struct{})
+	var once sync.Once
+	a, err := seqlock.New(connA, c.path, seqlock.WithObserver(p.observer("client-A", nil)))
+	if err != nil {
+		return verdict{}, err
+	}
+	b, err := seqlock.New(connB, c.path, seqlock.WithObserver(p.observer("client-B", func(e event.Event) {
+		if e.Kind == event.Waiting {
+			once.Do(func() { close(bWaits) })
+		}
+	})))
+	if err != nil {
+		return verdict{}, err
+	}
+
+	if err := a.Lock(ctx); err != nil {
+		return verdict{}, fmt.Errorf("client-A lock: %w", err)
+	}
+	bLocked := make(chan error, 1)
+	go func() { bLocked <- b.Lock(ctx) }()
+	select {
+	case <-bWaits:
+	case err := <-bLocked:
+		return verdict{}, fmt.Errorf("client-B got the lock while client-A held it (err %v)", err)
+	case <-ctx.Done():
+		return verdict{}, ctx.Err()
+	}
+
+	// client-A checks that it still holds the lock, as a careful client
+	// would, and then stops right before its write. From the server's side
+	// a stop-the-world pause is silence: no requests, no heartbeats, the
+	// TCP connection still open. A cut proxy is exactly that.
+	select {
+	case <-a.Lost():
+		return verdict{}, errors.New("client-A lost the lock before its pause")
+	default:
+	}
+	staleValue := fmt.Sprintf("client-A, token %d", a.Token())
+	p.say("client-A", "checks Lost(): still open, the lock is mine; about to write %q, and PAUSES (its link goes silent)", staleValue)
+	if err := proxy.Cut(); err != nil {
+		return verdict{}, err
+	}
+	paused := time.Now()
+
+	// The server expires client-A's session, deletes its node, and the
+	// next in line, client-B, gets the lock and writes.
+	if err := <-bLocked; err != nil {
+		return verdict{}, fmt.Errorf("client-B lock: %w", err)
+	}
+	newValue := fmt.Sprintf("client-B, token %d", b.Token())
+	if err := v.write(ctx, connB, b, newValue); err != nil {
+		return verdict{}, fmt.Errorf("client-B write: %w", err)
+	}
+	p.say("client-B", "writes %q: ok", newValue)
+
+	// client-A resumes where it stopped: it writes.
+	proxy.Restore()
+	p.say("client-A", "resumes after %.2fs and writes %q", time.Since(paused).Seconds(), staleValue)
+	staleErr := v.write(ctx, connA, a, staleValue)
+	if staleErr != nil {
+		p.say("client-A", "write refused: %v", staleErr)
+	} else {
+		p.say("client-A", "write: ok")
+	}
+
+	final, err := v.read()
+	if err != nil {
+		return verdict{}, fmt.Errorf("read the data: %w", err)
+	}
+	p.printf("  data = %q\n", final)
+
+	// client-A learns of the loss only now, once its conn has heard from
+	// the server that the session expired.
+	select {
+	case <-a.Lost():
+	case <-ctx.Done():
+		return verdict{}, fmt.Errorf("client-A never learned it lost the lock: %w", ctx.Err())
+	}
+	p.say("client-A", "unlock: %v", a.Unlock(ctx))
+	if err := b.Unlock(ctx); err != nil {
+		return verdict{}, fmt.Errorf("client-B unlock: %w", err)
+	}
+	return verdict{StaleWriteErr: staleErr, Final: final,
+		Corrupted: staleErr == nil && final == staleValue,
+		Refused:   v.refusal != nil && errors.Is(staleErr, v.refusal) && final == newValue}, nil
+}
+
+// retry repeats a ZooKeeper write that failed only because client-A's
+// connection was being torn down and rebuilt after its pause, as any
+// ZooKeeper client retries on connection loss. The answer that counts is
+// the server's.
+func retry(ctx context.Context, write func() error) error {
+	for {
+		err := write()
+		if !errors.Is(err, zk.ErrConnectionClosed) && !errors.Is(err, zk.ErrSessionExpired) && !errors.Is(err, zk.ErrNoServer) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (last attempt: %w)", ctx.Err(), err)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// reset creates the data znode (and its parents) or sets it back.
+func reset(conn *zk.Conn, data string) error {
+	const initial = "nobody wrote yet"
+	for i := 1; i < len(data); i++ {
+		if data[i] != '/' {
+			continue
+		}
+		_, err := conn.Create(data[:i], nil, 0, zk.WorldACL(zk.PermAll))
+		if err != nil && !errors.Is(err, zk.ErrNodeExists) {
+			return fmt.Errorf("create %s: %w", data[:i], err)
+		}
+	}
+	if _, err := conn.Create(data, []byte(initial), 0, zk.WorldACL(zk.PermAll)); errors.Is(err, zk.ErrNodeExists) {
+		_, err = conn.Set(data, []byte(initial), -1)
+		if err != nil {
+			return fmt.Errorf("reset %s: %w", data, err)
+		}
+	} else if err != nil {
+		return fmt.Errorf("create %s: %w", data, err)
+	}
+	return nil
+}
+
+// printer prints the timeline: the locks' acquisitions, waits, releases
+// and losses (every event with -verbose), and the story's own lines.
+type printer struct {
+	out     io.Writer
+	verbose bool
+	mu      sync.Mutex // guards start and serialises writes to out
+	start   time.Time
+}
+
+func (p *printer) observer(owner string, also func(event.Event)) event.Observer {
+	return event.Observer(func(e event.Event) {
+		if also != nil {
+			also(e)
+		}
+		switch e.Kind {
+		case event.Acquired, event.Waiting, event.Released, event.Lost:
+		default:
+			if !p.verbose {
+				return
+			}
+		}
+		p.line(e.Time, e.String())
+	}).WithOwner(owner)
+}
+
+func (p *printer) say(owner, format string, args ...any) {
+	p.line(time.Now(), owner+" "+fmt.Sprintf(format, args...))
+}
+
+// restart makes the timeline count from now: each variant starts at 0.
+func (p *printer) restart() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.start = time.Now()
+}
+
+func (p *printer) line(t time.Time, s string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.out, "+%7.3fs %s\n", t.Sub(p.start).Seconds(), s)
+}
+
+// printf is the one place that writes: lock events arrive on the locks'
+// own goroutines.
+func (p *printer) printf(format string, args ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.out, format, args...)
+}
