@@ -1,0 +1,174 @@
+package reliability_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
+	"github.com/lockstep-zk/lockstep/05-rwlock/rwlock"
+	"github.com/lockstep-zk/lockstep/06-reentrant/reentrant"
+	"github.com/lockstep-zk/lockstep/07-leader/leader"
+	"github.com/lockstep-zk/lockstep/event"
+)
+
+// holder is what every test needs from a lock, whatever its chapter: take
+// it, give it back, its fencing token, a channel that closes when the lock
+// is lost behind the holder's back, and the holder's own lock node (for a
+// ZooKeeper multi that checks it still exists).
+type holder interface {
+	Lock(ctx context.Context) error
+	Unlock(ctx context.Context) error
+	Token() int64
+	Lost() <-chan struct{}
+	Node(ctx context.Context) (string, error)
+}
+
+// kind is one lock chapter under test.
+type kind struct {
+	name string
+	// new returns a holder on dir. sessionTimeout is the one conn was
+	// dialled with; it is passed to the lock's WithSessionTimeout, so the
+	// holder can tell it lost the lock while cut off. obs sees every event.
+	new func(conn *zk.Conn, dir string, sessionTimeout time.Duration, obs event.Observer) (holder, error)
+}
+
+// kinds are the locks every test runs against.
+var kinds = []kind{
+	{"04-seqlock", newSeqlock},
+	{"05-rwlock", newRWLock},
+	{"06-reentrant", newReentrant},
+	{"07-leader", newLeader},
+}
+
+func kindNamed(name string) (kind, error) {
+	for _, k := range kinds {
+		if k.name == name {
+			return k, nil
+		}
+	}
+	return kind{}, fmt.Errorf("no lock kind %q", name)
+}
+
+// --- 04: seqlock.Mutex has everything already.
+
+type seqHolder struct{ *seqlock.Mutex }
+
+func (h seqHolder) Node(context.Context) (string, error) { return h.Mutex.Node(), nil }
+
+func newSeqlock(conn *zk.Conn, dir string, d time.Duration, obs event.Observer) (holder, error) {
+	m, err := seqlock.New(conn, dir, seqlock.WithSessionTimeout(d), seqlock.WithObserver(obs))
+	return seqHolder{m}, err
+}
+
+// --- 06: reentrant.Mutex, taken once (depth 1).
+
+type reentrantHolder struct{ *reentrant.Mutex }
+
+func (h reentrantHolder) Node(context.Context) (string, error) { return h.Mutex.Node(), nil }
+
+func newReentrant(conn *zk.Conn, dir string, d time.Duration, obs event.Observer) (holder, error) {
+	m, err := reentrant.New(conn, dir, reentrant.WithSessionTimeout(d), reentrant.WithObserver(obs))
+	return reentrantHolder{m}, err
+}
+
+// --- 05: the write side of an rwlock.RWMutex (the exclusive one).
+
+type rwHolder struct {
+	*rwlock.Side
+	conn *zk.Conn
+	dir  string
+}
+
+func (h rwHolder) Node(context.Context) (string, error) {
+	return nodeWithSequence(h.conn, h.dir, h.Token())
+}
+
+func newRWLock(conn *zk.Conn, dir string, d time.Duration, obs event.Observer) (holder, error) {
+	m, err := rwlock.New(conn, dir, rwlock.WithSessionTimeout(d), rwlock.WithObserver(obs))
+	if err != nil {
+		return nil, err
+	}
+	return rwHolder{m.Write(), conn, dir}, nil
+}
+
+// --- 07: an Election; leading is holding, the term is the token.
+
+type leaderHolder struct {
+	e    *leader.Election
+	conn *zk.Conn
+	dir  string
+
+	mu   sync.Mutex
+	done <-chan struct{} // Done() of the current term, taken when it began
+}
+
+// Lock campaigns until we lead. A campaign whose node vanished with an
+// expired session ends with ErrSessionLost; a caller that wants the lock
+// campaigns again, as seqlock does on its own.
+func (h *leaderHolder) Lock(ctx context.Context) error {
+	for {
+		err := h.e.Campaign(ctx, "reliability")
+		if errors.Is(err, leader.ErrSessionLost) && ctx.Err() == nil {
+			continue
+		}
+		if err == nil {
+			h.mu.Lock()
+			h.done = h.e.Done()
+			h.mu.Unlock()
+		}
+		return err
+	}
+}
+
+func (h *leaderHolder) Unlock(ctx context.Context) error { return h.e.Resign(ctx) }
+func (h *leaderHolder) Token() int64                     { return h.e.Term() }
+
+// Lost is the current term's Done channel. Done also closes on Resign,
+// which is our Unlock: tests only look at it while the lock is held.
+func (h *leaderHolder) Lost() <-chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.done
+}
+
+func (h *leaderHolder) Node(context.Context) (string, error) {
+	term := h.Token()
+	if term == 0 {
+		return "", errors.New("not leading")
+	}
+	return nodeWithSequence(h.conn, h.dir, term-1)
+}
+
+func newLeader(conn *zk.Conn, dir string, d time.Duration, obs event.Observer) (holder, error) {
+	e, err := leader.New(conn, dir, leader.WithSessionTimeout(d), leader.WithObserver(obs))
+	if err != nil {
+		return nil, err
+	}
+	return &leaderHolder{e: e, conn: conn, dir: dir}, nil
+}
+
+// nodeWithSequence finds the child of dir whose name ends in the 10-digit
+// sequence number seq (rwlock and leader name their nodes differently, but
+// both end so).
+func nodeWithSequence(conn *zk.Conn, dir string, seq int64) (string, error) {
+	if seq < 0 {
+		return "", fmt.Errorf("no node with sequence %d", seq)
+	}
+	children, _, err := conn.Children(dir)
+	if err != nil {
+		return "", fmt.Errorf("list %s: %w", dir, err)
+	}
+	suffix := fmt.Sprintf("%010d", seq)
+	for _, c := range children {
+		if strings.HasSuffix(c, suffix) {
+			return dir + "/" + c, nil
+		}
+	}
+	return "", fmt.Errorf("no node with sequence %s in %s", suffix, dir)
+}

@@ -1,0 +1,254 @@
+package reliability_test
+
+import (
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/zktest"
+)
+
+// TestShortPartition cuts the holder off from ZooKeeper for long enough
+// that its client notices (go-zookeeper drops the connection after 2/3 of
+// the session timeout without a word from the server), then heals the link
+// well before the session can expire. The session survives, so the lock
+// does: same session, same token, Lost still open, and the waiter — on a
+// healthy connection all along — did not get in.
+func TestShortPartition(t *testing.T) {
+	// 8 s: the reconnection after a cut takes a second on its own
+	// (go-zookeeper pauses 1 s before dialling its only server again).
+	const d = 8 * time.Second
+	for _, k := range kinds {
+		t.Run(k.name+": a holder cut off for less than the session timeout keeps the lock", func(t *testing.T) {
+			t.Parallel()
+			dir := zktest.Root(t) + "/lock"
+			conn, proxy := zktest.ConnectViaProxy(t, d)
+			holder := newHolder(t, k, conn, dir, d, nil)
+			if err := holder.Lock(ctxFor(t)); err != nil {
+				t.Fatal(err)
+			}
+			session, token, lost := conn.SessionID(), holder.Token(), holder.Lost()
+
+			var waiterGotIt atomic.Bool
+			waiterConn := zktest.ConnectTimeout(t, d)
+			waiter := newHolder(t, k, waiterConn, dir, d, nil)
+			locked := make(chan error, 1)
+			go func() {
+				err := waiter.Lock(ctxFor(t))
+				waiterGotIt.Store(err == nil)
+				locked <- err
+			}()
+			waitQueued(t, waiterConn, dir, 2)
+
+			cutAt := time.Now()
+			if err := proxy.Cut(); err != nil {
+				t.Fatal(err)
+			}
+			zktest.Eventually(t, patience, "the holder's client notices the cut", func() bool {
+				return conn.State() != zk.StateHasSession
+			})
+			noticed := time.Since(cutAt)
+			proxy.Restore()
+			zktest.Eventually(t, patience, "the holder's client has its session back", func() bool {
+				return conn.State() == zk.StateHasSession
+			})
+			t.Logf("cut noticed after %v; link back after %v in all (session timeout %v)",
+				noticed.Round(time.Millisecond), time.Since(cutAt).Round(time.Millisecond), d)
+
+			if conn.SessionID() != session {
+				t.Errorf("session changed from %#x to %#x: it expired", session, conn.SessionID())
+			}
+			if isClosed(lost) {
+				t.Errorf("Lost closed, although the session survived")
+			}
+			if got := holder.Token(); got != token {
+				t.Errorf("token changed from %d to %d", token, got)
+			}
+			if waiterGotIt.Load() {
+				t.Errorf("the waiter got the lock while the holder still held it")
+			}
+			if err := holder.Unlock(ctxFor(t)); err != nil {
+				t.Errorf("holder's Unlock: %v", err)
+			}
+			if err := <-locked; err != nil {
+				t.Fatalf("waiter's Lock after the holder's Unlock: %v", err)
+			}
+			if err := waiter.Unlock(ctxFor(t)); err != nil {
+				t.Errorf("waiter's Unlock: %v", err)
+			}
+		})
+	}
+}
+
+// TestLongPartition cuts the holder off for good. The server expires its
+// session and gives the lock to the waiter; the holder, hearing nothing,
+// must work out on its own that the lock is gone (WithSessionTimeout), and
+// do so no later than the waiter gets it — or there are two holders.
+func TestLongPartition(t *testing.T) {
+	const d = 3 * time.Second
+	for _, k := range kinds {
+		t.Run(k.name+": a holder cut off for longer than the session timeout is told it lost the lock before the next holder gets it", func(t *testing.T) {
+			t.Parallel()
+			dir := zktest.Root(t) + "/lock"
+			at := newMoments()
+			conn, proxy := zktest.ConnectViaProxy(t, d)
+			holder := newHolder(t, k, conn, dir, d, at.observer("holder"))
+			if err := holder.Lock(ctxFor(t)); err != nil {
+				t.Fatal(err)
+			}
+			lost, token := holder.Lost(), holder.Token()
+
+			waiterConn := zktest.ConnectTimeout(t, d)
+			waiter := newHolder(t, k, waiterConn, dir, d, at.observer("waiter"))
+			locked := make(chan error, 1)
+			go func() { locked <- waiter.Lock(ctxFor(t)) }()
+			waitQueued(t, waiterConn, dir, 2)
+
+			cutAt := time.Now()
+			if err := proxy.Cut(); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case err := <-locked:
+				if err != nil {
+					t.Fatalf("waiter's Lock: %v", err)
+				}
+			case <-time.After(d + patience):
+				t.Fatalf("the waiter has no lock %v after the cut", d+patience)
+			}
+			select {
+			case <-lost:
+			case <-time.After(patience):
+				t.Fatalf("Lost still open %v after the waiter got the lock", patience)
+			}
+			lostAt, _ := at.first("holder", event.Lost)
+			acquiredAt, _ := at.first("waiter", event.Acquired)
+			t.Logf("after the cut: holder told it lost the lock at %v, waiter acquired at %v (margin %v, session timeout %v)",
+				lostAt.Sub(cutAt).Round(time.Millisecond), acquiredAt.Sub(cutAt).Round(time.Millisecond),
+				acquiredAt.Sub(lostAt).Round(time.Millisecond), d)
+			if lostAt.After(acquiredAt) {
+				t.Errorf("two holders for %v: the holder was told it lost the lock %v after the cut, but the waiter had it %v after the cut",
+					lostAt.Sub(acquiredAt).Round(time.Millisecond), lostAt.Sub(cutAt).Round(time.Millisecond), acquiredAt.Sub(cutAt).Round(time.Millisecond))
+			}
+			if got := waiter.Token(); got <= token {
+				t.Errorf("waiter's token %d is not above the lost holder's %d", got, token)
+			}
+			proxy.Restore()
+			err := holder.Unlock(ctxFor(t))
+			t.Logf("the lost holder's Unlock after the link healed: %v", err)
+			if err := waiter.Unlock(ctxFor(t)); err != nil {
+				t.Errorf("waiter's Unlock: %v", err)
+			}
+		})
+	}
+}
+
+// TestSlowLinks gives every contender its own slow link — latency with
+// jitter, or connections that take long to close — and runs the lock lab's
+// checker: an unguarded read-modify-write of a counter znode. Slowness must
+// cost time only: never two holders, never a lost update.
+func TestSlowLinks(t *testing.T) {
+	const contenders, rounds = 4, 5
+	const d = 4 * time.Second
+	for _, k := range kinds {
+		t.Run(k.name+": over slow links the lock still excludes and no update is lost", func(t *testing.T) {
+			t.Parallel()
+			root := zktest.Root(t)
+			dir, counter := root+"/lock", root+"/counter"
+			admin := zktest.Connect(t)
+			if _, err := admin.Create(counter, []byte("0"), 0, zk.WorldACL(zk.PermAll)); err != nil {
+				t.Fatal(err)
+			}
+			var inside atomic.Int32
+			var mu sync.Mutex
+			var tokens []int64
+			var wg sync.WaitGroup
+			start := time.Now()
+			for i := range contenders {
+				conn, proxy := zktest.ConnectViaProxy(t, d)
+				var err error
+				if i%2 == 0 {
+					err = proxy.Latency(40*time.Millisecond, 30*time.Millisecond)
+				} else {
+					err = proxy.SlowClose(500 * time.Millisecond)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				// Toxics off before the conn closes: a slow close would
+				// outlive the test (and the goroutine-leak check).
+				t.Cleanup(proxy.Restore)
+				l := newHolder(t, k, conn, dir, d, nil)
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					ctx := ctxFor(t)
+					for r := range rounds {
+						if err := l.Lock(ctx); err != nil {
+							t.Errorf("contender %d round %d: Lock: %v", i, r, err)
+							return
+						}
+						if n := inside.Add(1); n != 1 {
+							t.Errorf("contender %d round %d: %d holders at once", i, r, n)
+						}
+						mu.Lock()
+						tokens = append(tokens, l.Token())
+						mu.Unlock()
+						if err := increment(conn, counter); err != nil {
+							t.Errorf("contender %d: %v", i, err)
+						}
+						inside.Add(-1)
+						if err := l.Unlock(ctx); err != nil {
+							t.Errorf("contender %d round %d: Unlock: %v", i, r, err)
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			t.Logf("%d acquisitions over slow links in %v", contenders*rounds, time.Since(start).Round(time.Millisecond))
+			if got := readCounter(t, admin, counter); got != contenders*rounds {
+				t.Errorf("counter = %d, want %d: updates were lost", got, contenders*rounds)
+			}
+			for i := 1; i < len(tokens); i++ {
+				if tokens[i] <= tokens[i-1] {
+					t.Errorf("token %d after %d: fencing tokens must increase", tokens[i], tokens[i-1])
+				}
+			}
+		})
+	}
+}
+
+// increment is the articles' age++: read, think, write back with no
+// version check. Only the lock keeps two of them from interleaving.
+func increment(conn *zk.Conn, counter string) error {
+	b, _, err := conn.Get(counter)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", counter, err)
+	}
+	v, _ := strconv.Atoi(string(b))
+	time.Sleep(time.Millisecond)
+	if _, err := conn.Set(counter, []byte(strconv.Itoa(v+1)), -1); err != nil {
+		return fmt.Errorf("write %s: %w", counter, err)
+	}
+	return nil
+}
+
+func readCounter(t testing.TB, conn *zk.Conn, counter string) int {
+	t.Helper()
+	b, _, err := conn.Get(counter)
+	if err != nil {
+		t.Fatalf("read %s: %v", counter, err)
+	}
+	v, err := strconv.Atoi(string(b))
+	if err != nil {
+		t.Fatalf("%s holds %q: %v", counter, b, err)
+	}
+	return v
+}
