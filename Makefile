@@ -4,7 +4,7 @@
 GO      ?= go
 TESTFLAGS ?= -timeout 20m
 
-.PHONY: demo test zookeeper vet check
+.PHONY: demo test zookeeper vet check exercise check-exercises
 
 ## demo: the course's showcase: the visualizer on chapter 04
 demo: zookeeper
@@ -22,3 +22,11 @@ zookeeper:
 check:
 	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
+
+## exercise: a chapter's tests against your lock in NN-name/exercise (make exercise CH=04), or the reference (SOLUTION=1)
+exercise: zookeeper
+	@./scripts/exercise $(CH) $(if $(filter 1,$(SOLUTION)),SOLUTION=1)
+
+## check-exercises: every reference passes its conformance suite, every untouched skeleton stops at a TODO(workshop)
+check-exercises: zookeeper
+	./scripts/exercise --check-all

@@ -1,0 +1,41 @@
+package reentrant
+
+import (
+	"time"
+
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
+	"github.com/lockstep-zk/lockstep/event"
+)
+
+// Option configures a Mutex.
+type Option func(*config)
+
+type config struct {
+	obs     event.Observer
+	seqlock []seqlock.Option // passed on to the chapter 04 lock underneath
+}
+
+// WithObserver makes the lock report what it does (see package event):
+// chapter 04's requests, watches, acquisitions and releases, plus an Info
+// event for each re-entry and each Unlock that only lowers the depth.
+func WithObserver(o event.Observer) Option {
+	return func(c *config) {
+		c.obs = o
+		c.seqlock = append(c.seqlock, seqlock.WithObserver(o))
+	}
+}
+
+// WithSessionTimeout is seqlock.WithSessionTimeout: pass the session
+// timeout the conn was opened with, and a hold is declared lost once the
+// conn has been disconnected for a third of it — so that re-entry is
+// refused during a partition before the server can have given the lock to
+// someone else (see TestReentryDuringAPartition in the tests).
+func WithSessionTimeout(d time.Duration) Option {
+	return func(c *config) { c.seqlock = append(c.seqlock, seqlock.WithSessionTimeout(d)) }
+}
+
+// WithData sets the data of our lock node (for example who we are), as
+// seqlock.WithData does; seqlock.Participants shows it.
+func WithData(b []byte) Option {
+	return func(c *config) { c.seqlock = append(c.seqlock, seqlock.WithData(b)) }
+}

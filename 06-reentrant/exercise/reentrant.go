@@ -1,0 +1,249 @@
+// Package reentrant is YOUR version of chapter 06's lock: the workshop
+// skeleton of 06-reentrant/reentrant, with the same API. It builds on the
+// REFERENCE chapter 04 lock (04-sequential-lock/seqlock), exactly as the
+// reference does: the ZooKeeper work is chapter 04's, the hold count is
+// yours. Each step panics with "TODO(workshop): …" until you write it, in
+// the order of 06-reentrant/README.md, "The algorithm":
+//
+//	enter  steps 1–3: first Lock is chapter 04's Lock; re-entry only counts, unless the hold was lost
+//	leave  steps 4–6: Unlock counts down; only the last one deletes the node
+//
+// The turn (one call at a time per Mutex), lostReason and the depth 0 fast
+// path of Unlock are written. Run the chapter's tests against this package
+// with
+//
+//	make exercise CH=06            (or: scripts/exercise 06)
+//
+// and against the reference with SOLUTION=1.
+//
+// What follows is the reference's package comment.
+//
+// Package reentrant is chapter 04's lock plus a hold count: the owner that
+// holds the lock may take it again without a second znode and without
+// waiting, and the lock is released in ZooKeeper only when every Lock has
+// been matched by an Unlock.
+//
+// This is exactly how Apache Curator builds its InterProcessMutex: the
+// ZooKeeper part (LockInternals) takes the lock once, and a count per owner
+// says how deep the owner is in it. Curator's owner is the Java thread that
+// called acquire(). Go has no thread identity — goroutines are anonymous on
+// purpose — so here the owner is explicit: one *Mutex is one owner.
+//
+//	m, _ := reentrant.New(conn, "/locks/orders")
+//	m.Lock(ctx)   // depth 1: creates our node, waits our turn (chapter 04)
+//	m.Lock(ctx)   // depth 2: no request to ZooKeeper, returns at once
+//	m.Unlock(ctx) // depth 1: still held
+//	m.Unlock(ctx) // depth 0: our node is deleted, the next in line wakes up
+//
+// Give each goroutine (or each job) that must exclude the others its own
+// Mutex; New sends nothing to ZooKeeper, so they are cheap. Goroutines that
+// share one Mutex are one owner: the second one's Lock re-enters instead of
+// waiting. That is sometimes what you want (a job that hands its lock to the
+// helpers it starts), but then it is a decision you make by passing the
+// Mutex, never something that happens because two goroutines ran on the
+// same thread.
+package reentrant
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
+	"github.com/lockstep-zk/lockstep/event"
+)
+
+var (
+	// ErrNotLocked is returned by Unlock when this Mutex does not hold the
+	// lock: it never locked, or every Lock has already been unlocked. The
+	// count never goes below zero.
+	ErrNotLocked = errors.New("reentrant: not locked by this Mutex")
+	// ErrLocked is returned by TryLock when another owner holds the lock.
+	// It is seqlock's value, so errors.Is works with either.
+	ErrLocked = seqlock.ErrLocked
+	// ErrLost is wrapped in the error Lock, TryLock and Unlock return once
+	// the hold is gone without Unlock (session expired, node deleted). It is
+	// seqlock's value, so errors.Is works with either.
+	ErrLost = seqlock.ErrLost
+)
+
+// Mutex is one owner of a reentrant lock on a ZooKeeper directory. It is
+// safe for concurrent use, but every goroutine using the same Mutex is the
+// same owner (see the package comment).
+type Mutex struct {
+	lock *seqlock.Mutex // chapter 04 does all the ZooKeeper work
+	conn *zk.Conn
+	dir  string
+	obs  event.Observer
+
+	// turn lets one call at a time change the hold (a channel rather than
+	// a sync.Mutex, so that waiting for it honours ctx). seqlock.Mutex
+	// wants one goroutine at a time; turn is what makes sharing ours safe.
+	turn chan struct{}
+	// depth is how many Locks are not yet matched by an Unlock. Written
+	// only while holding turn; atomic so Depth can read it at any time.
+	depth atomic.Int64
+	// session is the ZooKeeper session that took the lock (guarded by turn).
+	session int64
+}
+
+// New returns a Mutex for the lock directory dir, with depth 0. Nothing is
+// sent to ZooKeeper until Lock.
+func New(conn *zk.Conn, dir string, opts ...Option) (*Mutex, error) {
+	var c config
+	for _, o := range opts {
+		o(&c)
+	}
+	lock, err := seqlock.New(conn, dir, c.seqlock...)
+	if err != nil {
+		return nil, err // a nil conn or a bad path: seqlock says which
+	}
+	return &Mutex{lock: lock, conn: conn, dir: dir, obs: c.obs, turn: make(chan struct{}, 1)}, nil
+}
+
+// Lock takes the lock, or takes it once more if this Mutex already holds it.
+//
+// At depth 0 it is chapter 04's Lock: create our node, wait behind our
+// predecessor, honour ctx. At depth ≥ 1 it sends nothing to ZooKeeper and
+// only counts — unless the hold was lost meanwhile: then it returns an
+// error wrapping ErrLost and leaves the depth as it is, so the callers
+// above learn it from their own Unlock.
+func (m *Mutex) Lock(ctx context.Context) error {
+	return m.acquire(ctx, m.lock.Lock)
+}
+
+// TryLock is Lock without waiting: ErrLocked at once if another owner holds
+// the lock. Re-entry never waits anyway, so at depth ≥ 1 it is Lock.
+func (m *Mutex) TryLock(ctx context.Context) error {
+	return m.acquire(ctx, m.lock.TryLock)
+}
+
+func (m *Mutex) acquire(ctx context.Context, take func(context.Context) error) error {
+	// A finished ctx means "don't take the lock", even for a re-entry.
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := m.takeTurn(ctx); err != nil {
+		return err
+	}
+	defer m.endTurn()
+
+	return m.enter(ctx, take)
+}
+
+// enter is steps 1 to 3 of 06-reentrant/README.md. It runs in our turn
+// (nobody else changes m.depth or m.session meanwhile); take is chapter
+// 04's m.lock.Lock or m.lock.TryLock.
+//
+//   - Step 1, depth 0 (m.depth.Load() == 0): take the real lock with
+//     take(ctx) and return its error as it is. Once it is ours, remember
+//     the session that took it (m.session = m.conn.SessionID()) and set the
+//     depth to 1.
+//   - Step 2, depth ≥ 1: send NOTHING to ZooKeeper. First check locally
+//     that the hold is still real: m.lostReason() returns "" if it is.
+//   - Step 3: if it is not, refuse: return an error wrapping ErrLost (with
+//     %w), saying the depth and the reason, and leave the depth as it is.
+//     Otherwise add one to the depth.
+//
+// Report each re-entry (or refusal) with m.info("re-entered, depth 2") —
+// the observer's timeline shows it.
+func (m *Mutex) enter(ctx context.Context, take func(context.Context) error) error {
+	panic("TODO(workshop): depth 0: take the real lock (take(ctx)), remember the session, depth = 1; depth >= 1: check m.lostReason() and only count — steps 1-3 of 06-reentrant/README.md")
+}
+
+// lostReason says why the current hold is no longer real, "" if it still
+// looks held from here.
+func (m *Mutex) lostReason() string {
+	select {
+	case <-m.lock.Lost():
+		// seqlock watches our node: it was deleted, or the session ended.
+		return "the lock node or its session is gone"
+	default:
+	}
+	// go-zookeeper opens a NEW session on the same *zk.Conn after an
+	// expiry, and tells the watchers only asynchronously. If the session
+	// differs from the one that took the lock, our ephemeral node died with
+	// the old one, whether or not seqlock has noticed yet.
+	if id := m.conn.SessionID(); id != m.session {
+		return fmt.Sprintf("session %#x is gone (now %#x)", m.session, id)
+	}
+	return ""
+}
+
+// Unlock undoes one Lock. Only the last one (depth 1 → 0) deletes our node
+// in ZooKeeper and lets the next owner in. It returns ErrNotLocked if this
+// Mutex does not hold the lock (the depth stays 0), and an error wrapping
+// ErrLost if the hold was lost — at every depth, so each level of a nested
+// critical section learns that it was not protected; the depth still goes
+// down by one, and the last Unlock cleans up as usual.
+func (m *Mutex) Unlock(ctx context.Context) error {
+	// A Mutex that holds nothing needs no turn: say so at once, even if
+	// another goroutine of this owner is busy waiting in Lock.
+	if m.depth.Load() == 0 {
+		return ErrNotLocked
+	}
+	if err := m.takeTurn(ctx); err != nil {
+		return err
+	}
+	defer m.endTurn()
+
+	return m.leave(ctx)
+}
+
+// leave is steps 4 to 6 of 06-reentrant/README.md. It runs in our turn.
+//
+//   - Step 6: depth 0 → ErrNotLocked (the depth never goes below zero).
+//   - Step 4: depth > 1 → only count down. If the hold was lost
+//     (m.lostReason() != ""), still count down, but return an error
+//     wrapping ErrLost: each level of a nested critical section must learn
+//     it was not protected.
+//   - Step 5: depth 1 → set the depth to 0 (whatever happens next), and
+//     let chapter 04 delete our node: return m.lock.Unlock(ctx).
+//
+// Report what you do with m.info("left depth 2, still held at depth 1").
+func (m *Mutex) leave(ctx context.Context) error {
+	panic("TODO(workshop): depth > 1: count down (report ErrLost if the hold was lost); depth 1: depth = 0 and m.lock.Unlock(ctx); depth 0: ErrNotLocked — steps 4-6 of 06-reentrant/README.md")
+}
+
+// takeTurn waits for our turn, or for ctx to end. If the turn is free it
+// takes it even when ctx has ended: an Unlock in a defer often runs with
+// a cancelled ctx, and it must still release (chapter 04's Unlock then
+// deletes our node in the background).
+func (m *Mutex) takeTurn(ctx context.Context) error {
+	select {
+	case m.turn <- struct{}{}:
+		return nil
+	default:
+	}
+	select {
+	case m.turn <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (m *Mutex) endTurn() { <-m.turn }
+
+// Depth returns how many Locks are not yet matched by an Unlock: 0 when
+// this Mutex does not hold the lock.
+func (m *Mutex) Depth() int { return int(m.depth.Load()) }
+
+// Token returns the fencing token of the current hold (chapter 04's: the
+// czxid of our node), 0 if none. Re-entry keeps the token: it is the same
+// hold.
+func (m *Mutex) Token() int64 { return m.lock.Token() }
+
+// Node returns the full path of our lock node while held, "" otherwise.
+func (m *Mutex) Node() string { return m.lock.Node() }
+
+// Lost returns seqlock's channel: closed when the current hold is lost
+// without Unlock.
+func (m *Mutex) Lost() <-chan struct{} { return m.lock.Lost() }
+
+func (m *Mutex) info(detail string) {
+	m.obs.Emit(event.Event{Lock: m.dir, Kind: event.Info, Node: m.lock.Node(), Detail: detail})
+}
