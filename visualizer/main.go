@@ -23,12 +23,14 @@ import (
 )
 
 func main() {
+	tui.PreflightChild() // -impl exercise checks the learner's lock in a child first
 	var o tui.Options
 	flag.StringVar(&o.Servers, "servers", "", "ZooKeeper servers host:port,… (default: $ZK_SERVERS, else Docker, else a local install)")
 	flag.StringVar(&o.Chapter, "chapter", "04", "chapter to show: 01 to 07 (keys 1-7 switch while running)")
 	flag.IntVar(&o.Workers, "workers", 5, "workers, each with its own session")
 	flag.DurationVar(&o.Hold, "hold", 300_000_000, "time each holder keeps the lock")
 	flag.DurationVar(&o.Session, "session", zkconn.DefaultSessionTimeout, "ZooKeeper session timeout")
+	flag.StringVar(&o.Impl, "impl", "reference", "whose locks: reference, or exercise (your code in NN-name/exercise)")
 	flag.BoolVar(&o.Persistent, "persistent", false, "chapter 02: use the persistent lock node (a killed holder leaves it stuck)")
 	flag.StringVar(&o.Script, "script", "", `keys to press at given times, e.g. "2s:k,6s:e"`)
 	flag.IntVar(&o.Frames, "frames", 0, "print this many frames without colour and exit (no TUI)")

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	naivelockex "github.com/lockstep-zk/lockstep/02-naive-lock/exercise"
 	"github.com/lockstep-zk/lockstep/02-naive-lock/naivelock"
 )
 
@@ -18,6 +19,14 @@ func init() {
 				opts = append(opts, naivelock.Persistent())
 			}
 			return naivelock.New(w.Conn, w.Path, opts...)
+		},
+		// The learner's lock in 02-naive-lock/exercise (-impl exercise).
+		Exercise: func(w Worker) (Locker, error) {
+			opts := []naivelockex.Option{naivelockex.WithObserver(w.Observer)}
+			if w.Persist {
+				opts = append(opts, naivelockex.Persistent())
+			}
+			return naivelockex.New(w.Conn, w.Path, opts...)
 		},
 	})
 }

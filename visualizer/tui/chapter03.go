@@ -1,6 +1,7 @@
 package tui
 
 import (
+	watchlockex "github.com/lockstep-zk/lockstep/03-watch-lock/exercise"
 	"github.com/lockstep-zk/lockstep/03-watch-lock/watchlock"
 )
 
@@ -14,6 +15,9 @@ func init() {
 		Single: true,
 		NewWorker: func(w Worker) (Locker, error) {
 			return watchlock.New(w.Conn, w.Path, watchlock.WithObserver(w.Observer))
+		},
+		Exercise: func(w Worker) (Locker, error) {
+			return watchlockex.New(w.Conn, w.Path, watchlockex.WithObserver(w.Observer))
 		},
 	})
 }

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	seqlockex "github.com/lockstep-zk/lockstep/04-sequential-lock/exercise"
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 )
 
@@ -14,6 +15,10 @@ func init() {
 		NewWorker: func(w Worker) (Locker, error) {
 			return seqlock.New(w.Conn, w.Path, seqlock.WithObserver(w.Observer),
 				seqlock.WithSessionTimeout(w.Session), seqlock.WithData([]byte(w.Name)))
+		},
+		Exercise: func(w Worker) (Locker, error) {
+			return seqlockex.New(w.Conn, w.Path, seqlockex.WithObserver(w.Observer),
+				seqlockex.WithSessionTimeout(w.Session), seqlockex.WithData([]byte(w.Name)))
 		},
 	})
 }

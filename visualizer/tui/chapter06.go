@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	reentrantex "github.com/lockstep-zk/lockstep/06-reentrant/exercise"
 	"github.com/lockstep-zk/lockstep/06-reentrant/reentrant"
 )
 
@@ -23,11 +24,19 @@ func init() {
 			}
 			return nested{m}, nil
 		},
+		Exercise: func(w Worker) (Locker, error) {
+			m, err := reentrantex.New(w.Conn, w.Path, reentrantex.WithObserver(w.Observer),
+				reentrantex.WithSessionTimeout(w.Session), reentrantex.WithData([]byte(w.Name)))
+			if err != nil {
+				return nil, err
+			}
+			return nested{m}, nil
+		},
 	})
 }
 
 // nested locks twice and unlocks twice.
-type nested struct{ m *reentrant.Mutex }
+type nested struct{ m Locker }
 
 func (n nested) Lock(ctx context.Context) error {
 	if err := n.m.Lock(ctx); err != nil {

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 
+	leaderex "github.com/lockstep-zk/lockstep/07-leader/exercise"
 	"github.com/lockstep-zk/lockstep/07-leader/leader"
 )
 
@@ -20,12 +21,22 @@ func init() {
 			}
 			return candidate{e, w.Name}, nil
 		},
+		Exercise: func(w Worker) (Locker, error) {
+			e, err := leaderex.New(w.Conn, w.Path, leaderex.WithObserver(w.Observer), leaderex.WithSessionTimeout(w.Session))
+			if err != nil {
+				return nil, err
+			}
+			return candidate{e, w.Name}, nil
+		},
 	})
 }
 
 // candidate campaigns with its name as the leader's value.
 type candidate struct {
-	e    *leader.Election
+	e interface {
+		Campaign(ctx context.Context, value string) error
+		Resign(ctx context.Context) error
+	}
 	name string
 }
 

@@ -51,8 +51,10 @@ type Chapter struct {
 	// Setup prepares the chapter's znodes (optional): 01 creates the node
 	// it watches.
 	Setup func(ctx context.Context, admin *zk.Conn, path string) error
-	// NewWorker builds one worker's part.
+	// NewWorker builds one worker's part with the chapter's reference lock;
+	// Exercise with the learner's lock in NN-name/exercise (-impl exercise).
 	NewWorker func(w Worker) (Locker, error)
+	Exercise  func(w Worker) (Locker, error)
 }
 
 // Worker is what a chapter gets to build one worker's lock.

@@ -37,6 +37,9 @@ type Options struct {
 	Session    time.Duration // session timeout; default zkconn.DefaultSessionTimeout
 	Base       string        // znode under which each chapter gets its own lock; default /lockstep/visualizer
 	Persistent bool          // chapter 02: the persistent-node variant
+	// Impl is "reference" (default) or "exercise": the learner's lock in
+	// NN-name/exercise. The program's main must call PreflightChild first.
+	Impl string
 
 	// Script presses keys at given times: "2s:k,5s:e,8s:3" (key names as in
 	// the help bar; "space", "up", "down" spelled out).
@@ -89,6 +92,11 @@ func (o *Options) defaults() error {
 	case o.Width < 40 || o.Height < 12:
 		return fmt.Errorf("tui: %dx%d: want at least 40x12", o.Width, o.Height)
 	}
+	switch o.Impl {
+	case "", "reference", "exercise":
+	default:
+		return fmt.Errorf("tui: impl %q: want reference or exercise", o.Impl)
+	}
 	if _, ok := lookup(o.Chapter); !ok {
 		return fmt.Errorf("tui: chapter %q: want one of %s", o.Chapter, strings.Join(Chapters(), ", "))
 	}
@@ -114,7 +122,13 @@ func Run(ctx context.Context, opts Options) error {
 		return err
 	}
 	rt.persistent = opts.Persistent
+	rt.exercise = opts.Impl == "exercise"
 	defer rt.Close()
+	if rt.exercise {
+		if err := preflight(ctx, rt, ch); err != nil {
+			return err
+		}
+	}
 
 	if opts.Frames > 0 {
 		return runFrames(ctx, rt, ch, opts, script)
