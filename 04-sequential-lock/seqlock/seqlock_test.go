@@ -866,3 +866,55 @@ func TestReadersStillQueueOneAtATime(t *testing.T) {
 	t.Logf("%d readers holding %v each took %v one after another (a shared read lock: about %v)",
 		readers, hold, time.Since(start).Round(time.Millisecond), hold)
 }
+
+// TestAWaiterThatGivesUpDoesNotHandTheLockOn: a notification only says the
+// node before ours is gone, not that the lock is ours. When a waiter in the
+// middle of the queue gives up, the one behind it is woken while the holder
+// still holds; it must list the queue again and wait behind the holder.
+func TestAWaiterThatGivesUpDoesNotHandTheLockOn(t *testing.T) {
+	root := zktest.Root(t)
+	dir := root + "/lock"
+	ctx := zktest.Context(t)
+	holder := newMutex(t, zktest.Connect(t), dir)
+	if err := holder.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var quitterTally, lastTally event.Tally
+	quitter := newMutex(t, zktest.Connect(t), dir, seqlock.WithObserver(quitterTally.Observe))
+	last := newMutex(t, zktest.Connect(t), dir, seqlock.WithObserver(lastTally.Observe))
+
+	qctx, giveUp := context.WithCancel(ctx)
+	quitterDone := make(chan error, 1)
+	go func() { quitterDone <- quitter.Lock(qctx) }()
+	zktest.Eventually(t, zktest.Patience, "the quitter never queued", func() bool { return quitterTally.Count(event.Waiting) == 1 })
+	lastDone := make(chan error, 1)
+	go func() { lastDone <- last.Lock(ctx) }()
+	zktest.Eventually(t, zktest.Patience, "the last waiter never queued", func() bool { return lastTally.Count(event.Waiting) == 1 })
+
+	giveUp()
+	if err := <-quitterDone; !errors.Is(err, context.Canceled) {
+		t.Fatalf("quitter.Lock = %v, want context.Canceled", err)
+	}
+	// The last waiter is notified (its predecessor, the quitter, is gone),
+	// lists again and waits behind the holder: a second Waiting, no Acquired.
+	zktest.Eventually(t, zktest.Patience, "the last waiter did not queue again behind the holder", func() bool {
+		return lastTally.Count(event.Notified) >= 1 && lastTally.Count(event.Waiting) == 2
+	})
+	select {
+	case err := <-lastDone:
+		t.Fatalf("the last waiter's Lock returned (%v) while the holder still holds", err)
+	default:
+	}
+	if lastTally.Count(event.Acquired) != 0 {
+		t.Fatal("the last waiter acquired the lock while the holder still holds it")
+	}
+	if err := holder.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-lastDone; err != nil {
+		t.Fatalf("last.Lock after the holder's Unlock: %v", err)
+	}
+	if err := last.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
