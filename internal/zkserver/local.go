@@ -120,7 +120,7 @@ func startLocal(ctx context.Context, inst Install) (*Server, error) {
 		cleanup()
 		return nil, err
 	}
-	return &Server{Servers: []string{m.addr()}, Source: FromLocal, Detail: inst.Where, stop: cleanup}, nil
+	return &Server{Servers: []string{m.addr()}, Source: FromLocal, Detail: inst.Where, stop: cleanup, dir: dir}, nil
 }
 
 // freePorts asks the kernel for n free loopback ports. They are released

@@ -63,6 +63,7 @@ type Server struct {
 
 	closeOnce sync.Once
 	stop      func()
+	dir       string // FromLocal: the server's temporary directory
 }
 
 // ConnectString is Servers joined by commas, as ZK_SERVERS and zkCli.sh want it.
