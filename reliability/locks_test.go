@@ -86,7 +86,11 @@ type rwHolder struct {
 }
 
 func (h rwHolder) Node(context.Context) (string, error) {
-	return nodeWithSequence(h.conn, h.dir, h.Token())
+	token := h.Token() // the sequence number + 1, so that 0 means "not held"
+	if token == 0 {
+		return "", errors.New("not held")
+	}
+	return nodeWithSequence(h.conn, h.dir, token-1)
 }
 
 func newRWLock(conn *zk.Conn, dir string, d time.Duration, obs event.Observer) (holder, error) {

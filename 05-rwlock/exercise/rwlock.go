@@ -122,7 +122,7 @@ func (s *Side) lock(ctx context.Context, wait bool) error {
 		return err
 	}
 	s.node = node
-	s.emit(event.Event{Kind: event.Acquired, Node: node, Token: sequenceOf(node)})
+	s.emit(event.Event{Kind: event.Acquired, Node: node, Token: tokenOf(node)})
 	return nil
 }
 
@@ -158,7 +158,7 @@ func (s *Side) acquire(ctx context.Context, wait bool) (string, error) {
 // lists the queue again (step 2).
 //
 //   - Set the watch and learn whether blocker still exists in one request:
-//     s.existsW(blocker). Already gone? Return nil at once.
+//     s.getW(blocker). Already gone? Return nil at once.
 //   - Say you wait: s.emit(event.Event{Kind: event.Waiting, Node: blocker}).
 //   - Block until the watch fires or ctx ends (return ctx.Err()). When it
 //     fires, report it: s.emit(event.Event{Kind: event.Notified, Node:
@@ -168,7 +168,7 @@ func (s *Side) acquire(ctx context.Context, wait bool) (string, error) {
 //
 // acquire deletes our node whenever waitFor returns an error.
 func (s *Side) waitFor(ctx context.Context, blocker string) error {
-	panic("TODO(workshop): watch exactly the blocker (s.existsW), return nil if it is gone, else wait until the watch fires or ctx ends — step 5 of 05-rwlock/README.md")
+	panic("TODO(workshop): watch exactly the blocker (s.getW), return nil if it is gone, else wait until the watch fires or ctx ends — step 5 of 05-rwlock/README.md")
 }
 
 // blocker lists the queue and returns the node we must wait for, or "" if
@@ -264,40 +264,44 @@ func (s *Side) Unlock(ctx context.Context) error {
 }
 
 // deleteNode is the end of step 5 of 05-rwlock/README.md: to unlock,
-// delete your node (any version: -1), saying so first
-// (s.emit(event.Event{Kind: event.Request, Op: "delete", Node: node})).
-// Return the error as it is: Unlock tells a node that was already gone
-// (zk.ErrNoNode, the lock was lost) from a failed delete.
+// delete your node (any version: -1). Unlock has already told the observer
+// (the "delete" request event). Return the error as it is: Unlock tells a
+// node that was already gone (zk.ErrNoNode, the lock was lost) from a
+// failed delete.
 func (s *Side) deleteNode(node string) error {
 	panic("TODO(workshop): delete our node (version -1) — step 5 of 05-rwlock/README.md")
 }
 
-// existsW asks whether node exists and sets a watch on it, in one request,
-// and tells the observer about both. exists == false: the node is gone.
-// (If it is gone, ZooKeeper keeps a watch for its creation; it fires only
-// if a node of that exact name is created again, which for a sequential
-// node never happens.)
-func (s *Side) existsW(node string) (bool, <-chan zk.Event, error) {
-	s.emit(event.Event{Kind: event.Request, Op: "exists", Node: node})
-	exists, _, changed, err := s.m.conn.ExistsW(node)
+// getW sets a data watch on node and tells the observer about the request
+// and the watch. gone == true: the node no longer exists. Then GetW failed
+// with zk.ErrNoNode and the server keeps no watch for us — an ExistsW there
+// would leave a watch for the node's creation, which for a sequential node
+// never happens (chapter 04's "a predecessor gone before our watch").
+func (s *Side) getW(node string) (gone bool, changed <-chan zk.Event, err error) {
+	s.emit(event.Event{Kind: event.Request, Op: "get", Node: node})
+	_, _, changed, err = s.m.conn.GetW(node)
+	if errors.Is(err, zk.ErrNoNode) {
+		return true, nil, nil
+	}
 	if err != nil {
 		return false, nil, fmt.Errorf("watch %s: %w", node, err)
 	}
-	if exists {
-		s.emit(event.Event{Kind: event.WatchSet, Op: "exists", Node: node})
-	}
-	return exists, changed, nil
+	s.emit(event.Event{Kind: event.WatchSet, Op: "get", Node: node})
+	return false, changed, nil
 }
 
-// Token is the sequence number of the node this side holds, 0 if none. For
-// writers it only ever grows: a fencing token for whatever the lock guards.
+// Token is the sequence number of the node this side holds plus one, 0 if
+// none: the first node of a directory has sequence 0, and its holder must
+// not look like nobody. For writers it only ever grows (the directory is
+// persistent, so its counter never restarts): a fencing token for whatever
+// the lock guards.
 func (s *Side) Token() int64 {
 	s.m.mu.Lock()
 	defer s.m.mu.Unlock()
 	if s.node == "" {
 		return 0
 	}
-	return sequenceOf(s.node)
+	return tokenOf(s.node)
 }
 
 func (s *Side) emit(e event.Event) {

@@ -1,6 +1,7 @@
 package rwlock
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -13,17 +14,18 @@ import (
 // yet it must learn when the lock is gone: ZooKeeper tells the watch if the
 // node is deleted, and go-zookeeper tells every watch when the session
 // expires. (A disconnection alone tells nobody anything; WithSessionTimeout
-// covers it.)
+// covers it.) A data watch (GetW), as for the blocker: if our node is
+// already gone, GetW says so with ErrNoNode and leaves no watch behind.
 func (s *Side) hold(node string) error {
-	s.emit(event.Event{Kind: event.Request, Op: "exists", Node: node})
-	exists, _, changed, err := s.m.conn.ExistsW(node)
-	if err == nil && !exists {
+	s.emit(event.Event{Kind: event.Request, Op: "get", Node: node})
+	_, _, changed, err := s.m.conn.GetW(node)
+	if errors.Is(err, zk.ErrNoNode) {
 		err = fmt.Errorf("%w: our node %s is gone", ErrLost, node)
 	}
 	if err != nil {
 		return s.abandon(node, fmt.Errorf("watch our node %s: %w", node, err))
 	}
-	s.emit(event.Event{Kind: event.WatchSet, Op: "exists", Node: node})
+	s.emit(event.Event{Kind: event.WatchSet, Op: "get", Node: node})
 	lost, stop := make(chan struct{}), make(chan struct{})
 	s.m.mu.Lock()
 	s.lost, s.stop = lost, stop

@@ -68,8 +68,10 @@ func parseNode(name string) (contender, bool) {
 	return contender{}, false
 }
 
-// sequenceOf is the sequence number ZooKeeper gave a lock node, or 0.
-func sequenceOf(node string) int64 {
+// tokenOf is a held node's token: the sequence number ZooKeeper gave it,
+// plus one, so that the first holder of a directory gets 1 and 0 can mean
+// "nothing held".
+func tokenOf(node string) int64 {
 	c, _ := parseNode(node[strings.LastIndexByte(node, '/')+1:])
-	return c.seq
+	return c.seq + 1
 }

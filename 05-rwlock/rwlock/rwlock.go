@@ -100,7 +100,7 @@ func (s *Side) lock(ctx context.Context, wait bool) error {
 		return err
 	}
 	s.node = node
-	s.emit(event.Event{Kind: event.Acquired, Node: node, Token: sequenceOf(node)})
+	s.emit(event.Event{Kind: event.Acquired, Node: node, Token: tokenOf(node)})
 	return nil
 }
 
@@ -125,15 +125,19 @@ func (s *Side) acquire(ctx context.Context, wait bool) (string, error) {
 		case !wait:
 			return "", s.abandon(node, ErrLocked)
 		}
-		s.emit(event.Event{Kind: event.Request, Op: "exists", Node: blocker})
-		exists, _, changed, err := s.m.conn.ExistsW(blocker)
+		// As in chapter 04 the watch is a data watch (GetW), not ExistsW:
+		// if the blocker left between our listing and now, GetW fails with
+		// ErrNoNode and leaves nothing on the server, whereas ExistsW would
+		// leave a creation watch on a name that never comes back.
+		s.emit(event.Event{Kind: event.Request, Op: "get", Node: blocker})
+		_, _, changed, err := s.m.conn.GetW(blocker)
+		if errors.Is(err, zk.ErrNoNode) {
+			continue // it left between our listing and our watch: look again
+		}
 		if err != nil {
 			return "", s.abandon(node, fmt.Errorf("watch %s: %w", blocker, err))
 		}
-		if !exists {
-			continue // it left between our listing and our watch: look again
-		}
-		s.emit(event.Event{Kind: event.WatchSet, Op: "exists", Node: blocker})
+		s.emit(event.Event{Kind: event.WatchSet, Op: "get", Node: blocker})
 		s.emit(event.Event{Kind: event.Waiting, Node: blocker})
 		select {
 		case ev := <-changed:
@@ -231,15 +235,18 @@ func (s *Side) Unlock(ctx context.Context) error {
 	return nil
 }
 
-// Token is the sequence number of the node this side holds, 0 if none. For
-// writers it only ever grows: a fencing token for whatever the lock guards.
+// Token is the sequence number of the node this side holds plus one, 0 if
+// none: the first node of a directory has sequence 0, and its holder must
+// not look like nobody. For writers it only ever grows (the directory is
+// persistent, so its counter never restarts): a fencing token for whatever
+// the lock guards.
 func (s *Side) Token() int64 {
 	s.m.mu.Lock()
 	defer s.m.mu.Unlock()
 	if s.node == "" {
 		return 0
 	}
-	return sequenceOf(s.node)
+	return tokenOf(s.node)
 }
 
 func (s *Side) emit(e event.Event) {

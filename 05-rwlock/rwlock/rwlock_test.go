@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/lockstep-zk/lockstep/05-rwlock/rwlock"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/locktest"
+	"github.com/lockstep-zk/lockstep/internal/zkserver"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
@@ -375,6 +377,110 @@ func TestOnlyTheRightWaitersWake(t *testing.T) {
 	})
 }
 
+func TestWatchesLeaveNothingBehind(t *testing.T) {
+	t.Run("a blocker gone before our watch leaves no watch behind", func(t *testing.T) {
+		// Right before the waiter's GetW on the writer it waits for (the
+		// observer runs just before each request), that writer's node is
+		// deleted. GetW fails with ErrNoNode, registers nothing, and the
+		// waiter lists again and holds. An ExistsW there would have left a
+		// watch on a path that is never created again; the control below
+		// shows the server keeping exactly that.
+		root := zktest.Root(t)
+		dir := root + "/lock"
+		ctx := zktest.Context(t)
+		admin := zktest.Connect(t)
+		w := mutex(t, dir, "w", nil)
+		must(t, w.Write().Lock(ctx))
+		blocker := zktest.Tree(t, admin, dir)[0]
+		var tally event.Tally
+		var deleted atomic.Bool
+		obs := func(e event.Event) {
+			tally.Observe(e)
+			if e.Kind == event.Request && e.Op == "get" && e.Node == blocker && deleted.CompareAndSwap(false, true) {
+				if err := admin.Delete(blocker, -1); err != nil {
+					t.Errorf("delete %s: %v", blocker, err)
+				}
+			}
+		}
+		r := mutex(t, dir, "r", obs)
+		must(t, r.Read().Lock(ctx))
+		if !deleted.Load() {
+			t.Fatal("the reader never asked to watch the writer's node")
+		}
+		if tally.Count(event.Waiting) != 0 || tally.Requests("children") != 2 {
+			t.Errorf("waits %d, listings %d: want no wait and a second listing", tally.Count(event.Waiting), tally.Requests("children"))
+		}
+		waitLost(t, w.Write(), "the writer whose node was deleted never saw Lost")
+		if watched(t, blocker) {
+			t.Errorf("the server still keeps a watch on %s", blocker)
+		}
+		// Control: ExistsW on the same missing path does leave a watch.
+		if _, _, _, err := admin.ExistsW(blocker); err != nil {
+			t.Fatal(err)
+		}
+		if !watched(t, blocker) {
+			t.Errorf("control failed: wchp does not show the ExistsW watch on %s", blocker)
+		}
+		w.Write().Unlock(ctx)
+		must(t, r.Read().Unlock(ctx))
+		locktest.AssertClean(t, admin, root, dir)
+	})
+
+	t.Run("a holder whose node is gone before its own watch gets ErrLost and leaves no watch", func(t *testing.T) {
+		// An uncontended writer's only GetW is on its own node (the lost
+		// watch). Deleting that node just before it makes Lock fail.
+		root := zktest.Root(t)
+		dir := root + "/lock"
+		ctx := zktest.Context(t)
+		admin := zktest.Connect(t)
+		var own atomic.Value
+		obs := func(e event.Event) {
+			if e.Kind == event.Request && e.Op == "get" && own.CompareAndSwap(nil, e.Node) {
+				if err := admin.Delete(e.Node, -1); err != nil {
+					t.Errorf("delete %s: %v", e.Node, err)
+				}
+			}
+		}
+		m := mutex(t, dir, "m", obs)
+		if err := m.Write().Lock(ctx); !errors.Is(err, rwlock.ErrLost) {
+			t.Fatalf("Lock = %v, want ErrLost", err)
+		}
+		node, _ := own.Load().(string)
+		if watched(t, node) {
+			t.Errorf("the server keeps a watch on %s", node)
+		}
+		if m.Write().Token() != 0 {
+			t.Error("a failed Lock left a token")
+		}
+		locktest.AssertClean(t, admin, root, dir)
+	})
+}
+
+// watched reports whether the server holds a watch on path (four-letter
+// word wchp: watches by path).
+func watched(t testing.TB, path string) bool {
+	t.Helper()
+	out, err := zkserver.FourLetter(zktest.Context(t), zktest.Servers(t)[0], "wchp")
+	if err != nil {
+		t.Fatalf("wchp: %v", err)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.TrimSpace(line) == path {
+			return true
+		}
+	}
+	return false
+}
+
+func waitLost(t testing.TB, s *rwlock.Side, msg string) {
+	t.Helper()
+	select {
+	case <-s.Lost():
+	case <-time.After(zktest.Patience):
+		t.Fatal(msg)
+	}
+}
+
 func TestDowngradeAndUpgrade(t *testing.T) {
 	t.Run("the write holder can take the read lock and then release the write lock", func(t *testing.T) {
 		root := zktest.Root(t)
@@ -511,8 +617,8 @@ func TestCuratorNames(t *testing.T) {
 		}
 		must(t, r.Read().Unlock(ctx))
 		await(t, wdone, "writer")
-		if tok := w.Write().Token(); tok <= 0 {
-			t.Errorf("writer's token = %d, want its sequence number", tok)
+		if tok := w.Write().Token(); tok != 2 {
+			t.Errorf("writer's token = %d, want 2 (its sequence number 1, plus one)", tok)
 		}
 		must(t, w.Write().Unlock(ctx))
 		locktest.AssertClean(t, conn, root, dir)
@@ -542,6 +648,28 @@ func TestCuratorNames(t *testing.T) {
 }
 
 func TestTokens(t *testing.T) {
+	t.Run("the first holder of a new directory gets token 1, never the 0 of nothing held", func(t *testing.T) {
+		// Its node has sequence number 0; the token is the sequence + 1.
+		root := zktest.Root(t)
+		dir := root + "/lock"
+		ctx := zktest.Context(t)
+		m := mutex(t, dir, "m", nil)
+		if tok := m.Write().Token(); tok != 0 {
+			t.Errorf("Token() before any Lock = %d, want 0", tok)
+		}
+		must(t, m.Write().Lock(ctx))
+		if tok := m.Write().Token(); tok != 1 {
+			t.Errorf("the first writer's token = %d, want 1", tok)
+		}
+		must(t, m.Write().Unlock(ctx))
+		must(t, m.Read().Lock(ctx))
+		if tok := m.Read().Token(); tok != 2 {
+			t.Errorf("the next holder's token = %d, want 2", tok)
+		}
+		must(t, m.Read().Unlock(ctx))
+		locktest.AssertClean(t, zktest.Connect(t), root, dir)
+	})
+
 	t.Run("a writer's token keeps growing after the directory has been empty for a while", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"

@@ -286,10 +286,11 @@ func (e *Election) Done() <-chan struct{} {
 }
 
 // listCandidates lists the election directory and returns the candidate
-// names in queue order (your candidates), honouring ctx.
+// names in queue order (your candidates), honouring ctx. If the connection
+// drops under the listing, retryRead sends it again once the client is back
+// in the same session.
 func (e *Election) listCandidates(ctx context.Context) ([]string, error) {
-	e.emit(event.Event{Kind: event.Request, Op: "children", Node: e.dir})
-	children, err := call(ctx, func() ([]string, error) {
+	children, err := retryRead(ctx, e, "children", e.dir, func() ([]string, error) {
 		c, _, err := e.conn.Children(e.dir)
 		return c, err
 	})
@@ -299,12 +300,12 @@ func (e *Election) listCandidates(ctx context.Context) ([]string, error) {
 	return candidates(children), nil
 }
 
-// getW sets a data watch on node (one GetW, honouring ctx) and tells the
-// observer about the request and, if it worked, the watch. If node does not
-// exist it fails with zk.ErrNoNode and leaves no watch behind.
+// getW sets a data watch on node (a GetW, honouring ctx, sent again by
+// retryRead if the connection drops under it) and tells the observer about
+// the request and, if it worked, the watch. If node does not exist it
+// fails with zk.ErrNoNode and leaves no watch behind.
 func (e *Election) getW(ctx context.Context, node string) (<-chan zk.Event, error) {
-	e.emit(event.Event{Kind: event.Request, Op: "get", Node: node})
-	watch, err := call(ctx, func() (<-chan zk.Event, error) {
+	watch, err := retryRead(ctx, e, "get", node, func() (<-chan zk.Event, error) {
 		_, _, w, err := e.conn.GetW(node)
 		return w, err
 	})

@@ -66,8 +66,15 @@ func (e *Election) create(prefix, value string) (string, error) {
 				return "", err
 			}
 		case errors.Is(err, zk.ErrConnectionClosed):
-			e.emit(event.Event{Kind: event.Request, Op: "children", Node: e.dir})
-			children, _, lerr := e.conn.Children(e.dir)
+			// The create may have landed. Look for our guid; this listing
+			// must not give up early (a node it fails to find would be
+			// orphaned), so it has its own limit instead of the caller's ctx.
+			lctx, cancel := context.WithTimeout(context.Background(), guaranteedDeleteFor)
+			children, lerr := retryRead(lctx, e, "children", e.dir, func() ([]string, error) {
+				c, _, err := e.conn.Children(e.dir)
+				return c, err
+			})
+			cancel()
 			if lerr != nil {
 				return "", fmt.Errorf("look for our node after %v: %w", err, lerr)
 			}
@@ -111,7 +118,8 @@ func (e *Election) makeDir() error {
 }
 
 // abandon deletes our node after a failed or cancelled campaign and returns
-// err. It must work even though ctx may be over, so it has its own limit.
+// err. It must work even though ctx may be over, so it has its own limit:
+// it waits cleanupWait for the delete, which then goes on in the background.
 func (e *Election) abandon(node string, err error) error {
 	ch := make(chan error, 1)
 	go func() { ch <- e.deleteOwn(node) }()
@@ -120,30 +128,90 @@ func (e *Election) abandon(node string, err error) error {
 		if derr != nil {
 			return errors.Join(err, derr)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(cleanupWait):
 		return errors.Join(err, fmt.Errorf("delete %s: still trying", node))
 	}
 	return err
 }
 
 // deleteOwn deletes one of our nodes. A node left behind while our session
-// lives would block the election, so a delete that was in flight when the
-// connection dropped (ErrConnectionClosed: done or not, we cannot tell) is
-// sent again; it then waits in the queue until the client reconnects.
+// lives would block the election, so this is what Curator calls a
+// guaranteed delete (chapter 04's removeNode): a delete that fails because
+// the connection dropped (ErrConnectionClosed: done or not, we cannot tell)
+// or because no server answers yet (ErrNoServer: the client is still
+// looking for one) is sent again, until it succeeds, the node is gone, or
+// the session that owned the node is over — a new session (the old one
+// expired, and the node with it) or a closed conn. It returns an error only
+// if it gave up: after guaranteedDeleteFor no session can still live.
 func (e *Election) deleteOwn(node string) error {
-	var err error
-	for range 3 {
+	session := e.conn.SessionID()
+	deadline := time.Now().Add(guaranteedDeleteFor)
+	for {
+		closed := e.conn.State() == zk.StateDisconnected
 		e.emit(event.Event{Kind: event.Request, Op: "delete", Node: node})
-		err = e.conn.Delete(node, -1)
-		if err == nil || errors.Is(err, zk.ErrNoNode) {
+		err := e.conn.Delete(node, -1)
+		switch {
+		case err == nil, errors.Is(err, zk.ErrNoNode), errors.Is(err, zk.ErrClosing):
 			return nil
+		case errors.Is(err, zk.ErrConnectionClosed) && closed:
+			// A closed conn fails at once without trying; a live one
+			// queues the request until it reconnects. The session is
+			// closed, and our node with it.
+			return nil
+		case !transient(err):
+			return fmt.Errorf("delete %s: %w", node, err)
+		case e.conn.SessionID() != session:
+			return nil
+		case time.Now().After(deadline):
+			return fmt.Errorf("delete %s: gave up after %v: %w", node, guaranteedDeleteFor, err)
 		}
-		if !errors.Is(err, zk.ErrConnectionClosed) {
-			break
+		e.emit(event.Event{Kind: event.Info, Node: node, Detail: "delete failed (" + err.Error() + "), same session: trying again"})
+		time.Sleep(retryPause)
+	}
+}
+
+// retryRead sends one read of the campaign (a listing, a watch), honouring
+// ctx, with a "request" event before each try. A read that was on its way
+// when the connection dropped fails with ErrConnectionClosed; one sent
+// while the client looks for a server fails with ErrNoServer. Neither means
+// our session is over: go-zookeeper reconnects, to another server of the
+// ensemble if need be, within the same session, and our node lives on. So
+// while ctx lasts and the session is still the one we started with, we
+// pause and ask again — a read changes nothing on the server, asking twice
+// is harmless. (An ErrConnectionClosed from a conn that was already
+// disconnected means it was closed: that is final.)
+func retryRead[T any](ctx context.Context, e *Election, op, node string, read func() (T, error)) (T, error) {
+	session := e.conn.SessionID()
+	for {
+		closed := e.conn.State() == zk.StateDisconnected
+		e.emit(event.Event{Kind: event.Request, Op: op, Node: node})
+		v, err := call(ctx, read)
+		if !transient(err) || closed && errors.Is(err, zk.ErrConnectionClosed) || e.conn.SessionID() != session {
+			return v, err
+		}
+		e.emit(event.Event{Kind: event.Info, Node: node, Detail: op + " failed (" + err.Error() + "), same session: asking again"})
+		select {
+		case <-ctx.Done():
+			return v, ctx.Err()
+		case <-time.After(retryPause):
 		}
 	}
-	return fmt.Errorf("delete %s: %w", node, err)
 }
+
+// transient reports whether err says only that the connection is down.
+func transient(err error) bool {
+	return errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer)
+}
+
+// retryPause is the pause between two tries of a read or a delete.
+// guaranteedDeleteFor bounds deleteOwn's retries: no session outlives the
+// server's maxSessionTimeout (40 s by default, 60 s on the test server) of
+// silence. cleanupWait bounds how long abandon waits for it.
+const (
+	retryPause          = 100 * time.Millisecond
+	guaranteedDeleteFor = 60 * time.Second
+	cleanupWait         = 5 * time.Second
+)
 
 // candidates is step 2 of 07-leader/README.md: keep the children that are
 // candidate nodes (sequenceOf says ok) and put them in queue order, lowest

@@ -104,8 +104,10 @@ func (e *Election) campaign(ctx context.Context, value string) error {
 	}
 	for {
 		// Step 2: who is first? Sequence numbers, not names, give the order.
-		e.emit(event.Event{Kind: event.Request, Op: "children", Node: e.dir})
-		children, err := call(ctx, func() ([]string, error) {
+		// Our reads go through retryRead (node.go): if the connection drops
+		// under one, it is sent again once the client is back in the same
+		// session — our node, and our place in the queue, are still there.
+		children, err := retryRead(ctx, e, "children", e.dir, func() ([]string, error) {
 			c, _, err := e.conn.Children(e.dir)
 			return c, err
 		})
@@ -127,8 +129,7 @@ func (e *Election) campaign(ctx context.Context, value string) error {
 		// (GetW) fires when that node is deleted; if it is already gone,
 		// GetW fails with ErrNoNode and we simply look again.
 		predecessor := e.dir + "/" + queue[i-1]
-		e.emit(event.Event{Kind: event.Request, Op: "get", Node: predecessor})
-		watch, err := call(ctx, func() (<-chan zk.Event, error) {
+		watch, err := retryRead(ctx, e, "get", predecessor, func() (<-chan zk.Event, error) {
 			_, _, w, err := e.conn.GetW(predecessor)
 			return w, err
 		})
@@ -155,8 +156,7 @@ func (e *Election) campaign(ctx context.Context, value string) error {
 // lead is step 4: we are first. Before saying so, we set a watch on our own
 // node, so that from the first instant of our term we hear if it goes.
 func (e *Election) lead(ctx context.Context, node string) error {
-	e.emit(event.Event{Kind: event.Request, Op: "get", Node: node})
-	watch, err := call(ctx, func() (<-chan zk.Event, error) {
+	watch, err := retryRead(ctx, e, "get", node, func() (<-chan zk.Event, error) {
 		_, _, w, err := e.conn.GetW(node)
 		return w, err
 	})

@@ -1,0 +1,334 @@
+package leader_test
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"io"
+	"net"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/lockstep-zk/lockstep/07-leader/leader"
+	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/zktest"
+)
+
+// A candidate's connection can drop while it waits: the ZooKeeper server it
+// was on dies, and go-zookeeper moves the session to another one. Requests
+// on their way fail with zk.ErrConnectionClosed, requests sent before a
+// server answers fail with zk.ErrNoServer — yet the session, and the
+// candidate's node, live on. These tests drop the connection at the exact
+// request that matters, with a proxy that reads the client's requests.
+func TestCampaignSurvivesAConnectionThatDrops(t *testing.T) {
+	const session = 15 * time.Second // far longer than any outage below
+
+	t.Run("a listing and a watch cut by a dropped connection are asked again, and the candidate leads later", func(t *testing.T) {
+		dir := zktest.Root(t) + "/election"
+		ctx := zktest.Context(t)
+		admin := zktest.Connect(t)
+		holder := leadNow(t, zktest.Connect(t), dir, "holder")
+		trip := newTripwire(t)
+		conn := dialVia(t, trip, session)
+		sessionID := conn.SessionID()
+		// The waiter's first listing (getChildren2) and its first watch
+		// (getData) each lose their connection on the way to the server.
+		trip.dropOn(opGetChildren2, opGetData)
+		tally := &event.Tally{}
+		waiter := newElection(t, conn, dir, leader.WithObserver(tally.Observe))
+		res := campaignInBackground(ctx, waiter, "waiter")
+		waitUntilWaiting(t, tally, res)
+		if n := trip.drops(); n != 2 {
+			t.Fatalf("the proxy dropped %d connections, want 2 (one listing, one watch)", n)
+		}
+		if conn.SessionID() != sessionID {
+			t.Fatal("the waiter's session changed: this test needs it to survive")
+		}
+		if n := tally.Requests("children"); n != 2 {
+			t.Errorf("%d listings, want 2 (the one cut off, asked again)", n)
+		}
+		if n := tally.Requests("get"); n != 2 {
+			t.Errorf("%d watch requests, want 2 (the one cut off, asked again)", n)
+		}
+		if err := holder.Resign(ctx); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, res, "waiter")
+		if waiter.Term() <= 1 {
+			t.Errorf("waiter's term %d, want more than the holder's 1", waiter.Term())
+		}
+		if err := waiter.Resign(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := zktest.Tree(t, admin, dir); len(got) != 0 {
+			t.Errorf("left in %s:\n  %s", dir, zktest.Describe(got))
+		}
+	})
+
+	t.Run("a candidate that gives up while no server answers deletes its node once one does", func(t *testing.T) {
+		dir := zktest.Root(t) + "/election"
+		ctx := zktest.Context(t)
+		admin := zktest.Connect(t)
+		holder := leadNow(t, zktest.Connect(t), dir, "holder")
+		holderNodes := zktest.Tree(t, admin, dir)
+		trip := newTripwire(t)
+		conn := dialVia(t, trip, session)
+		sessionID := conn.SessionID()
+		tally := &event.Tally{}
+		var mu sync.Mutex
+		var retried []string // what the waiter's Info events said
+		obs := event.Tee(tally.Observe, func(e event.Event) {
+			if e.Kind == event.Info {
+				mu.Lock()
+				retried = append(retried, e.Detail)
+				mu.Unlock()
+			}
+		})
+		waiter := newElection(t, conn, dir, leader.WithObserver(obs))
+		cctx, cancel := context.WithCancel(ctx)
+		res := campaignInBackground(cctx, waiter, "waiter")
+		waitUntilWaiting(t, tally, res)
+		// The server goes away (as far as this client can tell), and the
+		// waiter gives up meanwhile. Its delete finds no server: the
+		// client fails it with zk.ErrNoServer after a round through its
+		// server list. Only once the waiter has said it will try again
+		// does the server come back.
+		trip.down()
+		cancel()
+		zktest.Eventually(t, zktest.Patience, "the delete that found no server is sent again", func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			return slices.ContainsFunc(retried, func(d string) bool {
+				return strings.HasPrefix(d, "delete failed") && strings.Contains(d, zk.ErrNoServer.Error())
+			})
+		})
+		trip.up(t)
+		select {
+		case r := <-res:
+			if !errors.Is(r.err, context.Canceled) {
+				t.Errorf("Campaign = %v, want context.Canceled", r.err)
+			}
+		case <-time.After(zktest.Patience):
+			t.Fatal("Campaign did not return after its context was cancelled")
+		}
+		zktest.Eventually(t, zktest.Patience, "the waiter's node is deleted", func() bool {
+			return slices.Equal(zktest.Tree(t, admin, dir), holderNodes)
+		})
+		if conn.SessionID() != sessionID {
+			t.Error("the waiter's session changed: its node may have gone with it, not by its delete")
+		}
+		t.Logf("%d deletes until one reached the server", tally.Requests("delete"))
+		if err := holder.Resign(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// waitUntilWaiting waits until the candidate reports it waits, and fails at
+// once if its Campaign returns instead.
+func waitUntilWaiting(t testing.TB, tally *event.Tally, res <-chan campaignResult) {
+	t.Helper()
+	deadline := time.After(zktest.Patience)
+	for tally.Count(event.Waiting) == 0 {
+		select {
+		case r := <-res:
+			t.Fatalf("Campaign returned %v before it waited", r.err)
+		case <-deadline:
+			t.Fatal("the candidate never waited")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// dialVia opens a session through trip; it is closed when the test ends.
+func dialVia(t testing.TB, trip *tripwire, sessionTimeout time.Duration) *zk.Conn {
+	t.Helper()
+	conn, events, err := zkconn.Dial(zktest.Context(t), []string{trip.addr}, sessionTimeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go zkconn.Drain(events)
+	t.Cleanup(conn.Close)
+	return conn
+}
+
+// ZooKeeper request opcodes (the jute protocol; go-zookeeper's constants.go).
+const (
+	opGetData      int32 = 4
+	opGetChildren2 int32 = 12
+)
+
+// tripwire is a TCP proxy in front of the test server that reads the
+// client's requests as they pass. (Not toxiproxy, which the other fault
+// tests use: its toxics act on time and bytes, and cannot cut a connection
+// exactly under one ZooKeeper opcode, which is what makes these tests
+// deterministic.) dropOn makes it close the connection
+// instead of forwarding the next request with a given opcode, so that one
+// exact request is cut off on its way, as when a server dies under it.
+// down and up stop and restart it, as a server that goes away and comes
+// back on the same address.
+type tripwire struct {
+	addr     string
+	upstream string
+
+	mu      sync.Mutex
+	ln      net.Listener
+	conns   map[net.Conn]bool
+	traps   []int32 // opcodes still to drop, in order
+	dropped int
+	wg      sync.WaitGroup
+}
+
+func newTripwire(t testing.TB) *tripwire {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &tripwire{addr: ln.Addr().String(), upstream: zktest.Servers(t)[0], conns: map[net.Conn]bool{}}
+	w.serve(ln)
+	t.Cleanup(func() {
+		w.down()
+		w.wg.Wait()
+	})
+	return w
+}
+
+// dropOn arms the traps: the next request with opcodes[0] loses its
+// connection, then the next one with opcodes[1], and so on.
+func (w *tripwire) dropOn(opcodes ...int32) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.traps = append(w.traps, opcodes...)
+}
+
+func (w *tripwire) drops() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.dropped
+}
+
+// down closes the listener and every connection: clients can no longer
+// connect. up listens again on the same address.
+func (w *tripwire) down() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ln != nil {
+		w.ln.Close()
+		w.ln = nil
+	}
+	for c := range w.conns {
+		c.Close()
+	}
+}
+
+func (w *tripwire) up(t testing.TB) {
+	t.Helper()
+	ln, err := net.Listen("tcp", w.addr)
+	if err != nil {
+		t.Fatalf("listen again on %s: %v", w.addr, err)
+	}
+	w.serve(ln)
+}
+
+func (w *tripwire) serve(ln net.Listener) {
+	w.mu.Lock()
+	w.ln = ln
+	w.mu.Unlock()
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		for {
+			client, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			w.wg.Add(1)
+			go func() {
+				defer w.wg.Done()
+				w.pipe(client)
+			}()
+		}
+	}()
+}
+
+// track remembers c so that down can close it; false if w is down.
+func (w *tripwire) track(c net.Conn) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ln == nil {
+		return false
+	}
+	w.conns[c] = true
+	return true
+}
+
+func (w *tripwire) untrack(c net.Conn) {
+	c.Close()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.conns, c)
+}
+
+// trip reports whether a request with this opcode must be dropped.
+func (w *tripwire) trip(opcode int32) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.traps) == 0 || w.traps[0] != opcode {
+		return false
+	}
+	w.traps = w.traps[1:]
+	w.dropped++
+	return true
+}
+
+// pipe forwards one client connection. Server to client is copied as is;
+// client to server frame by frame (a 4-byte length, then the body), so that
+// each request's header (xid, opcode) can be read. The first frame of a
+// connection is the session handshake, which has no opcode.
+func (w *tripwire) pipe(client net.Conn) {
+	defer w.untrack(client)
+	if !w.track(client) {
+		return
+	}
+	server, err := net.Dial("tcp", w.upstream)
+	if err != nil {
+		return
+	}
+	defer w.untrack(server)
+	if !w.track(server) {
+		return
+	}
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		io.Copy(client, server)
+		client.Close()
+	}()
+	for first := true; ; first = false {
+		var size [4]byte
+		if _, err := io.ReadFull(client, size[:]); err != nil {
+			return
+		}
+		n := binary.BigEndian.Uint32(size[:])
+		if n > 1<<22 {
+			return
+		}
+		body := make([]byte, n)
+		if _, err := io.ReadFull(client, body); err != nil {
+			return
+		}
+		if !first && n >= 8 && w.trip(int32(binary.BigEndian.Uint32(body[4:8]))) {
+			return // the request is never sent; both connections close
+		}
+		if _, err := server.Write(append(size[:], body...)); err != nil {
+			return
+		}
+	}
+}
