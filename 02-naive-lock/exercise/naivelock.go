@@ -10,6 +10,11 @@
 //	Lock           step 3:    on NodeExists sleep and try again
 //	deleteIfOurs   step 4:    unlock = read the node, compare the token, delete that version
 //
+// Everything that is not a TODO is a copy of the reference package, on
+// purpose: the skeleton must build on its own (the visualizer runs it with
+// -impl exercise), and "make exercise" swaps it in for the reference with
+// go test -overlay, so the chapter's own tests are the only tests.
+//
 // Run the chapter's tests against this package with
 //
 //	make exercise CH=02            (or: scripts/exercise 02)

@@ -5,6 +5,11 @@
 // watch instead of polling — are yours, in Lock. It panics with
 // "TODO(workshop): …" until you write it.
 //
+// Everything that is not a TODO is a copy of the reference package, on
+// purpose: the skeleton must build on its own (the visualizer runs it with
+// -impl exercise), and "make exercise" swaps it in for the reference with
+// go test -overlay, so the chapter's own tests are the only tests.
+//
 // Run the chapter's tests against this package with
 //
 //	make exercise CH=03            (or: scripts/exercise 03)

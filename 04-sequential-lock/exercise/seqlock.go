@@ -11,6 +11,11 @@
 //	waitTurn          (seqlock.go)  steps 2–4: list, lowest holds, else watch the predecessor
 //	leaveQueue        (seqlock.go)  step 5: unlock deletes our node
 //
+// Everything that is not a TODO is a copy of the reference package, on
+// purpose: the skeleton must build on its own (the visualizer runs it with
+// -impl exercise), and "make exercise" swaps it in for the reference with
+// go test -overlay, so the chapter's own tests are the only tests.
+//
 // Run the chapter's tests against this package with
 //
 //	make exercise CH=04            (or: scripts/exercise 04)

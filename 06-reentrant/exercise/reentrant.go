@@ -9,7 +9,10 @@
 //	leave  steps 4–6: Unlock counts down; only the last one deletes the node
 //
 // The turn (one call at a time per Mutex), lostReason and the depth 0 fast
-// path of Unlock are written. Run the chapter's tests against this package
+// path of Unlock are written — copied from the reference on purpose: the
+// skeleton must build on its own (the visualizer runs it with -impl
+// exercise), and "make exercise" swaps it in for the reference with go test
+// -overlay, so the chapter's own tests are the only tests. Run the chapter's tests against this package
 // with
 //
 //	make exercise CH=06            (or: scripts/exercise 06)

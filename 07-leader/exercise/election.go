@@ -11,6 +11,11 @@
 //	lead             (election.go)  step 4: watch your own node, take the term, say you lead
 //	Resign           (election.go)  step 5: end the term, then delete your node
 //
+// Everything that is not a TODO is a copy of the reference package, on
+// purpose: the skeleton must build on its own (the visualizer runs it with
+// -impl exercise), and "make exercise" swaps it in for the reference with
+// go test -overlay, so the chapter's own tests are the only tests.
+//
 // Run the chapter's tests against this package with
 //
 //	make exercise CH=07            (or: scripts/exercise 07)
