@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zkserver"
 )
 
@@ -100,32 +101,13 @@ func (l *lesson) getW(p string) (<-chan zk.Event, error) {
 
 // reset makes root an empty persistent node.
 func (l *lesson) reset() error {
-	if err := deleteTree(l.conn, root); err != nil {
+	if err := zkconn.DeleteTree(l.conn, root); err != nil {
 		return fmt.Errorf("clean %s: %w", root, err)
 	}
 	for _, p := range []string{path.Dir(root), root} {
 		if _, err := l.conn.Create(p, nil, 0, zk.WorldACL(zk.PermAll)); err != nil && !errors.Is(err, zk.ErrNodeExists) {
 			return fmt.Errorf("create %s: %w", p, err)
 		}
-	}
-	return nil
-}
-
-func deleteTree(conn *zk.Conn, p string) error {
-	children, _, err := conn.Children(p)
-	if errors.Is(err, zk.ErrNoNode) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	for _, c := range children {
-		if err := deleteTree(conn, p+"/"+c); err != nil {
-			return err
-		}
-	}
-	if err := conn.Delete(p, -1); err != nil && !errors.Is(err, zk.ErrNoNode) {
-		return err
 	}
 	return nil
 }

@@ -99,7 +99,7 @@ func run(ctx context.Context, serversFlag string, session time.Duration, out io.
 	if err := l.reset(); err != nil {
 		return err
 	}
-	defer deleteTree(conn, root)
+	defer zkconn.DeleteTree(conn, root)
 
 	fmt.Fprintf(out, "01-watch: ZooKeeper watches and node types, under %s\n", root)
 	for _, part := range []func(context.Context) error{

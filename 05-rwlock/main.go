@@ -21,12 +21,9 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/05-rwlock/rwlock"
 	"github.com/lockstep-zk/lockstep/event"
@@ -74,7 +71,7 @@ func run(ctx context.Context, cfg demo.Config, readersFlag string, out io.Writer
 	}
 	go zkconn.Drain(events)
 	defer admin.Close()
-	start, err := ensureCounter(admin, cfg.Counter)
+	start, err := demo.EnsureCounter(admin, cfg.Counter)
 	if err != nil {
 		return err
 	}
@@ -121,7 +118,7 @@ func run(ctx context.Context, cfg demo.Config, readersFlag string, out io.Writer
 	if err := errors.Join(all...); err != nil {
 		return err
 	}
-	final, err := readCounter(admin, cfg.Counter)
+	final, err := demo.ReadCounter(admin, cfg.Counter)
 	if err != nil {
 		return err
 	}
@@ -154,7 +151,7 @@ func work(ctx context.Context, cfg demo.Config, servers []string, reader bool, o
 				return err
 			}
 		}
-		v, err := readCounter(conn, cfg.Counter)
+		v, err := demo.ReadCounter(conn, cfg.Counter)
 		time.Sleep(cfg.Hold)
 		switch {
 		case err != nil:
@@ -192,33 +189,4 @@ func readerCount(s string, workers int) (int, error) {
 		return 0, fmt.Errorf("-readers %d: want between 0 and -workers (%d)", n, workers)
 	}
 	return n, nil
-}
-
-// ensureCounter creates the counter and its parents with 0 if missing.
-func ensureCounter(conn *zk.Conn, counter string) (int, error) {
-	for i := 1; i < len(counter); i++ {
-		if counter[i] == '/' {
-			_, err := conn.Create(counter[:i], nil, 0, zk.WorldACL(zk.PermAll))
-			if err != nil && !errors.Is(err, zk.ErrNodeExists) {
-				return 0, fmt.Errorf("create %s: %w", counter[:i], err)
-			}
-		}
-	}
-	_, err := conn.Create(counter, []byte("0"), 0, zk.WorldACL(zk.PermAll))
-	if err != nil && !errors.Is(err, zk.ErrNodeExists) {
-		return 0, fmt.Errorf("create counter %s: %w", counter, err)
-	}
-	return readCounter(conn, counter)
-}
-
-func readCounter(conn *zk.Conn, counter string) (int, error) {
-	b, _, err := conn.Get(counter)
-	if err != nil {
-		return 0, fmt.Errorf("read counter %s: %w", counter, err)
-	}
-	v, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil {
-		return 0, fmt.Errorf("counter %s holds %q, not a number", counter, b)
-	}
-	return v, nil
 }

@@ -211,7 +211,7 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bench: create %s: %v\n", b.base, err)
 		return 1
 	}
-	defer deleteTree(admin, b.base)
+	defer zkconn.DeleteTree(admin, b.base)
 
 	version := "?"
 	if m, err := zkserver.Mntr(ctx, servers[0]); err == nil {

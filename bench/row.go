@@ -171,7 +171,7 @@ func (b *bench) measure(ctx context.Context, s spec, budget time.Duration) (x sa
 		x.err = fmt.Errorf("create row root %s: %w", root, err)
 		return x
 	}
-	defer deleteTree(b.admin, root)
+	defer zkconn.DeleteTree(b.admin, root)
 	// Sequential locks and the floor get a directory made for them; the
 	// naive and watch locks get a path that does not exist yet.
 	path := root + "/lock"
@@ -347,7 +347,7 @@ func (b *bench) warmUp(ctx context.Context, d time.Duration) error {
 	if _, err := b.admin.Create(dir, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
 		return fmt.Errorf("warm-up: create %s: %w", dir, err)
 	}
-	defer deleteTree(b.admin, dir)
+	defer zkconn.DeleteTree(b.admin, dir)
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	_, _, _, err := floor(ctx, b.admin, dir+"/pair-", math.MaxInt)
@@ -363,26 +363,6 @@ func percentile(ds []time.Duration, p float64) float64 {
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
 	i := int(math.Ceil(p*float64(len(s)))) - 1
 	return ms(s[max(i, 0)])
-}
-
-// deleteTree removes p and everything below it.
-func deleteTree(conn *zk.Conn, p string) error {
-	children, _, err := conn.Children(p)
-	if errors.Is(err, zk.ErrNoNode) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	for _, c := range children {
-		if err := deleteTree(conn, p+"/"+c); err != nil {
-			return err
-		}
-	}
-	if err := conn.Delete(p, -1); err != nil && !errors.Is(err, zk.ErrNoNode) {
-		return err
-	}
-	return nil
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

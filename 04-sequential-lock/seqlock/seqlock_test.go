@@ -16,7 +16,6 @@ import (
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/locktest"
-	"github.com/lockstep-zk/lockstep/internal/zkserver"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
@@ -220,14 +219,14 @@ func TestQueue(t *testing.T) {
 			t.Errorf("waits %d, listings %d: want no wait and a second listing", tally.Count(event.Waiting), tally.Requests("children"))
 		}
 		waitClosed(t, holder.Lost(), "the holder whose node was deleted never saw Lost")
-		if watched(t, pred) {
+		if zktest.Watched(t, pred) {
 			t.Errorf("the server still keeps a watch on %s", pred)
 		}
 		// Control: ExistsW on the same missing path does leave a watch.
 		if _, _, _, err := admin.ExistsW(pred); err != nil {
 			t.Fatal(err)
 		}
-		if !watched(t, pred) {
+		if !zktest.Watched(t, pred) {
 			t.Errorf("control failed: wchp does not show the ExistsW watch on %s", pred)
 		}
 		holder.Unlock(ctx)
@@ -803,22 +802,6 @@ func ExampleMutex() {
 	// bob locks: <nil>
 	// bob's token is higher: true
 	// bob unlocks: <nil>
-}
-
-// watched reports whether the server holds a watch on path (four-letter
-// word wchp: watches by path).
-func watched(t testing.TB, path string) bool {
-	t.Helper()
-	out, err := zkserver.FourLetter(zktest.Context(t), zktest.Servers(t)[0], "wchp")
-	if err != nil {
-		t.Fatalf("wchp: %v", err)
-	}
-	for _, line := range strings.Split(out, "\n") {
-		if strings.TrimSpace(line) == path {
-			return true
-		}
-	}
-	return false
 }
 
 // TestReadersStillQueueOneAtATime measures this chapter's flaw: the lock

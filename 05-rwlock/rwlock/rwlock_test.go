@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -17,7 +16,6 @@ import (
 	"github.com/lockstep-zk/lockstep/05-rwlock/rwlock"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/locktest"
-	"github.com/lockstep-zk/lockstep/internal/zkserver"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
@@ -411,14 +409,14 @@ func TestWatchesLeaveNothingBehind(t *testing.T) {
 			t.Errorf("waits %d, listings %d: want no wait and a second listing", tally.Count(event.Waiting), tally.Requests("children"))
 		}
 		waitLost(t, w.Write(), "the writer whose node was deleted never saw Lost")
-		if watched(t, blocker) {
+		if zktest.Watched(t, blocker) {
 			t.Errorf("the server still keeps a watch on %s", blocker)
 		}
 		// Control: ExistsW on the same missing path does leave a watch.
 		if _, _, _, err := admin.ExistsW(blocker); err != nil {
 			t.Fatal(err)
 		}
-		if !watched(t, blocker) {
+		if !zktest.Watched(t, blocker) {
 			t.Errorf("control failed: wchp does not show the ExistsW watch on %s", blocker)
 		}
 		w.Write().Unlock(ctx)
@@ -446,7 +444,7 @@ func TestWatchesLeaveNothingBehind(t *testing.T) {
 			t.Fatalf("Lock = %v, want ErrLost", err)
 		}
 		node, _ := own.Load().(string)
-		if watched(t, node) {
+		if zktest.Watched(t, node) {
 			t.Errorf("the server keeps a watch on %s", node)
 		}
 		if m.Write().Token() != 0 {
@@ -454,22 +452,6 @@ func TestWatchesLeaveNothingBehind(t *testing.T) {
 		}
 		locktest.AssertClean(t, admin, root, dir)
 	})
-}
-
-// watched reports whether the server holds a watch on path (four-letter
-// word wchp: watches by path).
-func watched(t testing.TB, path string) bool {
-	t.Helper()
-	out, err := zkserver.FourLetter(zktest.Context(t), zktest.Servers(t)[0], "wchp")
-	if err != nil {
-		t.Fatalf("wchp: %v", err)
-	}
-	for _, line := range strings.Split(out, "\n") {
-		if strings.TrimSpace(line) == path {
-			return true
-		}
-	}
-	return false
 }
 
 func waitLost(t testing.TB, s *rwlock.Side, msg string) {

@@ -173,7 +173,7 @@ func Run(ctx context.Context, ch Chapter, cfg Config, out io.Writer) (Result, er
 	}
 	go zkconn.Drain(events)
 	defer admin.Close()
-	start, err := ensureCounter(admin, cfg.Counter)
+	start, err := EnsureCounter(admin, cfg.Counter)
 	if err != nil {
 		return Result{}, err
 	}
@@ -212,7 +212,7 @@ func Run(ctx context.Context, ch Chapter, cfg Config, out io.Writer) (Result, er
 		return Result{}, err
 	}
 
-	final, err := readCounter(admin, cfg.Counter)
+	final, err := ReadCounter(admin, cfg.Counter)
 	if err != nil {
 		return Result{}, err
 	}
@@ -261,7 +261,7 @@ func work(ctx context.Context, ch Chapter, cfg Config, servers []string, obs eve
 // increment is the articles' unguarded age++: read, wait, write back with
 // version -1 (no compare-and-swap), so only the lock keeps it correct.
 func increment(conn *zk.Conn, counter string, hold time.Duration, obs event.Observer) error {
-	v, err := readCounter(conn, counter)
+	v, err := ReadCounter(conn, counter)
 	if err != nil {
 		return err
 	}
@@ -273,9 +273,9 @@ func increment(conn *zk.Conn, counter string, hold time.Duration, obs event.Obse
 	return nil
 }
 
-// ensureCounter creates the counter (and its parents) with 0 if missing,
+// EnsureCounter creates the counter (and its parents) with 0 if missing,
 // and returns its current value.
-func ensureCounter(conn *zk.Conn, counter string) (int, error) {
+func EnsureCounter(conn *zk.Conn, counter string) (int, error) {
 	if err := ensureParents(conn, counter); err != nil {
 		return 0, err
 	}
@@ -283,7 +283,7 @@ func ensureCounter(conn *zk.Conn, counter string) (int, error) {
 	if err != nil && !errors.Is(err, zk.ErrNodeExists) {
 		return 0, fmt.Errorf("create counter %s: %w", counter, err)
 	}
-	return readCounter(conn, counter)
+	return ReadCounter(conn, counter)
 }
 
 func ensureParents(conn *zk.Conn, p string) error {
@@ -302,7 +302,8 @@ func ensureParents(conn *zk.Conn, p string) error {
 	return nil
 }
 
-func readCounter(conn *zk.Conn, counter string) (int, error) {
+// ReadCounter reads the counter znode as a decimal number.
+func ReadCounter(conn *zk.Conn, counter string) (int, error) {
 	b, _, err := conn.Get(counter)
 	if err != nil {
 		return 0, fmt.Errorf("read counter %s: %w", counter, err)

@@ -6,8 +6,10 @@ package zkconn
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"path"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -73,4 +75,25 @@ func (slogLogger) Printf(format string, args ...any) {
 func Drain(events <-chan zk.Event) {
 	for range events {
 	}
+}
+
+// DeleteTree deletes p and everything below it; a missing node is fine.
+// (Demos, the bench, the visualizer and the tests all clean up with it.)
+func DeleteTree(conn *zk.Conn, p string) error {
+	children, _, err := conn.Children(p)
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, c := range children {
+		if err := DeleteTree(conn, path.Join(p, c)); err != nil {
+			return err
+		}
+	}
+	if err := conn.Delete(p, -1); err != nil && !errors.Is(err, zk.ErrNoNode) {
+		return err
+	}
+	return nil
 }

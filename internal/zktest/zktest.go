@@ -145,24 +145,7 @@ func Root(tb testing.TB) string {
 }
 
 // DeleteTree deletes p and everything below it. A missing node is fine.
-func DeleteTree(conn *zk.Conn, p string) error {
-	children, _, err := conn.Children(p)
-	if errors.Is(err, zk.ErrNoNode) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	for _, c := range children {
-		if err := DeleteTree(conn, path.Join(p, c)); err != nil {
-			return err
-		}
-	}
-	if err := conn.Delete(p, -1); err != nil && !errors.Is(err, zk.ErrNoNode) {
-		return err
-	}
-	return nil
-}
+func DeleteTree(conn *zk.Conn, p string) error { return zkconn.DeleteTree(conn, p) }
 
 // Tree lists every znode below p (not p itself), as sorted full paths.
 func Tree(tb testing.TB, conn *zk.Conn, p string) []string {
@@ -242,4 +225,20 @@ func ExampleConn() *zk.Conn {
 	}
 	go zkconn.Drain(events)
 	return conn
+}
+
+// Watched reports whether the test server keeps a watch on path (the wchp
+// four-letter word), to prove that a lock leaves no watch behind.
+func Watched(tb testing.TB, path string) bool {
+	tb.Helper()
+	out, err := zkserver.FourLetter(Context(tb), Servers(tb)[0], "wchp")
+	if err != nil {
+		tb.Fatalf("zktest: wchp: %v", err)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.TrimSpace(line) == path {
+			return true
+		}
+	}
+	return false
 }

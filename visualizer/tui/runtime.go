@@ -683,19 +683,9 @@ func createParents(conn *zk.Conn, p string) error {
 }
 
 func deleteTree(conn *zk.Conn, p string) error {
-	children, _, err := conn.Children(p)
-	if errors.Is(err, zk.ErrNoNode) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	for _, c := range children {
-		if err := deleteTree(conn, p+"/"+c); err != nil {
-			return err
-		}
-	}
-	if err := conn.Delete(p, -1); err != nil && !errors.Is(err, zk.ErrNoNode) && !errors.Is(err, zk.ErrNotEmpty) {
+	// A worker may still be creating its node while the chapter is torn
+	// down: best effort, a node that is not empty is left for next time.
+	if err := zkconn.DeleteTree(conn, p); err != nil && !errors.Is(err, zk.ErrNotEmpty) {
 		return err
 	}
 	return nil
