@@ -62,11 +62,9 @@ func main() {
 	if *openTUI {
 		run = func() error { return tui.Run(ctx, tui.Options{Chapter: "01", Servers: *servers}) }
 	}
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "error:", err)
-		stop()
-		os.Exit(1)
-	}
+	err := run()
+	stop()
+	demo.Exit(ctx, err)
 }
 
 // lesson holds what every part needs: where to print, and one client.

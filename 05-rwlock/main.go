@@ -45,11 +45,9 @@ func main() {
 	if cfg.TUI { // the visualizer on this chapter instead of the timeline
 		run = func() error { return tui.Run(ctx, tui.FromDemo("05", *cfg)) }
 	}
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "error:", err)
-		stop()
-		os.Exit(1)
-	}
+	err := run()
+	stop()
+	demo.Exit(ctx, err)
 }
 
 func run(ctx context.Context, cfg demo.Config, readersFlag string, out io.Writer) error {

@@ -62,11 +62,9 @@ func main() {
 			return tui.Run(ctx, tui.Options{Chapter: "07", Servers: c.servers, Workers: c.candidates, Session: c.session})
 		}
 	}
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "error:", err)
-		stop()
-		os.Exit(1)
-	}
+	err := run()
+	stop()
+	demo.Exit(ctx, err)
 }
 
 func run(ctx context.Context, c config, out io.Writer) error {

@@ -57,11 +57,9 @@ func main() {
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if _, err := run(ctx, c, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "error:", err)
-		stop()
-		os.Exit(1)
-	}
+	_, err := run(ctx, c, os.Stdout)
+	stop()
+	demo.Exit(ctx, err)
 }
 
 // A variant is one kind of resource both clients write to.

@@ -104,9 +104,23 @@ func Main(ch Chapter) {
 		}
 		run = func() error { return ch.TUI(ctx, *cfg) }
 	}
-	if err := run(); err != nil {
+	err := run()
+	stop()
+	Exit(ctx, err)
+}
+
+// Exit ends a demo's main: nothing on success; "interrupted" and exit code
+// 130 after Ctrl-C (ctx is the signal context; by then every worker has let
+// go of its lock and closed its session, and the server we started is
+// stopped); otherwise the error and exit code 1.
+func Exit(ctx context.Context, err error) {
+	switch {
+	case err == nil:
+	case ctx.Err() != nil && errors.Is(err, context.Canceled):
+		fmt.Fprintln(os.Stderr, "interrupted")
+		os.Exit(130)
+	default:
 		fmt.Fprintln(os.Stderr, "error:", err)
-		stop()
 		os.Exit(1)
 	}
 }
