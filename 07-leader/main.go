@@ -78,7 +78,7 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "%d candidates campaign under %s (session timeout %v)\n", c.candidates, c.path, c.session)
 
-	p := &printer{out: out, start: time.Now(), verbose: c.verbose}
+	p := &printer{out: out, start: time.Now(), verbose: c.verbose, candidates: c.candidates}
 	ctx, cancel := context.WithTimeout(ctx, c.duration)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -189,9 +189,10 @@ func (c *candidate) close() {
 // printer prints the timeline, "+  1.234s candidate-2 acquired …", and
 // remembers who leads, to kill them and to time the handover.
 type printer struct {
-	out     io.Writer
-	start   time.Time
-	verbose bool
+	out        io.Writer
+	start      time.Time
+	verbose    bool
+	candidates int
 
 	mu       sync.Mutex
 	leader   string
@@ -264,6 +265,8 @@ func (p *printer) summary(session time.Duration) {
 	switch {
 	case p.killedAt.IsZero():
 		fmt.Fprintln(p.out, "no leader was killed")
+	case p.next == "" && p.candidates < 2:
+		fmt.Fprintf(p.out, "nobody took over from %s: with one candidate there is nobody to (try -candidates 3)\n", p.victim)
 	case p.next == "":
 		fmt.Fprintf(p.out, "nobody took over from %s before the end: try a longer -duration\n", p.victim)
 	default:

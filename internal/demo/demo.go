@@ -27,6 +27,7 @@ import (
 
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/zkpath"
 	"github.com/lockstep-zk/lockstep/internal/zkserver"
 )
 
@@ -143,8 +144,16 @@ func (c *Config) Validate() error {
 	case c.Session <= 0:
 		return fmt.Errorf("-session %v: want a positive duration", c.Session)
 	}
+	// Check the paths before anything connects, so a bad -path writes
+	// nothing (not even the counter beside it) and says so once.
+	if err := zkpath.Validate(c.Path); err != nil {
+		return fmt.Errorf("-path: %w", err)
+	}
 	if c.Counter == "" {
 		c.Counter = parent(c.Path) + "/counter"
+	}
+	if err := zkpath.Validate(c.Counter); err != nil {
+		return fmt.Errorf("-counter: %w", err)
 	}
 	return nil
 }
@@ -257,7 +266,7 @@ func work(ctx context.Context, ch Chapter, cfg Config, servers []string, obs eve
 				return err
 			}
 		}
-		err := increment(conn, cfg.Counter, cfg.Hold, obs)
+		err := increment(ctx, conn, cfg.Counter, cfg.Hold, obs)
 		if l != nil {
 			// Unlock even if ctx is done (Ctrl-C), so nothing is left behind.
 			uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
@@ -274,12 +283,16 @@ func work(ctx context.Context, ch Chapter, cfg Config, servers []string, obs eve
 
 // increment is the articles' unguarded age++: read, wait, write back with
 // version -1 (no compare-and-swap), so only the lock keeps it correct.
-func increment(conn *zk.Conn, counter string, hold time.Duration, obs event.Observer) error {
+func increment(ctx context.Context, conn *zk.Conn, counter string, hold time.Duration, obs event.Observer) error {
 	v, err := ReadCounter(conn, counter)
 	if err != nil {
 		return err
 	}
-	time.Sleep(hold)
+	select { // Ctrl-C ends the hold at once; the counter is left as it was
+	case <-time.After(hold):
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 	if _, err := conn.Set(counter, []byte(strconv.Itoa(v+1)), -1); err != nil {
 		return fmt.Errorf("write counter %s: %w", counter, err)
 	}

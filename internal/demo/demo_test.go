@@ -105,6 +105,9 @@ func TestConfigValidate(t *testing.T) {
 		{Path: "/a/lock", Workers: 1, Rounds: 0, Session: time.Second},
 		{Path: "/a/lock", Workers: 1, Rounds: 1, Hold: -time.Second, Session: time.Second},
 		{Path: "/a/lock", Workers: 1, Rounds: 1, Session: 0},
+		{Path: "relative", Workers: 1, Rounds: 1, Session: time.Second},
+		{Path: "/a//lock", Workers: 1, Rounds: 1, Session: time.Second},
+		{Path: "/lock", Counter: "/a/", Workers: 1, Rounds: 1, Session: time.Second},
 	}
 	for _, c := range bad {
 		if err := c.Validate(); err == nil {

@@ -160,7 +160,7 @@ func startLocalEnsemble(ctx context.Context, inst Install, n int) (*Ensemble, er
 		os.RemoveAll(dir)
 	}
 	for i := range n {
-		m := &member{install: inst, dir: fmt.Sprintf("%s/zk%d", dir, i+1), id: i + 1, clientPort: ports[3*i]}
+		m := &member{install: inst, dir: fmt.Sprintf("%s/zk%d", dir, i+1), cleanDir: dir, id: i + 1, clientPort: ports[3*i]}
 		locals = append(locals, m)
 		if err := m.writeConfig(peers); err != nil {
 			e.Close()

@@ -22,6 +22,7 @@ const startTimeout = 60 * time.Second
 type member struct {
 	install    Install
 	dir        string // holds zoo.cfg, data/ and server.log
+	cleanDir   string // what the watchdog removes if we die: dir, or the ensemble's
 	id         int    // myid; 0 for standalone
 	clientPort int
 	proc       *process
@@ -72,7 +73,11 @@ func (m *member) start(ctx context.Context, wait bool) error {
 		"org.apache.zookeeper.server.quorum.QuorumPeerMain",
 		filepath.Join(m.dir, "zoo.cfg"),
 	}
-	p, err := startProcess(m.install.Java, args, filepath.Join(m.dir, "server.log"))
+	clean := m.cleanDir
+	if clean == "" {
+		clean = m.dir
+	}
+	p, err := startProcess(m.install.Java, args, filepath.Join(m.dir, "server.log"), clean)
 	if err != nil {
 		return fmt.Errorf("zkserver: start %s: %w", m.install.Java, err)
 	}

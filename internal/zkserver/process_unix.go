@@ -16,10 +16,14 @@ import (
 // exits for any reason — a finished test, Ctrl-C, a panic, SIGKILL — the
 // kernel closes the pipe, read returns, and the JVM is killed. That is what
 // keeps an interrupted "go test" from leaving a QuorumPeerMain behind.
+//
+// It also removes the server's directory then ($ZK_WATCHDOG_DIR), which a
+// Go process that died could not do.
 const watchdog = `"$@" </dev/null & pid=$!
 read _ignored
 kill -9 "$pid" 2>/dev/null
-wait "$pid" 2>/dev/null`
+wait "$pid" 2>/dev/null
+[ -n "$ZK_WATCHDOG_DIR" ] && rm -rf "$ZK_WATCHDOG_DIR"`
 
 // process is a child JVM under the watchdog, in its own process group.
 type process struct {
@@ -29,7 +33,9 @@ type process struct {
 	err   error
 }
 
-func startProcess(java string, args []string, logPath string) (*process, error) {
+// startProcess runs java with args under the watchdog; dir is removed by
+// the watchdog if this Go process dies first.
+func startProcess(java string, args []string, logPath, dir string) (*process, error) {
 	log, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
@@ -37,6 +43,7 @@ func startProcess(java string, args []string, logPath string) (*process, error) 
 	defer log.Close() // the child has its own copy
 	cmd := exec.Command("/bin/sh", append([]string{"-c", watchdog, "zk-watchdog", java}, args...)...)
 	cmd.Stdout, cmd.Stderr = log, log
+	cmd.Env = append(os.Environ(), "ZK_WATCHDOG_DIR="+dir)
 	// Its own process group, so Ctrl-C in a terminal reaches only us (we then
 	// clean up) and kill(-pgid) takes the shell and the JVM together.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

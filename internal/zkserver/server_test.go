@@ -2,6 +2,7 @@ package zkserver
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"strings"
@@ -62,14 +63,14 @@ func TestLocalServer(t *testing.T) {
 
 // TestKilledParentLeavesNoJVM runs a child test process that starts a server
 // and is then SIGKILLed, as an interrupted "go test" or demo would be; the
-// watchdog must take the JVM down with it.
+// watchdog must take the JVM down with it, and remove its directory.
 func TestKilledParentLeavesNoJVM(t *testing.T) {
 	if os.Getenv("ZKSERVER_CHILD") == "1" {
 		srv, err := startLocal(context.Background(), needLocal(t))
 		if err != nil {
 			t.Fatal(err)
 		}
-		os.Stdout.WriteString("READY " + srv.Servers[0] + "\n")
+		os.Stdout.WriteString("READY " + srv.Servers[0] + " " + srv.dir + "\n")
 		time.Sleep(time.Minute) // killed long before this
 		return
 	}
@@ -95,7 +96,11 @@ func TestKilledParentLeavesNoJVM(t *testing.T) {
 		cmd.Process.Kill()
 		t.Fatalf("child did not start a server:\n%s", got)
 	}
-	addr = strings.TrimSpace(strings.SplitN(addr, "\n", 2)[0])
+	addr, dir, _ := strings.Cut(strings.TrimSpace(strings.SplitN(addr, "\n", 2)[0]), " ")
+	if _, err := os.Stat(dir); err != nil {
+		cmd.Process.Kill()
+		t.Fatalf("the child's server directory %q: %v", dir, err)
+	}
 	if _, err := Mode(context.Background(), addr); err != nil {
 		cmd.Process.Kill()
 		t.Fatalf("the child's server at %s does not serve before the kill: %v", addr, err)
@@ -103,12 +108,17 @@ func TestKilledParentLeavesNoJVM(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 
+	gone := func() bool {
+		_, serr := os.Stat(dir)
+		_, merr := Mode(context.Background(), addr)
+		return merr != nil && os.IsNotExist(serr)
+	}
 	for start := time.Now(); time.Since(start) < 10*time.Second; time.Sleep(50 * time.Millisecond) {
-		if _, err := Mode(context.Background(), addr); err != nil {
-			return // gone
+		if gone() {
+			return
 		}
 	}
-	t.Fatalf("the server at %s still answers 10 s after its parent was killed", addr)
+	t.Fatalf("10 s after its parent was killed, the server at %s still answers or %s still exists", addr, dir)
 }
 
 func TestEnsemble(t *testing.T) {
@@ -165,6 +175,31 @@ func TestEnsemble(t *testing.T) {
 		}
 		if err := e.Restart(ctx, (leader+1)%3); err == nil {
 			t.Fatal("Restart of a running member succeeded")
+		}
+	})
+}
+
+func TestZKServersIsCheckedBeforeUse(t *testing.T) {
+	t.Run("an unreachable ZK_SERVERS is one clear error, not a wall of timeouts", func(t *testing.T) {
+		t.Setenv("ZK_SERVERS", "127.0.0.1:1")
+		srv, err := Start(context.Background())
+		t.Cleanup(srv.Close)
+		if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "127.0.0.1:1") {
+			t.Fatalf("err = %v, want ErrUnreachable naming the address", err)
+		}
+	})
+	t.Run("a reachable ZK_SERVERS is used as is and nothing is started", func(t *testing.T) {
+		inst := needLocal(t)
+		local, err := startLocal(context.Background(), inst)
+		t.Cleanup(local.Close)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("ZK_SERVERS", local.ConnectString())
+		srv, err := Start(context.Background())
+		t.Cleanup(srv.Close)
+		if err != nil || srv.Source != FromEnv || srv.ConnectString() != local.ConnectString() {
+			t.Fatalf("srv = %+v, err = %v", srv, err)
 		}
 	})
 }

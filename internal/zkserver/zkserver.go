@@ -18,9 +18,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"strings"
 	"sync"
+	"time"
 )
 
 // ErrNoZooKeeper means no server was configured and none could be started.
@@ -91,6 +93,9 @@ func Start(ctx context.Context) (*Server, error) {
 	}
 	switch p.source {
 	case FromEnv:
+		if err := reachable(ctx, p.servers); err != nil {
+			return nil, err
+		}
 		return &Server{Servers: p.servers, Source: FromEnv, Detail: "ZK_SERVERS=" + strings.Join(p.servers, ",")}, nil
 	case FromDocker:
 		return startContainer(ctx)
@@ -145,7 +150,34 @@ func choose(ctx context.Context, p probes) (plan, error) {
 		}
 		reasons = append(reasons, "local install: "+err.Error())
 	}
+	if force != "" {
+		reasons = append(reasons, "LOCKSTEP_ZK="+force+" allows only that way; unset it to try the others")
+	}
 	return plan{}, fmt.Errorf("%w\n(looked for: %s)", ErrNoZooKeeper, strings.Join(reasons, "; "))
+}
+
+// ErrUnreachable means ZK_SERVERS names servers none of which accepts a
+// connection: a typo, or a server that is down. Nothing is installed or
+// started in its place.
+var ErrUnreachable = errors.New("zkserver: no server in ZK_SERVERS accepts a connection")
+
+// reachable checks that at least one of servers accepts a TCP connection
+// (any ZooKeeper does, whatever its four-letter-word whitelist), so that a
+// typo in ZK_SERVERS is one clear error instead of every test timing out.
+func reachable(ctx context.Context, servers []string) error {
+	var errs []string
+	for _, s := range servers {
+		dctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		var d net.Dialer
+		conn, err := d.DialContext(dctx, "tcp", s)
+		cancel()
+		if err == nil {
+			conn.Close()
+			return nil
+		}
+		errs = append(errs, err.Error())
+	}
+	return fmt.Errorf("%w (ZK_SERVERS=%s): %s; fix or unset ZK_SERVERS", ErrUnreachable, strings.Join(servers, ","), strings.Join(errs, "; "))
 }
 
 // ParseServers splits a comma-separated host:port list and checks each entry.
@@ -176,6 +208,9 @@ func Which(ctx context.Context) (string, error) {
 	}
 	switch p.source {
 	case FromEnv:
+		if err := reachable(ctx, p.servers); err != nil {
+			return "", err
+		}
 		return "ZK_SERVERS=" + strings.Join(p.servers, ","), nil
 	case FromDocker:
 		return "docker (" + DockerImage + ")", nil
