@@ -145,8 +145,16 @@ func TestChaosSoak(t *testing.T) {
 			if violations != 0 {
 				t.Errorf("%d fencing violations: the store accepted a token after a newer one", violations)
 			}
+			// Overlaps are reported, not asserted: they count how often a
+			// client still believed it held the lock after another had it.
+			// Client-side loss detection is a timing promise (d/6 before
+			// the server can expire us, TestLongPartition checks it on a
+			// single holder); a process starved of CPU for longer — a
+			// loaded machine, a GC pause — learns too late. That is what
+			// fencing is for, and what this soak asserts above: no update
+			// lost, no stale token accepted, whatever the clients believed.
 			if overlaps != 0 {
-				t.Errorf("%d holds began before the previous hold had ended", overlaps)
+				t.Logf("%d holds began before the previous hold had ended (client belief, fenced)", overlaps)
 			}
 			if sk.acquired.Load() == 0 {
 				t.Errorf("nobody ever got the lock")
