@@ -467,6 +467,12 @@ func TestSetIfHeld(t *testing.T) {
 			{"lock node with NUL", ctx, conn, root + "/lock\x00", data, zkpath.ErrInvalid},
 			{"cancelled context", cancelled, conn, lockNode, data, context.Canceled},
 		}
+		// The earlier subtests' lock directory is an empty container now,
+		// which the server reaps on its own schedule (every 500 ms here):
+		// remove it first, so the tree compared below holds still.
+		if err := zktest.DeleteTree(conn, root+"/lock"); err != nil {
+			t.Fatal(err)
+		}
 		v0, ver0 := get()
 		tree := zktest.Tree(t, conn, root)
 		for _, c := range cases {
