@@ -19,7 +19,6 @@ import (
 	"fmt"
 	"path"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -108,6 +107,15 @@ func newLock(t testing.TB, impl Impl, conn *zk.Conn, p string) Locker {
 // lock path itself, if it is an empty directory) remains under root.
 func AssertClean(t testing.TB, conn *zk.Conn, root, lockPath string, keep ...string) {
 	t.Helper()
+	if left := leftBehind(t, conn, root, lockPath, keep...); len(left) > 0 {
+		t.Fatalf("left behind under %s:\n  %s", root, zktest.Describe(left))
+	}
+}
+
+// leftBehind lists the znodes under root other than the lock path, its
+// ancestors and keep: what AssertClean fails on, and what the waits below
+// poll until it is empty.
+func leftBehind(t testing.TB, conn *zk.Conn, root, lockPath string, keep ...string) []string {
 	allowed := map[string]bool{}
 	for p := lockPath; p != root && p != "/" && p != "."; p = path.Dir(p) {
 		allowed[p] = true
@@ -121,9 +129,7 @@ func AssertClean(t testing.TB, conn *zk.Conn, root, lockPath string, keep ...str
 			left = append(left, n)
 		}
 	}
-	if len(left) > 0 {
-		t.Fatalf("left behind under %s:\n  %s", root, zktest.Describe(left))
-	}
+	return left
 }
 
 func exclusion(t *testing.T, impl Impl) {
@@ -287,7 +293,7 @@ func deadline(t *testing.T, impl Impl) {
 	// The waiter's own node (if it made one) must be gone too, even though
 	// its session is still open.
 	zktest.Eventually(t, zktest.Patience, "the timed-out waiter left a node behind", func() bool {
-		return onlyAllowed(t, conn, root, lockPath)
+		return len(leftBehind(t, conn, root, lockPath)) == 0
 	})
 	AssertClean(t, conn, root, lockPath)
 	// And the lock still works for the waiter afterwards.
@@ -297,15 +303,6 @@ func deadline(t *testing.T, impl Impl) {
 	if err := waiter.Unlock(ctx); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func onlyAllowed(t testing.TB, conn *zk.Conn, root, lockPath string) bool {
-	for _, n := range zktest.Tree(t, conn, root) {
-		if !strings.HasPrefix(lockPath, n) {
-			return false
-		}
-	}
-	return true
 }
 
 func cancelled(t *testing.T, impl Impl) {
@@ -335,7 +332,7 @@ func cancelled(t *testing.T, impl Impl) {
 		t.Fatal(err)
 	}
 	zktest.Eventually(t, zktest.Patience, "the cancelled waiter left a node behind", func() bool {
-		return onlyAllowed(t, conn, root, lockPath)
+		return len(leftBehind(t, conn, root, lockPath)) == 0
 	})
 }
 
