@@ -3,12 +3,15 @@ package zkconn_test
 import (
 	"context"
 	"errors"
+	"net"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
@@ -101,6 +104,52 @@ func TestProxy(t *testing.T) {
 		}
 		if d := time.Since(start); d < 100*time.Millisecond {
 			t.Fatalf("a request took %v through a 100 ms latency toxic", d)
+		}
+	})
+}
+
+// Dial registers every conn with zksession, which reads the timeout the
+// server granted from the wire: a server clamps what the client asks for
+// into [minSessionTimeout, maxSessionTimeout], whatever the server is.
+func TestDialRecordsTheGrantedTimeout(t *testing.T) {
+	granted := func(ask time.Duration) time.Duration {
+		conn := zktest.ConnectTimeout(t, ask)
+		d := zksession.Timeout(conn)
+		if d <= 0 {
+			t.Fatalf("asked %v: zksession.Timeout = %v, want what the server granted", ask, d)
+		}
+		return d
+	}
+	lo, hi := granted(time.Millisecond), granted(time.Hour) // the server's minSessionTimeout and maxSessionTimeout
+	if lo <= time.Millisecond || hi >= time.Hour || lo > hi {
+		t.Fatalf("bounds [%v, %v]: no clamp seen", lo, hi)
+	}
+	t.Logf("this server grants sessions of %v to %v", lo, hi)
+	ask := time.Second
+	want := min(max(ask, lo), hi)
+	if got := granted(ask); got != want {
+		t.Fatalf("asked %v from a server granting [%v, %v]: Timeout = %v, want %v", ask, lo, hi, got, want)
+	}
+	t.Run("a conn not dialled through Dial is unknown", func(t *testing.T) {
+		conn, events, err := zk.Connect(zktest.Servers(t), time.Second, zk.WithLogInfo(false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		go zkconn.Drain(events)
+		if d := zksession.Timeout(conn); d != 0 {
+			t.Fatalf("Timeout = %v, want 0", d)
+		}
+	})
+	t.Run("WithDialer keeps the recording", func(t *testing.T) {
+		var dials atomic.Int32
+		d := func(network, addr string, timeout time.Duration) (net.Conn, error) {
+			dials.Add(1)
+			return net.DialTimeout(network, addr, timeout)
+		}
+		conn := zktest.ConnectTimeout(t, time.Hour, zkconn.WithDialer(d))
+		if dials.Load() == 0 || zksession.Timeout(conn) != hi {
+			t.Fatalf("dials %d, Timeout %v: want ≥ 1 and %v", dials.Load(), zksession.Timeout(conn), hi)
 		}
 	})
 }

@@ -1,0 +1,174 @@
+package zksession
+
+import (
+	"encoding/binary"
+	"net"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// connectResponse encodes a ConnectResponse frame as a server sends it.
+func connectResponse(timeoutMs int32, sessionID int64) []byte {
+	body := binary.BigEndian.AppendUint32(nil, 0)                 // protocolVersion
+	body = binary.BigEndian.AppendUint32(body, uint32(timeoutMs)) // timeOut
+	body = binary.BigEndian.AppendUint64(body, uint64(sessionID)) // sessionId
+	body = binary.BigEndian.AppendUint32(body, 16)                // passwd length
+	body = append(body, make([]byte, 16)...)                      // passwd
+	body = append(body, 0)                                        // readOnly
+	return append(binary.BigEndian.AppendUint32(nil, uint32(len(body))), body...)
+}
+
+func TestConnectFrame(t *testing.T) {
+	frame := connectResponse(4000, 0x1234)
+	t.Run("read whole, as one read", func(t *testing.T) {
+		r := NewRecorder()
+		f := connectFrame{granted: r.granted}
+		f.feed(frame)
+		if got := r.timeoutMs.Load(); got != 4000 {
+			t.Fatalf("timeout = %d ms, want 4000", got)
+		}
+	})
+	t.Run("read the way go-zookeeper does, and byte by byte", func(t *testing.T) {
+		for _, sizes := range [][]int{{4, len(frame) - 4}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 99}, {19, 2}} {
+			r := NewRecorder()
+			f := connectFrame{granted: r.granted}
+			rest := frame
+			for _, n := range sizes {
+				n = min(n, len(rest))
+				f.feed(rest[:n])
+				rest = rest[n:]
+			}
+			if got := r.timeoutMs.Load(); got != 4000 {
+				t.Errorf("reads of %v: timeout = %d ms, want 4000", sizes, got)
+			}
+		}
+	})
+	t.Run("only the first frame counts", func(t *testing.T) {
+		r := NewRecorder()
+		f := connectFrame{granted: r.granted}
+		f.feed(frame)
+		f.feed(connectResponse(9000, 0x99)) // a later reply that happens to look alike
+		if got := r.timeoutMs.Load(); got != 4000 {
+			t.Fatalf("timeout = %d ms, want 4000", got)
+		}
+	})
+	t.Run("an expired-session answer keeps the last grant", func(t *testing.T) {
+		r := NewRecorder()
+		r.granted(6000, 1)
+		f := connectFrame{granted: r.granted}
+		f.feed(connectResponse(0, 0))
+		if got := r.timeoutMs.Load(); got != 6000 {
+			t.Fatalf("timeout = %d ms, want 6000 (the last real grant)", got)
+		}
+	})
+	t.Run("a frame too short to be a ConnectResponse is ignored", func(t *testing.T) {
+		r := NewRecorder()
+		f := connectFrame{granted: r.granted}
+		f.feed(append(binary.BigEndian.AppendUint32(nil, 4), make([]byte, 30)...))
+		if got := r.timeoutMs.Load(); got != 0 {
+			t.Fatalf("timeout = %d ms, want 0 (unknown)", got)
+		}
+	})
+}
+
+// The Dialer passes every byte through unchanged while it listens.
+func TestDialerPassesBytesThrough(t *testing.T) {
+	srv, cli := net.Pipe()
+	defer srv.Close()
+	r := NewRecorder()
+	d := r.Dialer(func(string, string, time.Duration) (net.Conn, error) { return cli, nil })
+	c, err := d("tcp", "ignored", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	want := append(connectResponse(12000, 7), "and then a reply"...)
+	go srv.Write(want)
+	got := make([]byte, len(want))
+	for n := 0; n < len(got); {
+		m, err := c.Read(got[n : n+min(5, len(got)-n)])
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += m
+	}
+	if string(got) != string(want) {
+		t.Fatalf("bytes changed on the way:\n got %q\nwant %q", got, want)
+	}
+	if got := r.timeoutMs.Load(); got != 12000 {
+		t.Fatalf("timeout = %d ms, want 12000", got)
+	}
+}
+
+func TestParseAuth(t *testing.T) {
+	a, err := ParseAuth("alice:s3cr:et")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *a != (Auth{Scheme: "digest", User: "alice", Password: "s3cr:et"}) {
+		t.Fatalf("ParseAuth = %+v", *a)
+	}
+	if string(a.Credentials()) != "alice:s3cr:et" {
+		t.Fatalf("Credentials = %q", a.Credentials())
+	}
+	if s := a.String(); s != "digest:alice:***" {
+		t.Fatalf("String = %q: must not show the password", s)
+	}
+	for _, bad := range []string{"", "alice", ":pw", "alice:", " alice:pw"} {
+		if _, err := ParseAuth(bad); err == nil {
+			t.Errorf("ParseAuth(%q) = nil error, want one saying user:password", bad)
+		}
+	}
+}
+
+func TestUnregisteredConn(t *testing.T) {
+	if d := Timeout(nil); d != 0 {
+		t.Fatalf("Timeout(nil) = %v, want 0", d)
+	}
+	if acl := ACL(nil); acl[0].Scheme != "world" {
+		t.Fatalf("ACL(nil) = %v, want world:anyone", acl)
+	}
+}
+
+func registered() int {
+	mu.Lock()
+	defer mu.Unlock()
+	return len(registry)
+}
+
+// A closed conn that nobody references any more leaves the registry by
+// itself: nothing to unregister, nothing leaks.
+func TestRegistryForgetsCollectedConns(t *testing.T) {
+	before := registered()
+	func() {
+		r := NewRecorder()
+		// Nothing listens on port 1: the conn dials in vain until closed.
+		conn, _, err := zk.Connect([]string{"127.0.0.1:1"}, time.Second, zk.WithDialer(r.Dialer(nil)), zk.WithLogInfo(false), zk.WithLogger(discard{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		Register(conn, r, &Auth{Scheme: "digest", User: "u", Password: "p"})
+		if registered() != before+1 {
+			t.Fatalf("registry holds %d conns, want %d", registered(), before+1)
+		}
+		if acl := ACL(conn); acl[0].Scheme != "auth" {
+			t.Fatalf("ACL of a conn with auth = %v, want creator-only (auth)", acl)
+		}
+		conn.Close()
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for registered() != before {
+		if time.Now().After(deadline) {
+			t.Fatalf("registry still holds %d conns 20 s after the last one was closed and dropped", registered()-before)
+		}
+		runtime.GC()
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+type discard struct{}
+
+func (discard) Printf(string, ...any) {}
