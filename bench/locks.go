@@ -27,6 +27,9 @@ type lockKind struct {
 	// others take a node path that must not exist yet.
 	dir bool
 	new func(conn *zk.Conn, path string) (locker, error)
+	// jvm marks Curator, which runs in a JVM (curator.go) instead of
+	// through new.
+	jvm bool
 }
 
 // kinds are the locks the bench knows, in the order of the course.
@@ -45,6 +48,7 @@ var kinds = []lockKind{
 		new: func(conn *zk.Conn, p string) (locker, error) {
 			return gozkLock{zk.NewLock(conn, p, zk.WorldACL(zk.PermAll))}, nil
 		}},
+	{name: "curator", about: "Apache Curator's InterProcessMutex (Java): the same queue, a JVM beside the bench", dir: true, jvm: true},
 }
 
 // gozkLock adapts zk.Lock, which takes no context: its Lock cannot be

@@ -11,7 +11,9 @@
 // the wire for every lock alike, and the server's own packet count beside
 // them. Two more rows frame the numbers: the floor (create+delete pairs on
 // one session, the best any ZooKeeper lock can do) and the seed workload
-// (1000 goroutines sharing one session, one acquisition each). The last
+// (200 goroutines sharing one session, one acquisition each). Apache
+// Curator's InterProcessMutex runs beside them in a JVM, counted at the
+// wire through a proxy, when Java and its jars are installed. The last
 // lines say whether chapter 04 meets its targets.
 //
 // See bench/README.md for a run on the course's machine and what the
@@ -43,8 +45,18 @@ import (
 
 // autoAcquisitions is how many acquisitions a sample aims at when -rounds
 // is 0: with three samples a row, enough for a p99, few enough that the
-// default run stays well under a minute.
-const autoAcquisitions = 320
+// default run stays around a minute. At 10 contenders it gives the 10
+// sessions × 50 rounds that chapter 04's targets are measured on.
+const autoAcquisitions = 500
+
+// targetContenders, targetRounds and targetSeed are the workloads of chapter
+// 04's targets (report.go): 10 sessions × 50 rounds, and 200 goroutines on
+// one session.
+const (
+	targetContenders = 10
+	targetRounds     = 50
+	targetSeed       = 200
+)
 
 type config struct {
 	servers    string
@@ -59,6 +71,7 @@ type config struct {
 	seed       int
 	repeat     int
 	json       bool
+	classpath  string // Curator's jars
 }
 
 func main() {
@@ -83,25 +96,26 @@ func parseFlags(args []string) (config, error) {
 	var locks, contenders string
 	fs.StringVar(&cfg.servers, "servers", "", "ZooKeeper servers host:port,… (default: $ZK_SERVERS, else Docker, else a local install)")
 	fs.StringVar(&locks, "locks", strings.Join(allLocks(), ","), "comma list of what to measure: "+strings.Join(allLocks(), ", "))
-	fs.StringVar(&contenders, "contenders", "1,8,64", "comma list of contender counts")
+	fs.StringVar(&contenders, "contenders", fmt.Sprintf("1,%d,64", targetContenders), "comma list of contender counts")
 	fs.IntVar(&cfg.rounds, "rounds", 0, fmt.Sprintf("acquisitions per contender per sample (0: about %d per sample, at least 4 each)", autoAcquisitions))
 	fs.BoolVar(&cfg.shared, "shared", false, "all contenders share one session (as in the seed workload)")
 	fs.DurationVar(&cfg.hold, "hold", 0, "time spent holding the lock")
 	fs.IntVar(&cfg.repeat, "repeat", 3, "samples per row, taken in turn with the other rows and summed")
-	fs.DurationVar(&cfg.budget, "budget", 10*time.Second, "time budget per row (shared by its samples); a row that runs out is reported as partial")
+	fs.DurationVar(&cfg.budget, "budget", 30*time.Second, "time budget per row (shared by its samples); a row that runs out is reported as partial")
 	fs.DurationVar(&cfg.warmup, "warmup", 2*time.Second, "create+delete pairs before the first row, so the server's JIT is warm (0: none)")
 	fs.DurationVar(&cfg.session, "session", 10*time.Second, "ZooKeeper session timeout")
-	fs.IntVar(&cfg.seed, "seed-goroutines", 1000, "goroutines of the seed workload")
+	fs.IntVar(&cfg.seed, "seed-goroutines", targetSeed, "goroutines (Curator: threads) of the seed workload")
+	fs.StringVar(&cfg.classpath, "curator-classpath", defaultCuratorClasspath, "Curator's jars for the curator row (Debian: apt-get install libcurator-recipes-java)")
 	fs.BoolVar(&cfg.json, "json", false, "print one JSON object per row instead of a table")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: go run ./bench [flags]\n\nflags:")
 		fs.PrintDefaults()
 		fmt.Fprintln(fs.Output(), "\nlocks:")
 		for _, k := range kinds {
-			fmt.Fprintf(fs.Output(), "  %-5s %s\n", k.name, k.about)
+			fmt.Fprintf(fs.Output(), "  %-7s %s\n", k.name, k.about)
 		}
-		fmt.Fprintln(fs.Output(), "  floor create+delete pairs on one session: the best any ZooKeeper lock can do")
-		fmt.Fprintln(fs.Output(), "  seed  -seed-goroutines goroutines on one session, one acquisition each, with 04 and gozk")
+		fmt.Fprintln(fs.Output(), "  floor   create+delete pairs on one session: the best any ZooKeeper lock can do")
+		fmt.Fprintln(fs.Output(), "  seed    -seed-goroutines goroutines on one session, one acquisition each, with 04, gozk and curator")
 	}
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
@@ -164,7 +178,8 @@ func (cfg config) roundsFor(n int) int {
 }
 
 // plan lists the rows in the order they run: the floor, then every lock
-// at each contender count, then the seed workload for 04 and gozk.
+// at each contender count, then the seed workload for those of 04, gozk
+// and Curator that -locks names (all three if it names none of them).
 func (cfg config) plan() []spec {
 	var out []spec
 	if slices.Contains(cfg.locks, "floor") {
@@ -178,9 +193,20 @@ func (cfg config) plan() []spec {
 		}
 	}
 	if slices.Contains(cfg.locks, "seed") {
-		for _, name := range []string{"04", "gozk"} {
+		seeded := []string{"04", "gozk", "curator"}
+		if named := slices.DeleteFunc(slices.Clone(seeded), func(n string) bool { return !slices.Contains(cfg.locks, n) }); len(named) > 0 {
+			seeded = named
+		}
+		for _, name := range seeded {
 			if k, ok := kindNamed(name); ok {
-				out = append(out, spec{workload: "seed", kind: k, contenders: cfg.seed, rounds: 1, shared: true})
+				sp := spec{workload: "seed", kind: k, contenders: cfg.seed, rounds: 1, shared: true}
+				if k.jvm {
+					// Curator's herd makes one sample take seconds (about
+					// 10 s at 200 threads on two cores): one is enough, as
+					// its cost per acquisition hardly moves.
+					sp.samples = 1
+				}
+				out = append(out, sp)
 			}
 		}
 	}
@@ -192,6 +218,26 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) int {
 	if cfg.json {
 		info = stderr // stdout is only JSON rows
 	}
+	plan := cfg.plan()
+
+	// javac takes a few seconds and needs no server: it runs while the
+	// server starts.
+	type compiled struct {
+		dir, cp string
+		err     error
+	}
+	var javac chan compiled
+	curatorSkip := ""
+	if slices.ContainsFunc(plan, func(s spec) bool { return s.kind.jvm }) {
+		if curatorSkip = curatorMissing(cfg.classpath); curatorSkip == "" {
+			javac = make(chan compiled, 1)
+			go func() {
+				dir, cp, err := compileCurator(ctx, cfg.classpath)
+				javac <- compiled{dir, cp, err}
+			}()
+		}
+	}
+
 	servers, stopServer, err := demo.Servers(ctx, cfg.servers, info)
 	defer stopServer()
 	if err != nil {
@@ -206,12 +252,26 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) int {
 	go zkconn.Drain(events)
 	defer admin.Close()
 	b := &bench{servers: servers, admin: admin, base: "/lockstep-bench-" + randomHex(4),
-		session: cfg.session, hold: cfg.hold}
+		session: cfg.session, hold: cfg.hold, curatorSkip: curatorSkip}
 	if _, err := admin.Create(b.base, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
 		fmt.Fprintf(stderr, "bench: create %s: %v\n", b.base, err)
 		return 1
 	}
 	defer zkconn.DeleteTree(admin, b.base)
+	if javac != nil {
+		c := <-javac
+		if c.err == nil {
+			b.curator, c.err = startCurator(c.dir, c.cp, servers, cfg.session)
+		}
+		if c.err != nil {
+			// Java and the jars are there, so this is a failure, not a skip:
+			// the Curator rows report it as their error.
+			b.curatorErr = c.err
+			fmt.Fprintln(stderr, "bench: curator:", c.err)
+		} else {
+			defer b.curator.Close()
+		}
+	}
 
 	version := "?"
 	if m, err := zkserver.Mntr(ctx, servers[0]); err == nil {
@@ -221,8 +281,17 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) int {
 	if cfg.rounds > 0 {
 		rounds = strconv.Itoa(cfg.rounds) + " rounds per contender"
 	}
-	fmt.Fprintf(info, "ZooKeeper %s, %s %s/%s, %d CPUs; %s per row, each of %s; hold %v; budget %v per row\n",
-		version, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), plural(cfg.repeat, "sample"), rounds, cfg.hold, cfg.budget)
+	curatorInfo := ""
+	if b.curator != nil {
+		cv, jv, _ := strings.Cut(b.curator.version, " java ")
+		curatorInfo = fmt.Sprintf(", Curator %s on Java %s", cv, jv)
+	}
+	fmt.Fprintf(info, "ZooKeeper %s, %s %s/%s, %d CPUs%s; %s per row, each of %s; hold %v; budget %v per row\n",
+		version, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), curatorInfo,
+		plural(cfg.repeat, "sample"), rounds, cfg.hold, cfg.budget)
+	if b.curatorSkip != "" {
+		fmt.Fprintf(info, "curator rows skipped: %s\n", b.curatorSkip)
+	}
 	if cfg.warmup > 0 {
 		if err := b.warmUp(ctx, cfg.warmup); err != nil {
 			fmt.Fprintln(stderr, "bench:", err)
@@ -232,12 +301,11 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) int {
 
 	// Every spec is sampled -repeat times, in turn with the others, so a
 	// burst of load on a shared machine spreads over every lock instead of
-	// spoiling one row. Rows print when their last sample is in.
-	plan := cfg.plan()
+	// spoiling one row. Table rows print when their last sample is in; JSON
+	// rows at the end, when the targets they carry are known.
 	samples := make([][]sample, len(plan))
 	rows := make([]Row, len(plan))
 	code := 0
-	enc := json.NewEncoder(stdout)
 	if !cfg.json {
 		printHeader(stdout)
 	}
@@ -247,7 +315,12 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) int {
 			if ctx.Err() != nil {
 				break
 			}
-			samples[i] = append(samples[i], b.measure(ctx, s, cfg.budget/time.Duration(cfg.repeat)))
+			// A row of fewer samples takes them in the last passes.
+			n := s.sampleCount(cfg.repeat)
+			if rep < cfg.repeat-n {
+				continue
+			}
+			samples[i] = append(samples[i], b.measure(ctx, s, cfg.budget/time.Duration(n)))
 			if rep < cfg.repeat-1 {
 				continue
 			}
@@ -255,9 +328,7 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) int {
 			if rows[i].Error != "" {
 				code = 1
 			}
-			if cfg.json {
-				enc.Encode(rows[i])
-			} else {
+			if !cfg.json {
 				printRow(stdout, rows[i])
 			}
 		}
@@ -266,9 +337,14 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "bench: interrupted")
 		return 1
 	}
-	fmt.Fprintln(info)
-	for _, v := range verdicts(rows) {
-		fmt.Fprintln(info, v)
+	ts := targets(rows)
+	if cfg.json {
+		enc := json.NewEncoder(stdout)
+		for _, r := range rows {
+			enc.Encode(r)
+		}
 	}
+	fmt.Fprintln(info)
+	printTargets(info, ts)
 	return code
 }

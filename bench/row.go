@@ -48,6 +48,11 @@ type Row struct {
 	// Ops is the requests by operation, per acquisition.
 	Ops   map[string]float64 `json:"ops"`
 	Error string             `json:"error,omitempty"`
+	// Skipped says why a row was not measured (Curator without Java or
+	// its jars); its numbers are then all zero.
+	Skipped string `json:"skipped,omitempty"`
+	// Targets are chapter 04's targets measured on this row (report.go).
+	Targets []Target `json:"targets,omitempty"`
 }
 
 // spec is what to measure in one row.
@@ -57,6 +62,15 @@ type spec struct {
 	contenders int
 	rounds     int
 	shared     bool
+	samples    int // 0: -repeat; fewer for a row whose one sample takes long
+}
+
+// sampleCount is how many samples s takes when -repeat is repeat.
+func (s spec) sampleCount(repeat int) int {
+	if s.samples > 0 {
+		return min(s.samples, repeat)
+	}
+	return repeat
 }
 
 // bench holds what every sample shares.
@@ -66,6 +80,10 @@ type bench struct {
 	base    string   // every row works below it
 	session time.Duration
 	hold    time.Duration
+
+	curator     *curator // the JVM that runs the Curator rows; nil when they cannot run
+	curatorSkip string   // why the Curator rows are skipped (no Java, no jars)
+	curatorErr  error    // why the Curator runner failed to start
 }
 
 // sample is one measurement of a spec: a row is the sum of its samples.
@@ -76,6 +94,7 @@ type sample struct {
 	wire               wireCount
 	packets            int64 // zk_packets_received delta; -1 if mntr failed
 	err                error
+	skipped            string // why nothing was measured
 }
 
 // row sums the samples of s into its Row. Sums, not averages of rates:
@@ -111,6 +130,9 @@ func (s spec) row(samples []sample) Row {
 		if x.err != nil {
 			errs = append(errs, x.err)
 		}
+		if x.skipped != "" {
+			row.Skipped = x.skipped
+		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		row.Error = err.Error()
@@ -118,7 +140,7 @@ func (s spec) row(samples []sample) Row {
 	row.ElapsedMs = ms(elapsed) / float64(max(len(samples), 1))
 	row.Requests = wire.requests()
 	row.Notifications = wire.notifications
-	row.Partial = row.Acquires < row.Planned
+	row.Partial = row.Acquires < row.Planned && row.Skipped == ""
 	if row.Acquires > 0 && elapsed > 0 {
 		row.AcquiresPerS = float64(row.Acquires) / elapsed.Seconds()
 		row.RequestsPerAcquire = float64(row.Requests) / float64(row.Acquires)
@@ -162,6 +184,16 @@ func roundTo(v float64, digits int) float64 {
 // made are gone when it returns, so samples don't disturb each other.
 func (b *bench) measure(ctx context.Context, s spec, budget time.Duration) (x sample) {
 	x.packets = -1
+	if s.kind.jvm {
+		switch {
+		case b.curatorSkip != "":
+			x.skipped = b.curatorSkip
+			return x
+		case b.curator == nil:
+			x.err = fmt.Errorf("curator runner: %w", b.curatorErr)
+			return x
+		}
+	}
 	name := s.kind.name
 	if s.workload == "floor" {
 		name = "floor"
@@ -180,6 +212,10 @@ func (b *bench) measure(ctx context.Context, s spec, budget time.Duration) (x sa
 			x.err = fmt.Errorf("create lock directory %s: %w", path, err)
 			return x
 		}
+	}
+
+	if s.kind.jvm {
+		return b.curator.measure(ctx, b, s, path, budget)
 	}
 
 	// Sessions: one per contender, or one for all (-shared, the seed).
@@ -341,17 +377,36 @@ func (b *bench) packets(ctx context.Context) (int64, error) {
 }
 
 // warmUp runs create+delete pairs for d on the admin session, so the
-// server's JIT has compiled the request path before the first row.
+// server's JIT has compiled the request path before the first row, and at
+// the same time Curator's acquire+release on a session of its own, so the
+// JVM's has compiled Curator's lock path.
 func (b *bench) warmUp(ctx context.Context, d time.Duration) error {
 	dir := b.base + "/warm-up"
 	if _, err := b.admin.Create(dir, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
 		return fmt.Errorf("warm-up: create %s: %w", dir, err)
 	}
 	defer zkconn.DeleteTree(b.admin, dir)
-	ctx, cancel := context.WithTimeout(ctx, d)
+	var curatorErr error
+	var wg sync.WaitGroup
+	if b.curator != nil {
+		cdir := b.base + "/warm-up-curator"
+		if _, err := b.admin.Create(cdir, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+			return fmt.Errorf("warm-up: create %s: %w", cdir, err)
+		}
+		defer zkconn.DeleteTree(b.admin, cdir)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := b.curator.warmUp(ctx, cdir, d); err != nil {
+				curatorErr = fmt.Errorf("warm-up: curator: %w", err)
+			}
+		}()
+	}
+	fctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	_, _, _, err := floor(ctx, b.admin, dir+"/pair-", math.MaxInt)
-	return err
+	_, _, _, err := floor(fctx, b.admin, dir+"/pair-", math.MaxInt)
+	wg.Wait()
+	return errors.Join(err, curatorErr)
 }
 
 // percentile is the nearest-rank percentile of ds in milliseconds.

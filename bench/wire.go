@@ -29,10 +29,11 @@ const (
 )
 
 // opNames name the opcodes the locks send as package event names them
-// (create, delete, exists, get, set, children, multi).
+// (create, delete, exists, get, set, children, multi), and the two Curator
+// sends when it removes the watches a lock left behind.
 var opNames = map[int32]string{
 	1: "create", 2: "delete", 3: "exists", 4: "get", 5: "set", 8: "children",
-	12: "children", 14: "multi", 15: "create", 19: "createContainer", -11: "close",
+	12: "children", 14: "multi", 15: "create", 17: "checkWatches", 18: "removeWatches", 19: "createContainer", -11: "close",
 }
 
 func opName(op int32) string {
