@@ -13,6 +13,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
+	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
@@ -54,7 +55,7 @@ func TestWireCountsWhatTheClientSends(t *testing.T) {
 	t.Run("one request per call and one notification per fired watch, the session's pings not at all", func(t *testing.T) {
 		w := newWire()
 		// 400 ms is the server's minimum: go-zookeeper pings every ~130 ms.
-		conn := zktest.ConnectTimeout(t, 400*time.Millisecond, zk.WithDialer(w.dialer()))
+		conn := zktest.ConnectTimeout(t, 400*time.Millisecond, zkconn.WithDialer(w.dialer()))
 		root := zktest.Root(t)
 		before := w.snapshot()
 
@@ -184,7 +185,7 @@ func BenchmarkGozkUncontended(b *testing.B) {
 
 func benchmarkUncontended(b *testing.B, newLock func(conn *zk.Conn, dir string) locker) {
 	w := newWire()
-	conn := zktest.Connect(b, zk.WithDialer(w.dialer()))
+	conn := zktest.Connect(b, zkconn.WithDialer(w.dialer()))
 	dir := zktest.Root(b)
 	l := newLock(conn, dir)
 	ctx := context.Background()

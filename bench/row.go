@@ -231,7 +231,7 @@ func (b *bench) measure(ctx context.Context, s spec, budget time.Duration) (x sa
 		}
 	}()
 	for range nconn {
-		c, events, err := zkconn.Dial(ctx, b.servers, b.session, zk.WithDialer(w.dialer()))
+		c, events, err := zkconn.Dial(ctx, b.servers, b.session, zkconn.WithDialer(w.dialer()))
 		if err != nil {
 			x.err = fmt.Errorf("open session %d of %d: %w", len(conns)+1, nconn, err)
 			return x
