@@ -56,7 +56,7 @@ func TestConformance(t *testing.T) {
 		New: func(conn *zk.Conn, path string) (locktest.Locker, error) {
 			return seqlock.New(conn, path)
 		},
-		ErrNotLocked: seqlock.ErrNotLocked,
+		ErrNotLocked: seqlock.ErrNotHeld,
 		ErrLocked:    seqlock.ErrLocked,
 	})
 }
@@ -177,8 +177,8 @@ func TestQueue(t *testing.T) {
 		}
 		defer m.Unlock(ctx)
 		name := event.Short(m.Node())
-		if !regexp.MustCompile(`^_c_[0-9a-f]{32}-lock-\d{10}$`).MatchString(name) {
-			t.Errorf("node name %q is not _c_<32 hex>-lock-<10 digits>", name)
+		if !regexp.MustCompile(`^_c_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}-lock-\d{10}$`).MatchString(name) {
+			t.Errorf("node name %q is not _c_<uuid>-lock-<10 digits>", name)
 		}
 		if !strings.HasPrefix(m.Node(), root+"/lock/") {
 			t.Errorf("node %s is not under the lock directory", m.Node())
@@ -218,7 +218,6 @@ func TestQueue(t *testing.T) {
 		if tally.Count(event.Waiting) != 0 || tally.Requests("children") != 2 {
 			t.Errorf("waits %d, listings %d: want no wait and a second listing", tally.Count(event.Waiting), tally.Requests("children"))
 		}
-		waitClosed(t, holder.Lost(), "the holder whose node was deleted never saw Lost")
 		if zktest.Watched(t, pred) {
 			t.Errorf("the server still keeps a watch on %s", pred)
 		}
@@ -229,13 +228,15 @@ func TestQueue(t *testing.T) {
 		if !zktest.Watched(t, pred) {
 			t.Errorf("control failed: wchp does not show the ExistsW watch on %s", pred)
 		}
-		holder.Unlock(ctx)
+		if err := holder.Unlock(ctx); !errors.Is(err, seqlock.ErrLost) {
+			t.Errorf("the holder whose node was deleted: Unlock = %v, want ErrLost", err)
+		}
 		if err := waiter.Unlock(ctx); err != nil {
 			t.Fatal(err)
 		}
 	})
 
-	t.Run("Lock and TryLock while holding return ErrHeld", func(t *testing.T) {
+	t.Run("Lock and TryLock while holding return ErrAlreadyHeld", func(t *testing.T) {
 		root := zktest.Root(t)
 		conn := zktest.Connect(t)
 		m := newMutex(t, conn, root+"/lock")
@@ -246,11 +247,11 @@ func TestQueue(t *testing.T) {
 		if err := m.Lock(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if err := m.Lock(ctx); !errors.Is(err, seqlock.ErrHeld) {
-			t.Errorf("second Lock = %v, want ErrHeld", err)
+		if err := m.Lock(ctx); !errors.Is(err, seqlock.ErrAlreadyHeld) {
+			t.Errorf("second Lock = %v, want ErrAlreadyHeld", err)
 		}
-		if err := m.TryLock(ctx); !errors.Is(err, seqlock.ErrHeld) {
-			t.Errorf("TryLock while holding = %v, want ErrHeld", err)
+		if err := m.TryLock(ctx); !errors.Is(err, seqlock.ErrAlreadyHeld) {
+			t.Errorf("TryLock while holding = %v, want ErrAlreadyHeld", err)
 		}
 		lost := m.Lost()
 		if err := m.Unlock(ctx); err != nil {
@@ -271,7 +272,7 @@ func TestQueue(t *testing.T) {
 func TestFencingTokens(t *testing.T) {
 	t.Run("tokens keep increasing after the container directory is reaped", func(t *testing.T) {
 		// The sequence number restarts at 0 in a new directory; the
-		// token (the node's czxid) must not.
+		// token (the directory's pzxid when we got the lock) must not.
 		root := zktest.Root(t)
 		dir := root + "/lock"
 		conn := zktest.Connect(t)
@@ -352,7 +353,7 @@ func TestContainerDirectory(t *testing.T) {
 				return
 			}
 			creates = append(creates, event.Short(e.Node))
-			if len(creates) == 3 && !reaped { // create node, create dir, create node again
+			if len(creates) == 2 && !reaped { // create dir (first use), then our node
 				reaped = true
 				if err := admin.Delete(dir, -1); err != nil {
 					t.Errorf("reap %s: %v", dir, err)
@@ -364,8 +365,8 @@ func TestContainerDirectory(t *testing.T) {
 		if err := m.Lock(ctx); err != nil {
 			t.Fatalf("Lock: %v", err)
 		}
-		if len(creates) != 5 || creates[1] != "lock" || creates[3] != "lock" {
-			t.Errorf("creates %v: want node, directory, node (reaped), directory, node", creates)
+		if len(creates) != 4 || creates[0] != "lock" || creates[2] != "lock" {
+			t.Errorf("creates %v: want directory, node (reaped), directory, node", creates)
 		}
 		if err := m.Unlock(ctx); err != nil {
 			t.Fatal(err)
@@ -415,7 +416,7 @@ func TestCancel(t *testing.T) {
 }
 
 func TestLostReply(t *testing.T) {
-	t.Run("a create whose reply was lost is found by its GUID, not created twice", func(t *testing.T) {
+	t.Run("a create whose reply was lost is found by its UUID, not created twice", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
 		admin := zktest.Connect(t)
@@ -434,7 +435,7 @@ func TestLostReply(t *testing.T) {
 		var tally event.Tally
 		var found atomic.Value
 		obs := event.Tee(tally.Observe, func(e event.Event) {
-			if e.Kind == event.Info && strings.Contains(e.Detail, "GUID") {
+			if e.Kind == event.Info && strings.Contains(e.Detail, "UUID") {
 				found.Store(e.Node)
 			}
 		})
@@ -460,7 +461,7 @@ func TestLostReply(t *testing.T) {
 			t.Fatal("the session expired: this test did not lose a reply within a live session")
 		}
 		if found.Load() == nil {
-			t.Fatal("Lock never looked for its node by GUID")
+			t.Fatal("Lock never looked for its node by UUID")
 		}
 		if tally.Requests("create") != 1 {
 			t.Errorf("%d creates, want 1: the lost create must not be repeated", tally.Requests("create"))
@@ -592,7 +593,7 @@ func TestHolderCrash(t *testing.T) {
 		}
 	})
 
-	t.Run("someone deleting the holder's node closes Lost", func(t *testing.T) {
+	t.Run("someone deleting the holder's node is reported by Unlock and closes Lost", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
 		conn := zktest.Connect(t)
@@ -614,10 +615,12 @@ func TestHolderCrash(t *testing.T) {
 		if err := zktest.Connect(t).Delete(holder.Node(), -1); err != nil {
 			t.Fatal(err)
 		}
-		waitClosed(t, holder.Lost(), "Lost never closed after the lock node was deleted")
+		// Holding costs no watch, so the deletion is seen at Unlock.
+		lost := holder.Lost()
 		if err := holder.Unlock(ctx); !errors.Is(err, seqlock.ErrLost) {
 			t.Errorf("Unlock after the loss = %v, want ErrLost", err)
 		}
+		waitClosed(t, lost, "Lost never closed after Unlock found the lock node deleted")
 	})
 }
 
@@ -795,8 +798,8 @@ func ExampleMutex() {
 	fmt.Println("bob unlocks:", bob.Unlock(ctx))
 	// Output:
 	// alice holds the lock: true
-	// bob tries: seqlock: locked by another client
-	// bob unlocks: seqlock: not locked
+	// bob tries: seqlock: locked by another contender
+	// bob unlocks: seqlock: not held
 	// queue: alice, bob
 	// alice unlocks: <nil>
 	// bob locks: <nil>
