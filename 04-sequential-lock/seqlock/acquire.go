@@ -47,6 +47,16 @@ func (q *Queue) Acquire(ctx context.Context, wait bool) (*Hold, error) {
 	}
 }
 
+// First is the mutex's rule: the lowest node holds the lock, and everyone
+// else watches only the node just before its own. When that node goes away
+// exactly one client wakes up — this is what kills the herd of chapter 03.
+func First(queue []Node, ours int) (bool, string) {
+	if ours == 0 {
+		return true, ""
+	}
+	return false, queue[ours-1].Name
+}
+
 // errNodeGone: our own node is no longer in the queue.
 var errNodeGone = errors.New("seqlock: our node is gone")
 

@@ -38,16 +38,6 @@ type Node struct {
 // writer ahead. A semaphore with n leases: hold below n, else watch ours-n.
 type Rule func(queue []Node, ours int) (holds bool, watch string)
 
-// First is the mutex's rule: the lowest node holds the lock, and everyone
-// else watches only the node just before its own. When that node goes away
-// exactly one client wakes up — this is what kills the herd of chapter 03.
-func First(queue []Node, ours int) (bool, string) {
-	if ours == 0 {
-		return true, ""
-	}
-	return false, queue[ours-1].Name
-}
-
 // Queue is one contender's access to a lock directory: the engine of every
 // lockstep lock. It keeps no state between acquisitions; each Acquire
 // returns a Hold.
