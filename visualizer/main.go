@@ -8,42 +8,138 @@
 //	go run ./visualizer                 # chapter 04, 5 workers
 //	go run ./visualizer -chapter 03 -workers 8
 //	go run ./visualizer -frames 6 -width 80 -height 24   # print frames, no TUI
+//
+// A learner's own lock is shown by building this command with the
+// exercise's files laid over the reference's (make exercise CH=04 VISUAL=1
+// runs go run -tags workshop -overlay … ./visualizer -chapter 04): nothing
+// here names an exercise package.
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
+	watch "github.com/lockstep-zk/lockstep/01-watch/scene"
+	naivelock "github.com/lockstep-zk/lockstep/02-naive-lock/scene"
+	watchlock "github.com/lockstep-zk/lockstep/03-watch-lock/scene"
+	seqlock "github.com/lockstep-zk/lockstep/04-sequential-lock/scene"
+	rwlock "github.com/lockstep-zk/lockstep/05-rwlock/scene"
+	reentrant "github.com/lockstep-zk/lockstep/06-reentrant/scene"
+	leader "github.com/lockstep-zk/lockstep/07-leader/scene"
+	"github.com/lockstep-zk/lockstep/internal/scene"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/visualizer/tui"
 )
 
+// scenes is every chapter the visualizer can show, in order: the one place
+// that lists them. A new chapter (say 09-semaphore) writes its own
+// NN-name/scene package, the way 04-sequential-lock/scene does, and adds
+// one line here.
+func scenes(persistent bool) []scene.Scene {
+	return []scene.Scene{
+		watch.New(),
+		naivelock.New(persistent),
+		watchlock.New(),
+		seqlock.New(),
+		rwlock.New(),
+		reentrant.New(),
+		leader.New(),
+	}
+}
+
 func main() {
-	tui.PreflightChild() // -impl exercise checks the learner's lock in a child first
+	flag.CommandLine.Init("visualizer", flag.ExitOnError)
+	flag.Usage = usage
 	var o tui.Options
+	var persistent bool
 	flag.StringVar(&o.Servers, "servers", "", "ZooKeeper servers host:port,… (default: $ZK_SERVERS, else Docker, else a local install)")
 	flag.StringVar(&o.Chapter, "chapter", "04", "chapter to show: 01 to 07 (keys 1-7 switch while running)")
 	flag.IntVar(&o.Workers, "workers", 5, "workers, each with its own session")
-	flag.DurationVar(&o.Hold, "hold", 300_000_000, "time each holder keeps the lock")
+	flag.DurationVar(&o.Hold, "hold", 300*time.Millisecond, "time each holder keeps the lock")
 	flag.DurationVar(&o.Session, "session", zkconn.DefaultSessionTimeout, "ZooKeeper session timeout")
-	flag.StringVar(&o.Impl, "impl", "reference", "whose locks: reference, or exercise (your code in NN-name/exercise)")
-	flag.BoolVar(&o.Persistent, "persistent", false, "chapter 02: use the persistent lock node (a killed holder leaves it stuck)")
+	flag.StringVar(&o.Base, "path", "", "znode under which each chapter gets its own (default: a root of this run's own, /lockstep/visualizer/run-…, deleted on the way out)")
+	flag.BoolVar(&persistent, "persistent", false, "chapter 02: use the persistent lock node (a killed holder leaves it stuck)")
 	flag.StringVar(&o.Script, "script", "", `keys to press at given times, e.g. "2s:k,6s:e"`)
 	flag.IntVar(&o.Frames, "frames", 0, "print this many frames without colour and exit (no TUI)")
-	flag.DurationVar(&o.Interval, "interval", 500_000_000, "time between two -frames")
+	flag.DurationVar(&o.Interval, "interval", 500*time.Millisecond, "time between two -frames")
 	flag.IntVar(&o.Width, "width", 100, "-frames: width")
 	flag.IntVar(&o.Height, "height", 30, "-frames: height")
 	flag.Parse()
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := tui.Run(ctx, o)
-	stop()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "visualizer:", err)
-		os.Exit(1)
+	if flag.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "visualizer: unexpected argument %q\n", flag.Arg(0))
+		flag.Usage()
+		os.Exit(2)
 	}
+	o.Scenes, o.Workshop = scenes(persistent), workshop
+
+	// Ctrl-C in the view is a key (q does the same); these signals are for
+	// -frames, kill, and the terminal going away (SIGHUP). Each ends Run the
+	// normal way: sessions closed, nodes deleted, the server stopped.
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		s := <-sigs
+		signal.Stop(sigs) // a second signal ends the program at once
+		cancel(signalled{s})
+	}()
+	err := tui.Run(ctx, o)
+	os.Exit(exitCode(err, context.Cause(ctx), o.Chapter))
+}
+
+// signalled is the cause of the context when a signal ended the run.
+type signalled struct{ os.Signal }
+
+func (s signalled) Error() string { return "stopped by " + s.Signal.String() }
+
+// exitCode says how it ended, on stderr, and returns the exit code: 0, 1
+// after an error or an unfinished exercise, 128+n after signal n.
+func exitCode(err, cause error, chapter string) int {
+	var p *tui.PanicError
+	var sig signalled
+	interrupted := errors.As(cause, &sig)
+	switch {
+	case errors.As(err, &p) && workshop:
+		fmt.Fprintf(os.Stderr, "visualizer: your chapter %s lock is not finished yet: %s\n  %v\n", chapter, where(p), p.Value)
+		fmt.Fprintf(os.Stderr, "run its tests with: make exercise CH=%s\n", chapter)
+		return 1
+	case err != nil && !(interrupted && errors.Is(err, context.Canceled)):
+		fmt.Fprintln(os.Stderr, "visualizer:", err)
+		return 1
+	case interrupted:
+		fmt.Fprintf(os.Stderr, "visualizer: %v: sessions closed, nodes deleted\n", sig)
+		n := 1
+		if s, ok := sig.Signal.(syscall.Signal); ok {
+			n = int(s)
+		}
+		return 128 + n
+	}
+	return 0
+}
+
+func where(p *tui.PanicError) string {
+	if p.Where == "" {
+		return p.Worker + " panicked"
+	}
+	return p.Worker + " panicked at " + p.Where
+}
+
+func usage() {
+	out := flag.CommandLine.Output()
+	fmt.Fprintf(out, `Usage: go run ./visualizer [flags]
+
+Shows a chapter's real lock at work: workers with their own ZooKeeper
+sessions, the queue as ZooKeeper has it, who watches whom, whom a release
+wakes. Keys: space pause, +/- speed, a/x add/remove a worker, ↑↓ select,
+k kill, e expire a session, 1-7 switch chapter, q quit.
+
+Flags:
+`)
+	flag.PrintDefaults()
 }

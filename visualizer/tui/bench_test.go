@@ -11,10 +11,10 @@ import (
 // busy64 is chapter 04 with 64 workers all queued, a full log and a few
 // flashing: the heaviest frame the visualizer draws.
 func busy64(tb testing.TB, w, h int) Model {
-	ch, _ := lookup("04")
-	m := NewModel(nil, nil, Chapters())
+	ch := sceneOf(tb, "04")
+	m := NewModel(nil, nil, testKeys)
 	m.width, m.height = w, h
-	items := []any{ChapterStarted{Chapter: ch.ChapterInfo, Path: dir, Dir: dir, Hold: 300 * time.Millisecond}}
+	items := []any{ChapterStarted{Scene: ch, Path: dir, Dir: dir, Hold: 300 * time.Millisecond}}
 	q := QueueSnapshot{Dir: dir}
 	for i := 1; i <= 64; i++ {
 		name := fmt.Sprintf("worker-%d", i)

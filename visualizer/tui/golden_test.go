@@ -31,7 +31,7 @@ func TestGoldenFrames(t *testing.T) {
 		{Name: node(2), Seq: 2, Owner: "worker-2"}, {Name: node(3), Seq: 3, Owner: "worker-3"}}}
 	released[len(released)-1] = ev("worker-2", event.Acquired, "", node(2), "")
 
-	herd03 := herdBatch()
+	herd03 := herdBatch(t)
 	cases := []struct {
 		name  string
 		w, h  int
@@ -45,7 +45,9 @@ func TestGoldenFrames(t *testing.T) {
 		{"04 holder killed 80x24", 80, 24, started(t, nil), handOff(), []string{"k"},
 			[]any{WorkerChange{Name: "worker-1", State: Crashed, Detail: "its node stays until the server expires the session (4s)"}}},
 		{"04 paused 80x24", 80, 24, started(t, nil), handOff(), []string{"space"}, nil},
-		{"03 herd 80x24", 80, 24, NewModel(nil, nil, Chapters()), herd03, nil, nil},
+		{"03 herd 80x24", 80, 24, NewModel(nil, nil, testKeys), herd03, nil, nil},
+		{"07 new leader 80x24", 80, 24, NewModel(nil, nil, testKeys), electionBatch(t), nil, nil},
+		{"01 one write 80x24", 80, 24, NewModel(nil, nil, testKeys), watchBatch(t), nil, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -66,13 +68,13 @@ func TestGoldenFrames(t *testing.T) {
 
 // herdBatch is chapter 03 at the moment of a release: four waiters were
 // watching the one lock node, all four are told.
-func herdBatch() []any {
-	ch, _ := lookup("03")
+func herdBatch(t testing.TB) []any {
+	ch := sceneOf(t, "03")
 	lock := "/lockstep/visualizer/03-watch-lock/lock"
 	e := func(o string, k event.Kind, op, detail string) event.Event {
 		return event.Event{Time: t0, Owner: o, Kind: k, Op: op, Node: lock, Detail: detail}
 	}
-	items := []any{ChapterStarted{Chapter: ch.ChapterInfo, Path: lock, Dir: "/lockstep/visualizer/03-watch-lock", Hold: time.Second}}
+	items := []any{ChapterStarted{Scene: ch, Path: lock, Dir: "/lockstep/visualizer/03-watch-lock", Hold: time.Second}}
 	for i := 1; i <= 5; i++ {
 		items = append(items, WorkerChange{Name: fmt.Sprintf("worker-%d", i), State: Idle})
 	}
@@ -95,6 +97,62 @@ func herdBatch() []any {
 		items = append(items, e(w, event.Request, "create", ""), e(w, event.Request, "exists", ""),
 			e(w, event.WatchSet, "exists", ""), e(w, event.Waiting, "", ""))
 	}
+	return items
+}
+
+// electionBatch is chapter 07 as candidate-1 resigns: candidate-2, the
+// next candidate, is told and leads.
+func electionBatch(t testing.TB) []any {
+	const dir = "/lockstep/visualizer/07-leader/election"
+	n := func(i int) string { return fmt.Sprintf("_c_0123456789abcdef0123456789abcdef-n_%010d", i) }
+	e := func(o string, k event.Kind, op string, i int, detail string) event.Event {
+		return event.Event{Time: t0, Owner: o, Kind: k, Op: op, Node: dir + "/" + n(i), Detail: detail}
+	}
+	q := func(owners ...int) QueueSnapshot {
+		s := QueueSnapshot{Dir: dir}
+		for _, o := range owners {
+			s.Nodes = append(s.Nodes, QueueNode{Name: n(o), Seq: int64(o), Owner: fmt.Sprintf("candidate-%d", o)})
+		}
+		return s
+	}
+	items := []any{ChapterStarted{Scene: sceneOf(t, "07"), Path: dir, Dir: dir, Hold: time.Second}}
+	for i := 1; i <= 4; i++ {
+		items = append(items, WorkerChange{Name: fmt.Sprintf("candidate-%d", i), State: Idle})
+	}
+	items = append(items, q(1, 2, 3, 4))
+	lead := e("candidate-1", event.Acquired, "", 1, "")
+	lead.Token = 7
+	items = append(items, lead)
+	for i := 2; i <= 4; i++ {
+		c := fmt.Sprintf("candidate-%d", i)
+		items = append(items, e(c, event.Request, "create", i, ""), e(c, event.WatchSet, "get", i-1, ""), e(c, event.Waiting, "", i-1, ""))
+	}
+	next := e("candidate-2", event.Acquired, "", 2, "")
+	next.Token = 8
+	items = append(items, e("candidate-1", event.Request, "delete", 1, ""), e("candidate-1", event.Released, "", 1, ""),
+		e("candidate-2", event.Notified, "", 1, "EventNodeDeleted"), q(2, 3, 4), e("candidate-2", event.Request, "children", 2, ""), next)
+	return items
+}
+
+// watchBatch is chapter 01 right after a write: the two watchers were
+// told, their watches are used up, one has read again.
+func watchBatch(t testing.TB) []any {
+	const dir = "/lockstep/visualizer/01-watch"
+	e := func(o string, k event.Kind, op, detail string) event.Event {
+		return event.Event{Time: t0, Owner: o, Kind: k, Op: op, Node: dir + "/config", Detail: detail}
+	}
+	items := []any{ChapterStarted{Scene: sceneOf(t, "01"), Path: dir + "/config", Dir: dir, Hold: time.Second}}
+	for i := 1; i <= 3; i++ {
+		items = append(items, WorkerChange{Name: fmt.Sprintf("worker-%d", i), State: Idle})
+	}
+	items = append(items, QueueSnapshot{Dir: dir, Nodes: []QueueNode{{Name: "config", Seq: -1, Persistent: true, Data: "v3"}}})
+	for _, w := range []string{"worker-2", "worker-3"} {
+		items = append(items, e(w, event.Request, "get", ""), e(w, event.Info, "", "reads v2"), e(w, event.WatchSet, "get", ""))
+	}
+	items = append(items, e("worker-1", event.Request, "set", "v3"), e("worker-1", event.Acquired, "", "v3"),
+		e("worker-2", event.Notified, "", "EventNodeDataChanged"), e("worker-3", event.Notified, "", "EventNodeDataChanged"),
+		e("worker-1", event.Released, "", ""),
+		e("worker-2", event.Request, "get", ""), e("worker-2", event.Info, "", "reads v3"), e("worker-2", event.WatchSet, "get", ""))
 	return items
 }
 

@@ -4,19 +4,33 @@ import "strings"
 
 // helpView is the help bar: every key, cut to the width.
 func (m Model) helpView(w int) string {
-	var parts []string
+	var parts, plain []string
 	for _, k := range keys.helpKeys() {
 		h := k.Help()
+		if k.Keys()[0] == keys.Chapter.Keys()[0] {
+			h.Key = m.chapterKeys()
+		}
 		parts = append(parts, helpKeyStyle.Render(h.Key)+" "+h.Desc)
+		plain = append(plain, h.Key+" "+h.Desc)
 	}
 	line := strings.Join(parts, " · ")
 	if visibleWidth(line) <= w {
 		return line
 	}
 	// Too narrow: drop the separators' spaces, then cut.
-	var plain []string
-	for _, k := range keys.helpKeys() {
-		plain = append(plain, k.Help().Key+" "+k.Help().Desc)
-	}
 	return fit(strings.Join(plain, "·"), w)
+}
+
+// chapterKeys is the keys that switch chapter, "1-7": the first and last
+// scene given to the engine.
+func (m Model) chapterKeys() string {
+	if len(m.available) == 0 {
+		return keys.Chapter.Help().Key
+	}
+	first := strings.TrimLeft(m.available[0], "0")
+	last := strings.TrimLeft(m.available[len(m.available)-1], "0")
+	if first == last {
+		return first
+	}
+	return first + "-" + last
 }

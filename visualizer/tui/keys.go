@@ -23,7 +23,7 @@ var keys = keyMap{
 	Down:    key.NewBinding(key.WithKeys("down", "tab"), key.WithHelp("↓", "select")),
 	Kill:    key.NewBinding(key.WithKeys("k"), key.WithHelp("k", "kill")),
 	Expire:  key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "expire")),
-	Chapter: key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7"), key.WithHelp("1-7", "chapter")),
+	Chapter: key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", "chapter")),
 	Quit:    key.NewBinding(key.WithKeys("q", "ctrl+c", "esc"), key.WithHelp("q", "quit")),
 }
 
@@ -92,7 +92,7 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, keys.Chapter):
 		k := "0" + msg.String()
 		if !slices.Contains(m.available, k) {
-			m.status = "chapter " + k + " is not wired into the visualizer yet"
+			m.status = "chapter " + k + " has no scene in the visualizer"
 			return m, nil
 		}
 		if k == m.chapter.Key {

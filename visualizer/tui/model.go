@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/scene"
 )
 
 // Controller is what the keys act on: the running workers. Update never
@@ -69,11 +71,13 @@ type Model struct {
 	src       Source
 	available []string // chapter keys that are wired in
 
-	chapter ChapterInfo
-	path    string
-	dir     string
-	hold    time.Duration
-	paused  bool
+	chapter  scene.Scene
+	words    scene.Words // the chapter's words, defaults filled in
+	workshop bool        // the learner's lock
+	path     string
+	dir      string
+	hold     time.Duration
+	paused   bool
 
 	workers map[string]*worker
 	order   []string
@@ -96,7 +100,7 @@ type Model struct {
 // only feed messages.
 func NewModel(ctl Controller, src Source, available []string) Model {
 	return Model{ctl: ctl, src: src, available: available, workers: map[string]*worker{},
-		cursor: -1, width: defaultWidth, height: 24}
+		words: scene.Words{}.WithDefaults(), cursor: -1, width: defaultWidth, height: 24}
 }
 
 // Init starts listening for the world.
@@ -159,8 +163,11 @@ func (m Model) flashing() bool {
 	return false
 }
 
-// apply folds a batch of happenings into the model.
+// apply folds a batch of happenings into the model. It works on a copy
+// of the workers, so the model it was given is left as it was (Update is
+// pure: a test can branch two futures off one model).
 func (m Model) apply(items []any) Model {
+	m = m.own()
 	for _, it := range items {
 		switch it := it.(type) {
 		case ChapterStarted:
@@ -193,6 +200,21 @@ func (m Model) apply(items []any) Model {
 	return m
 }
 
+// own gives m its own copy of what it shares with the model it was copied
+// from: the workers, their order and the log.
+func (m Model) own() Model {
+	workers := make(map[string]*worker, len(m.workers))
+	for n, w := range m.workers {
+		c := *w
+		c.watching = maps.Clone(w.watching)
+		workers[n] = &c
+	}
+	m.workers = workers
+	m.order = slices.Clone(m.order)
+	m.log = slices.Clip(m.log)
+	return m
+}
+
 // queueChanged takes a new snapshot of the lock dir. A node that vanished
 // without its owner deleting it (a crashed or cut-off worker's) was removed
 // by the server when the session expired: the log says so, since no lock
@@ -215,7 +237,8 @@ func (m Model) queueChanged(q QueueSnapshot) Model {
 }
 
 func (m Model) reset(c ChapterStarted) Model {
-	m.chapter, m.path, m.dir, m.hold = c.Chapter, c.Path, c.Dir, c.Hold
+	m.chapter, m.path, m.dir, m.hold = c.Scene, c.Path, c.Dir, c.Hold
+	m.words, m.workshop = c.Scene.Words.WithDefaults(), c.Workshop
 	m.workers, m.order = map[string]*worker{}, nil
 	m.queue = QueueSnapshot{Dir: c.Dir}
 	m.acquired, m.requests, m.notified, m.wasted = 0, 0, 0, 0
@@ -225,7 +248,7 @@ func (m Model) reset(c ChapterStarted) Model {
 	for _, n := range c.Workers {
 		m.worker(n)
 	}
-	m.addLog(fmt.Sprintf("── %s: %s", c.Chapter.Name, c.Chapter.Title))
+	m.addLog(fmt.Sprintf("── %s: %s", c.Scene.Name, c.Scene.Title))
 	return m
 }
 
@@ -266,7 +289,9 @@ func (m Model) event(e event.Event) Model {
 	if e.Time.After(m.now) {
 		m.now = e.Time
 	}
-	m.addLog(protectedAnywhere.ReplaceAllString(e.String(), ""))
+	if line := m.chapter.Line(e); line != "" {
+		m.addLog(protectedAnywhere.ReplaceAllString(line, ""))
+	}
 	if e.Owner == "" {
 		return m
 	}

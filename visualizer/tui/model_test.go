@@ -50,13 +50,10 @@ func ev(owner string, k event.Kind, op, n, detail string) event.Event {
 // started is a model that has begun chapter 04 with three workers.
 func started(t *testing.T, ctl Controller) Model {
 	t.Helper()
-	ch, ok := lookup("04")
-	if !ok {
-		t.Fatal("chapter 04 is not registered")
-	}
-	m := NewModel(ctl, nil, Chapters())
+	ch := sceneOf(t, "04")
+	m := NewModel(ctl, nil, testKeys)
 	m.width, m.height = 100, 30
-	return m.apply([]any{ChapterStarted{Chapter: ch.ChapterInfo, Path: dir, Dir: dir, Hold: 200 * time.Millisecond},
+	return m.apply([]any{ChapterStarted{Scene: ch, Path: dir, Dir: dir, Hold: 200 * time.Millisecond},
 		WorkerChange{Name: "worker-1", State: Idle}, WorkerChange{Name: "worker-2", State: Idle},
 		WorkerChange{Name: "worker-3", State: Idle}})
 }
@@ -162,8 +159,14 @@ func TestEventsDriveWorkerStates(t *testing.T) {
 		if len(m.workers["worker-2"].watching) != 0 {
 			t.Errorf("a notified watch is gone, but worker-2 still watches %v", m.workers["worker-2"].watching)
 		}
-		if !strings.Contains(m.View(), "NOTIFIED") {
-			t.Error("the notified worker does not flash")
+		if v := m.View(); strings.Contains(v, "NOTIFIED") || !regexp.MustCompile(`worker-2\s+holding`).MatchString(v) {
+			t.Errorf("the new holder's row must say holding, as its node's row says HOLDS:\n%s", v)
+		}
+	})
+	t.Run("a notified waiter flashes until it holds", func(t *testing.T) {
+		m := m.apply([]any{ev("worker-2", event.Notified, "", node(1), "EventNodeDeleted")})
+		if !regexp.MustCompile(`worker-2\s+NOTIFIED`).MatchString(m.View()) {
+			t.Errorf("the notified worker does not flash:\n%s", m.View())
 		}
 	})
 	t.Run("a waiter notified in vain counts a wasted wake-up", func(t *testing.T) {
@@ -200,13 +203,13 @@ func TestEventsDriveWorkerStates(t *testing.T) {
 
 func TestHerdAndHandOffReadDifferently(t *testing.T) {
 	// Chapter 03: one release, every waiter told, all but one go back.
-	ch, _ := lookup("03")
-	m := NewModel(nil, nil, Chapters())
+	ch := sceneOf(t, "03")
+	m := NewModel(nil, nil, testKeys)
 	lock := "/v/03/lock"
 	e := func(o string, k event.Kind, op, detail string) event.Event {
 		return event.Event{Time: t0, Owner: o, Kind: k, Op: op, Node: lock, Detail: detail}
 	}
-	items := []any{ChapterStarted{Chapter: ch.ChapterInfo, Path: lock, Dir: "/v/03", Hold: time.Second},
+	items := []any{ChapterStarted{Scene: ch, Path: lock, Dir: "/v/03", Hold: time.Second},
 		QueueSnapshot{Dir: "/v/03", Nodes: []QueueNode{{Name: "lock", Seq: -1, Owner: "worker-1"}}},
 		e("worker-1", event.Acquired, "", "")}
 	for i := 2; i <= 5; i++ {
@@ -275,7 +278,7 @@ func TestKeys(t *testing.T) {
 		m.available = []string{"04"}
 		m, cmd := press(t, m, "3")
 		run(cmd)
-		if len(ctl.calls) != 0 || !strings.Contains(m.status, "not wired") {
+		if len(ctl.calls) != 0 || !strings.Contains(m.status, "no scene") {
 			t.Errorf("calls %v status %q", ctl.calls, m.status)
 		}
 	})
@@ -399,8 +402,8 @@ func TestWorkerChanges(t *testing.T) {
 		}
 	})
 	t.Run("a new chapter forgets the old one", func(t *testing.T) {
-		ch, _ := lookup("03")
-		m := m.apply([]any{ChapterStarted{Chapter: ch.ChapterInfo, Dir: "/x"}})
+		ch := sceneOf(t, "03")
+		m := m.apply([]any{ChapterStarted{Scene: ch, Dir: "/x"}})
 		if len(m.workers) != 0 || m.requests != 0 || len(m.queue.Nodes) != 0 || m.chapter.Key != "03" {
 			t.Errorf("state left over: %d workers, %d requests", len(m.workers), m.requests)
 		}
@@ -435,7 +438,7 @@ func TestWorkerChanges(t *testing.T) {
 func TestUpdatePlumbing(t *testing.T) {
 	t.Run("each batch re-arms the wait for the next one", func(t *testing.T) {
 		src := &fakeSource{batches: [][]any{{Notice{Text: "second"}}}}
-		m := NewModel(nil, src, Chapters())
+		m := NewModel(nil, src, testKeys)
 		m, cmd := update(t, m, lockEventMsg{[]any{Notice{Text: "first"}}})
 		msgs := run(cmd)
 		if len(msgs) != 1 {
@@ -447,7 +450,7 @@ func TestUpdatePlumbing(t *testing.T) {
 		}
 	})
 	t.Run("a closed source stops the loop", func(t *testing.T) {
-		m := NewModel(nil, &fakeSource{}, Chapters())
+		m := NewModel(nil, &fakeSource{}, testKeys)
 		if msgs := run(m.Init()); len(msgs) != 1 || msgs[0] != nil {
 			t.Errorf("got %v, want one nil message", msgs)
 		}

@@ -47,10 +47,7 @@ func shortDir(p string, w int) string {
 // node, who watches it.
 func (m Model) queueView(w, h int) []string {
 	lines := make([]string, 0, h)
-	title := "QUEUE"
-	if m.chapter.Watch {
-		title = "ZNODES"
-	}
+	title := m.words.Queue
 	count := fmt.Sprintf(" (%d)", len(m.queue.Nodes))
 	lines = append(lines, titleStyle.Render(fit(title+" "+shortDir(m.queue.Dir, w-len(title)-len(count)-1)+count, w)))
 	name := shortNode
@@ -101,7 +98,7 @@ func (m Model) queueView(w, h int) []string {
 		mark, tag, style := "  ", "", stateStyle(st)
 		switch {
 		case st == Holding:
-			mark, tag = "▶ ", " HOLDS"
+			mark, tag = "▶ ", " "+m.words.Holds
 			if m.chapter.Watch {
 				mark, tag = "  ", ""
 			}

@@ -16,6 +16,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/scene"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
 )
 
@@ -24,23 +25,28 @@ import (
 // running a chapter's real lock, plus a children watch on the lock dir. It
 // implements Controller and Source.
 type runtime struct {
-	ctx        context.Context
-	cancel     context.CancelFunc
-	servers    []string
-	base       string
-	session    time.Duration
-	persistent bool
-	exercise   bool // -impl exercise: the learner's locks
-	admin      *zk.Conn
-	inbox      *inbox
-	wg         sync.WaitGroup
+	ctx      context.Context
+	cancel   context.CancelFunc
+	servers  []string
+	base     string
+	session  time.Duration
+	scenes   []scene.Scene
+	workshop bool // built with -tags workshop: the scenes run the learner's lock
+	ownBase  bool // base is this run's own root: delete it on the way out
+	admin    *zk.Conn
+	inbox    *inbox
+	wg       sync.WaitGroup
+
+	failOnce sync.Once
+	failed   chan struct{} // closed when a worker panicked: the view must end
+	failure  error         // the *PanicError, once failed is closed
 
 	hold   atomic.Int64 // time.Duration
 	gen    atomic.Int64 // bumped on every chapter switch; older events are dropped
 	paused gate
 
 	mu      sync.Mutex // guards everything below; held while switching
-	chapter Chapter
+	chapter scene.Scene
 	path    string
 	workers []*runWorker
 	nextID  int
@@ -68,7 +74,7 @@ func newRuntime(ctx context.Context, servers []string, base string, session, hol
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	r := &runtime{ctx: ctx, cancel: cancel, servers: servers, base: base, session: session, admin: admin,
-		inbox: newInbox(time.Second / 30), sessions: map[int64]string{}}
+		inbox: newInbox(time.Second / 30), sessions: map[int64]string{}, failed: make(chan struct{})}
 	r.hold.Store(int64(hold))
 	r.paused.set(false)
 	r.wg.Add(1)
@@ -80,14 +86,10 @@ func newRuntime(ctx context.Context, servers []string, base string, session, hol
 func (r *runtime) Next() []any { return r.inbox.Next() }
 
 // start runs chapter ch with n workers. r.mu must be held.
-func (r *runtime) start(ch Chapter, n int) error {
+func (r *runtime) start(ch scene.Scene, n int) error {
 	gen := r.gen.Add(1)
 	r.chapter = ch
-	leaf := ch.Leaf
-	if leaf == "" {
-		leaf = "lock"
-	}
-	r.path = path.Join(r.base, ch.Name, leaf)
+	r.path = path.Join(r.base, ch.Name, ch.LeafOrDefault())
 	// A previous run may have left nodes behind (chapter 02's persistent
 	// lock does so on purpose): start from nothing.
 	if err := deleteTree(r.admin, path.Join(r.base, ch.Name)); err != nil {
@@ -97,7 +99,8 @@ func (r *runtime) start(ch Chapter, n int) error {
 		return err
 	}
 	if ch.Setup != nil {
-		if err := ch.Setup(r.ctx, r.admin, r.path); err != nil {
+		err := r.protect("setup", func() error { return ch.Setup(r.ctx, r.admin, r.path) })
+		if err != nil {
 			return fmt.Errorf("set up chapter %s: %w", ch.Name, err)
 		}
 	}
@@ -105,14 +108,14 @@ func (r *runtime) start(ch Chapter, n int) error {
 	if ch.Single {
 		dir, only = path.Dir(r.path), path.Base(r.path)
 	}
-	r.inbox.put(ChapterStarted{Chapter: ch.ChapterInfo, Path: r.path, Dir: dir, Hold: time.Duration(r.hold.Load())})
+	r.inbox.put(ChapterStarted{Scene: ch, Path: r.path, Dir: dir, Hold: time.Duration(r.hold.Load()), Workshop: r.workshop})
 	dctx, stop := context.WithCancel(r.ctx)
 	r.stopDir, r.dirDone = stop, make(chan struct{})
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
 		defer close(r.dirDone)
-		r.watchDir(dctx, gen, dir, only)
+		r.watchDir(dctx, gen, dir, only, ch.Tag)
 	}()
 	r.nextID = 0
 	for range n {
@@ -127,7 +130,7 @@ func (r *runtime) start(ch Chapter, n int) error {
 func (r *runtime) addWorker(gen int64) error {
 	r.nextID++
 	i := r.nextID
-	name := fmt.Sprintf("worker-%d", i)
+	name := fmt.Sprintf("%s-%d", r.chapter.Words.WithDefaults().Worker, i)
 	proxy, err := zkconn.NewProxy(r.servers[0])
 	if err != nil {
 		return err
@@ -147,17 +150,12 @@ func (r *runtime) addWorker(gen int64) error {
 			r.inbox.put(e)
 		}
 	}).WithOwner(name)
-	newWorker := r.chapter.NewWorker
-	if r.exercise {
-		newWorker = r.chapter.Exercise
-	}
-	var l Locker
-	if newWorker == nil {
-		err = fmt.Errorf("chapter %s has no exercise", r.chapter.Key)
-	} else {
-		l, err = newWorker(Worker{Conn: conn, Path: r.path, Index: i, Name: name, Observer: obs,
-			Session: r.session, Persist: r.persistent})
-	}
+	var part scene.Part
+	err = r.protect(name, func() (err error) {
+		part, err = r.chapter.NewWorker(scene.Worker{Conn: conn, Path: r.path, Index: i, Name: name,
+			Observer: obs, Session: r.session})
+		return err
+	})
 	if err != nil {
 		cancel()
 		conn.Close()
@@ -168,40 +166,13 @@ func (r *runtime) addWorker(gen int64) error {
 	r.inbox.put(WorkerChange{Name: name, State: Idle})
 	r.wg.Add(2)
 	go func() { defer r.wg.Done(); r.watchSession(w, events, gen) }()
-	go func() { defer r.wg.Done(); defer close(w.done); r.work(ctx, w, guarded{l}, gen) }()
+	go func() { defer r.wg.Done(); defer close(w.done); r.work(ctx, w, part, gen) }()
 	return nil
-}
-
-// guarded turns a panic in a lock (a learner's TODO(workshop) stub, with
-// -impl exercise) into an error, so one unfinished step does not take the
-// whole visualizer down.
-type guarded struct{ l Locker }
-
-type stubPanic struct{ v any }
-
-func (p stubPanic) Error() string { return fmt.Sprint("panic: ", p.v) }
-
-func (g guarded) Lock(ctx context.Context) (err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = stubPanic{v}
-		}
-	}()
-	return g.l.Lock(ctx)
-}
-
-func (g guarded) Unlock(ctx context.Context) (err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = stubPanic{v}
-		}
-	}()
-	return g.l.Unlock(ctx)
 }
 
 // work is one worker's life: lock, hold, unlock, rest, again. Pausing
 // stops it at the next step, so a holder keeps holding while paused.
-func (r *runtime) work(ctx context.Context, w *runWorker, l Locker, gen int64) {
+func (r *runtime) work(ctx context.Context, w *runWorker, part scene.Part, gen int64) {
 	say := func(format string, args ...any) {
 		if !w.dead.Load() && r.gen.Load() == gen {
 			r.inbox.put(Notice{Text: w.name + " " + fmt.Sprintf(format, args...)})
@@ -211,16 +182,14 @@ func (r *runtime) work(ctx context.Context, w *runWorker, l Locker, gen int64) {
 		if !r.paused.wait(ctx) {
 			return
 		}
-		err := l.Lock(ctx)
-		if todo, ok := err.(stubPanic); ok {
-			// The learner's lock hit a TODO(workshop) stub (or another
-			// panic): say it once and stop this worker, not the view.
-			say("stopped: %v", todo.v)
+		err := r.protect(w.name, func() error { return part.Lock(ctx) })
+		if errors.As(err, new(*PanicError)) {
+			r.fail(err) // a TODO(workshop) stub, or a bug: the view ends and says it
 			return
 		}
 		if ctx.Err() != nil {
 			if err == nil && !w.dead.Load() {
-				r.unlock(w, l, say)
+				r.unlock(w, part, say)
 			}
 			return
 		}
@@ -234,19 +203,28 @@ func (r *runtime) work(ctx context.Context, w *runWorker, l Locker, gen int64) {
 		if w.dead.Load() {
 			return // killed while holding: no Unlock, the session just dies
 		}
-		r.unlock(w, l, say)
+		if !r.unlock(w, part, say) {
+			return
+		}
 		if !sleep(ctx, r.holdTime()/2) {
 			return
 		}
 	}
 }
 
-func (r *runtime) unlock(w *runWorker, l Locker, say func(string, ...any)) {
+// unlock releases; false if the lock panicked (the view then ends).
+func (r *runtime) unlock(w *runWorker, part scene.Part, say func(string, ...any)) bool {
 	uctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), 5*time.Second)
 	defer cancel()
-	if err := l.Unlock(uctx); err != nil {
+	err := r.protect(w.name, func() error { return part.Unlock(uctx) })
+	if errors.As(err, new(*PanicError)) {
+		r.fail(err)
+		return false
+	}
+	if err != nil {
 		say("unlock: %v", err)
 	}
+	return true
 }
 
 // watchSession reports what the worker's session goes through.
@@ -269,7 +247,7 @@ func (r *runtime) watchSession(w *runWorker, events <-chan zk.Event, gen int64) 
 
 // watchDir keeps the queue panel true to ZooKeeper: a children watch on
 // dir, re-set after each change; each new child is read once for its owner.
-func (r *runtime) watchDir(ctx context.Context, gen int64, dir, only string) {
+func (r *runtime) watchDir(ctx context.Context, gen int64, dir, only string, tag func(string) string) {
 	known := map[string]QueueNode{}
 	put := func(s QueueSnapshot) {
 		if r.gen.Load() == gen {
@@ -309,7 +287,7 @@ func (r *runtime) watchDir(ctx context.Context, gen int64, dir, only string) {
 			seen[c] = true
 			q, ok := known[c]
 			if !ok || only != "" || q.Owner == "" {
-				if q, ok = r.readNode(dir, c); !ok {
+				if q, ok = r.readNode(dir, c, tag); !ok {
 					continue // gone already
 				}
 				known[c] = q
@@ -339,7 +317,7 @@ func (r *runtime) watchDir(ctx context.Context, gen int64, dir, only string) {
 
 // readNode reads one child for the queue: its owner (the worker whose
 // session created it), kind and data.
-func (r *runtime) readNode(dir, name string) (QueueNode, bool) {
+func (r *runtime) readNode(dir, name string, tag func(string) string) (QueueNode, bool) {
 	data, st, err := r.admin.Get(dir + "/" + name)
 	if err != nil {
 		return QueueNode{}, false
@@ -350,15 +328,12 @@ func (r *runtime) readNode(dir, name string) (QueueNode, bool) {
 	r.sessMu.Unlock()
 	if s := string(data); len(s) <= 24 && printable(s) {
 		q.Data = s
-		if q.Owner == "" && strings.HasPrefix(s, "worker-") {
-			q.Owner = s
+		if q.Owner == "" && r.isWorker(s) {
+			q.Owner = s // a persistent node (02) names its creator in its data
 		}
 	}
-	switch up := strings.ToUpper(name); {
-	case strings.Contains(up, "READ"):
-		q.Kind = "R"
-	case strings.Contains(up, "WRIT"):
-		q.Kind = "W"
+	if tag != nil {
+		q.Kind = tag(name)
 	}
 	return q, true
 }
@@ -373,6 +348,19 @@ func sequenceOf(name string) int64 {
 		return -1
 	}
 	return n
+}
+
+// isWorker says whether name is one of ours (a node's data may name its
+// owner when no session does).
+func (r *runtime) isWorker(name string) bool {
+	r.sessMu.Lock()
+	defer r.sessMu.Unlock()
+	for _, n := range r.sessions {
+		if n == name {
+			return true
+		}
+	}
+	return false
 }
 
 func printable(s string) bool {
@@ -485,7 +473,7 @@ func (r *runtime) find(name string) *runWorker {
 // Switch stops this chapter's workers cleanly and starts the other chapter
 // with as many workers.
 func (r *runtime) Switch(key string) {
-	ch, ok := lookup(key)
+	ch, ok := lookup(r.scenes, key)
 	if !ok {
 		r.inbox.put(Notice{Text: "no chapter " + key})
 		return
@@ -518,10 +506,23 @@ func (r *runtime) stopAll() int {
 		<-r.dirDone
 		r.stopDir = nil
 	}
-	if r.chapter.Name != "" && r.ctx.Err() == nil {
-		deleteTree(r.admin, path.Join(r.base, r.chapter.Name))
+	if r.chapter.Name != "" {
+		// Also after ctx ended (Ctrl-C, SIGHUP): the admin session is
+		// still open, and nothing we created may stay behind.
+		r.cleanup(path.Join(r.base, r.chapter.Name))
 	}
 	return alive
+}
+
+// cleanup deletes the tree at p with the admin session, bounded in time
+// in case the server went away.
+func (r *runtime) cleanup(p string) {
+	done := make(chan struct{})
+	go func() { defer close(done); deleteTree(r.admin, p) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+	}
 }
 
 // Close stops everything the runtime started.
@@ -529,6 +530,16 @@ func (r *runtime) Close() {
 	r.mu.Lock()
 	r.stopAll()
 	r.mu.Unlock()
+	if r.ownBase {
+		// The run's own root, then its parents while they are empty
+		// (another run may still be under /lockstep/visualizer).
+		r.cleanup(r.base)
+		for d := path.Dir(r.base); d != "/"; d = path.Dir(d) {
+			if r.admin.Delete(d, -1) != nil {
+				break
+			}
+		}
+	}
 	r.cancel()
 	r.paused.set(false)
 	r.admin.Close()

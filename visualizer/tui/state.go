@@ -26,3 +26,20 @@ func (s State) String() string {
 
 // alive says whether the worker still takes part in the lock.
 func (s State) alive() bool { return s != Crashed && s != Stopped }
+
+// label is how the chapter's words name state s in the state column.
+func (m Model) label(s State) string {
+	switch s {
+	case Idle:
+		return m.words.Idle
+	case Requesting:
+		return m.words.Requesting
+	case Waiting:
+		return m.words.Waiting
+	case Holding:
+		return m.words.Holding
+	case Expired:
+		return "expired"
+	}
+	return s.String()
+}

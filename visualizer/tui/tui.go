@@ -1,17 +1,20 @@
-// Package tui is lockstep's visualizer: K workers, each with its own
-// ZooKeeper session, contend with a chapter's real lock against a real
-// server, and the terminal shows the queue of lock nodes as ZooKeeper has
-// it, who watches whom, which watchers a deletion wakes, and what each
-// worker is doing. Keys kill or expire a worker, add or remove one, pause,
-// change the pace, or switch chapter.
+// Package tui is lockstep's visualizer engine: K workers, each with its own
+// ZooKeeper session, run a chapter's real lock against a real server, and
+// the terminal shows the queue of lock nodes as ZooKeeper has it, who
+// watches whom, which watchers a deletion wakes, and what each worker is
+// doing. Keys kill or expire a worker, add or remove one, pause, change the
+// pace, or switch chapter.
 //
-// A chapter's main.go can open it for that chapter:
+// The engine knows no chapter: it shows the scenes (internal/scene) it is
+// given, and visualizer/main.go is the one place that lists them:
 //
-//	err := tui.Run(ctx, tui.Options{Chapter: "04"})
+//	err := tui.Run(ctx, tui.Options{Scenes: scenes, Chapter: "04"})
 package tui
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -24,22 +27,30 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/lockstep-zk/lockstep/internal/demo"
+	"github.com/lockstep-zk/lockstep/internal/scene"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
 )
 
-// Options says what to run. The zero value runs chapter 04 with 5 workers
-// against a server from zkserver.Start.
+// Options says what to run. Scenes is required; the other zero values run
+// the first scene with 5 workers against a server from zkserver.Start.
 type Options struct {
-	Chapter    string        // "04", "4" or "04-sequential-lock"; default 04
-	Servers    string        // host:port,…; empty: $ZK_SERVERS, else Docker, else a local install
-	Workers    int           // default 5
-	Hold       time.Duration // time inside the critical section; default 300ms
-	Session    time.Duration // session timeout; default zkconn.DefaultSessionTimeout
-	Base       string        // znode under which each chapter gets its own lock; default /lockstep/visualizer
-	Persistent bool          // chapter 02: the persistent-node variant
-	// Impl is "reference" (default) or "exercise": the learner's lock in
-	// NN-name/exercise. The program's main must call PreflightChild first.
-	Impl string
+	Scenes  []scene.Scene // every chapter that can be shown, in key order
+	Chapter string        // "04", "4" or "04-sequential-lock"; default: the first scene
+	Servers string        // host:port,…; empty: $ZK_SERVERS, else Docker, else a local install
+	Workers int           // default 5
+	Hold    time.Duration // time inside the critical section; default 300ms
+	Session time.Duration // session timeout; default zkconn.DefaultSessionTimeout
+	// Base is the znode under which each chapter gets its own. Default: a
+	// root of this run's own, /lockstep/visualizer/run-<random>, deleted on
+	// the way out, so that learners sharing one server never meet.
+	Base string
+	// Workshop: the scenes run the learner's lock (the visualizer was built
+	// with -tags workshop and an -overlay); the header says "your lock".
+	Workshop bool
+
+	// Persistent is chapter 02's persistent variant. It is read only by
+	// the go run bridge in bridge.go, for the chapters' -tui flag.
+	Persistent bool
 
 	// Script presses keys at given times: "2s:k,5s:e,8s:3" (key names as in
 	// the help bar; "space", "up", "down" spelled out).
@@ -55,8 +66,21 @@ type Options struct {
 }
 
 func (o *Options) defaults() error {
+	keys := map[string]bool{}
+	for _, s := range o.Scenes {
+		if err := s.Check(); err != nil {
+			return fmt.Errorf("tui: %w", err)
+		}
+		if keys[s.Key] {
+			return fmt.Errorf("tui: two scenes for chapter %s", s.Key)
+		}
+		keys[s.Key] = true
+	}
+	if len(o.Scenes) == 0 {
+		return errors.New("tui: no scenes to show")
+	}
 	if o.Chapter == "" {
-		o.Chapter = "04"
+		o.Chapter = o.Scenes[0].Key
 	}
 	if o.Workers == 0 {
 		o.Workers = 5
@@ -66,9 +90,6 @@ func (o *Options) defaults() error {
 	}
 	if o.Session == 0 {
 		o.Session = zkconn.DefaultSessionTimeout
-	}
-	if o.Base == "" {
-		o.Base = "/lockstep/visualizer"
 	}
 	if o.Interval == 0 {
 		o.Interval = 500 * time.Millisecond
@@ -91,44 +112,45 @@ func (o *Options) defaults() error {
 		return fmt.Errorf("tui: session %v: want > 0", o.Session)
 	case o.Width < 40 || o.Height < 12:
 		return fmt.Errorf("tui: %dx%d: want at least 40x12", o.Width, o.Height)
+	case o.Base != "" && !strings.HasPrefix(o.Base, "/") || strings.HasSuffix(o.Base, "/") || strings.Contains(o.Base, "//"):
+		return fmt.Errorf("tui: path %q: want an absolute znode path like /lockstep/visualizer", o.Base)
 	}
-	switch o.Impl {
-	case "", "reference", "exercise":
-	default:
-		return fmt.Errorf("tui: impl %q: want reference or exercise", o.Impl)
-	}
-	if _, ok := lookup(o.Chapter); !ok {
-		return fmt.Errorf("tui: chapter %q: want one of %s", o.Chapter, strings.Join(Chapters(), ", "))
+	if _, ok := lookup(o.Scenes, o.Chapter); !ok {
+		return fmt.Errorf("tui: chapter %q: want one of %s", o.Chapter, strings.Join(keysOf(o.Scenes), ", "))
 	}
 	_, err := parseScript(o.Script)
 	return err
 }
 
-// Run starts the workers and shows them until the learner quits (or ctx
-// ends), then closes every session and the server it started.
+// Run starts the workers and shows them until the learner quits, ctx ends
+// (Ctrl-C, SIGTERM, SIGHUP in the visualizer's main) or a scene's code
+// panics; then it closes every session, deletes what it created and stops
+// the server it started. A panic is returned as a *PanicError, after the
+// terminal was restored.
 func Run(ctx context.Context, opts Options) error {
+	if len(opts.Scenes) == 0 && opts.Chapter != "" {
+		return runVisualizer(ctx, opts) // a chapter's -tui flag: see bridge.go
+	}
 	if err := opts.defaults(); err != nil {
 		return err
 	}
-	ch, _ := lookup(opts.Chapter)
+	ch, _ := lookup(opts.Scenes, opts.Chapter)
 	script, _ := parseScript(opts.Script)
 	servers, stopServer, err := demo.Servers(ctx, opts.Servers, io.Discard)
 	defer stopServer()
 	if err != nil {
 		return err
 	}
-	rt, err := newRuntime(ctx, servers, opts.Base, opts.Session, opts.Hold)
+	base, own := opts.Base, opts.Base == ""
+	if own {
+		base = "/lockstep/visualizer/run-" + runID()
+	}
+	rt, err := newRuntime(ctx, servers, base, opts.Session, opts.Hold)
 	if err != nil {
 		return err
 	}
-	rt.persistent = opts.Persistent
-	rt.exercise = opts.Impl == "exercise"
+	rt.scenes, rt.workshop, rt.ownBase = opts.Scenes, opts.Workshop, own
 	defer rt.Close()
-	if rt.exercise {
-		if err := preflight(ctx, rt, ch); err != nil {
-			return err
-		}
-	}
 
 	if opts.Frames > 0 {
 		return runFrames(ctx, rt, ch, opts, script)
@@ -140,7 +162,14 @@ func Run(ctx context.Context, opts Options) error {
 			rt.inbox.put(Notice{Text: "start: " + err.Error()})
 		}
 	}()
-	p := tea.NewProgram(NewModel(rt, rt, Chapters()), tea.WithAltScreen(), tea.WithContext(ctx), tea.WithFPS(30))
+	p := tea.NewProgram(NewModel(rt, rt, keysOf(opts.Scenes)), tea.WithAltScreen(), tea.WithContext(ctx), tea.WithFPS(30))
+	go func() {
+		select {
+		case <-rt.failed: // a worker panicked: end the view the normal way
+			p.Quit()
+		case <-rt.ctx.Done():
+		}
+	}()
 	go func() {
 		start := time.Now()
 		for _, s := range script {
@@ -151,6 +180,9 @@ func Run(ctx context.Context, opts Options) error {
 		}
 	}()
 	_, err = p.Run()
+	if perr := rt.panicked(); perr != nil {
+		return perr
+	}
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil
 	}
@@ -158,19 +190,26 @@ func Run(ctx context.Context, opts Options) error {
 }
 
 // runFrames renders frames to opts.Out instead of running a terminal UI.
-func runFrames(ctx context.Context, rt *runtime, ch Chapter, opts Options, script []scripted) error {
+func runFrames(ctx context.Context, rt *runtime, ch scene.Scene, opts Options, script []scripted) error {
 	lipgloss.SetColorProfile(termenv.Ascii)
 	rt.mu.Lock()
 	err := rt.start(ch, opts.Workers)
 	rt.mu.Unlock()
+	if perr := rt.panicked(); perr != nil {
+		return perr
+	}
 	if err != nil {
 		return err
 	}
-	m := NewModel(rt, nil, Chapters())
+	m := NewModel(rt, nil, keysOf(opts.Scenes))
 	m.width, m.height = opts.Width, opts.Height
 	start := time.Now()
 	for i := range opts.Frames {
-		if !sleep(ctx, opts.Interval) {
+		select {
+		case <-time.After(opts.Interval):
+		case <-rt.failed:
+			return rt.panicked()
+		case <-ctx.Done():
 			return ctx.Err()
 		}
 		now := time.Now()
@@ -189,6 +228,13 @@ func runFrames(ctx context.Context, rt *runtime, ch Chapter, opts Options, scrip
 		fmt.Fprintf(opts.Out, "── frame %d/%d ──\n%s\n", i+1, opts.Frames, m.View())
 	}
 	return nil
+}
+
+// runID names a run's root: 8 random hex digits.
+func runID() string {
+	b := make([]byte, 4)
+	rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 type scripted struct {
@@ -227,22 +273,4 @@ func keyMsg(k string) tea.KeyMsg {
 		return tea.KeyMsg{Type: tea.KeyDown}
 	}
 	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
-}
-
-// FromDemo turns a lock chapter's demo flags into Options for that chapter,
-// for "go run ./NN-name -tui". Only the flags given on the command line are
-// carried over; the others keep the visualizer's defaults (the timeline's
-// 50 ms hold is too fast to watch).
-func FromDemo(chapter string, cfg demo.Config) Options {
-	o := Options{Chapter: chapter, Servers: cfg.Servers}
-	if cfg.Set["workers"] {
-		o.Workers = cfg.Workers
-	}
-	if cfg.Set["hold"] {
-		o.Hold = cfg.Hold
-	}
-	if cfg.Set["session"] {
-		o.Session = cfg.Session
-	}
-	return o
 }

@@ -25,7 +25,9 @@ func (m Model) View() string {
 	panelH := max(3, min(need, h-len(header)-len(footer)-5))
 	logLines := h - len(header) - len(footer) - panelH - 1
 
-	leftW := max(w*2/5, min(48, w/2))
+	// The workers panel gets what its rows need (longer names in 07), the
+	// queue the rest, up to 48 columns.
+	leftW := max(w*2/5, min(48, w/2, w-1-m.workersWidth()))
 	rightW := w - leftW - 1
 	left := m.queueView(leftW, panelH)
 	right := m.workersView(rightW, panelH)
@@ -63,9 +65,19 @@ func (m Model) headerLines(w int) []string {
 	if name == "" {
 		name = "starting…"
 	}
-	h1 := fmt.Sprintf("lockstep %s · %d workers · hold %v · ", name, alive, m.hold)
+	if m.workshop {
+		name += " (your lock)"
+	}
+	h1 := fmt.Sprintf("lockstep %s · %d %ss · hold %v · ", name, alive, m.words.Worker, m.hold)
 	h1 = titleStyle.Render(fit(h1, w-len(run)-1)) + run
 	look := dimStyle.Render(fit(m.chapter.Look, w))
+	return []string{h1, look, m.counters(w)}
+}
+
+// counters is the line of totals in the chapter's words. It must fit the
+// terminal without cutting a number: the least telling parts are left out
+// first when it does not.
+func (m Model) counters(w int) string {
 	perAcq := "-"
 	if m.acquired > 0 {
 		perAcq = fmt.Sprintf("%.1f", float64(m.requests)/float64(m.acquired))
@@ -74,13 +86,31 @@ func (m Model) headerLines(w int) []string {
 	if m.releases > 0 {
 		perRel = fmt.Sprintf("%.1f", float64(m.wakes)/float64(m.releases))
 	}
-	counters := fmt.Sprintf("acq %d · woken/release %s (last %d) · notified %d · wasted %d · req %d (%s/acq)",
-		m.acquired, perRel, m.lastWoken(), m.notified, m.wasted, m.requests, perAcq)
-	if m.chapter.Watch {
-		counters = fmt.Sprintf("writes %d · req %d · notified %d · watches fired per write %s (last %d)",
-			m.releases, m.requests, m.notified, perRel, m.lastWoken())
+	type part struct {
+		text string
+		keep int // higher stays longer
 	}
-	return []string{h1, look, fit(counters, w)}
+	parts := []part{
+		{fmt.Sprintf("%s %d", m.words.Acquired, m.acquired), 5},
+		{fmt.Sprintf("%s %s (last %d)", m.words.Woken, perRel, m.lastWoken()), 4},
+		{fmt.Sprintf("req %d (%s/%s)", m.requests, perAcq, m.words.PerAcq), 3},
+		{fmt.Sprintf("notified %d", m.notified), 1},
+	}
+	if !m.chapter.Watch { // in 01 nobody competes: nothing is wasted
+		parts = append(parts[:3], part{fmt.Sprintf("wasted %d", m.wasted), 2}, parts[3])
+	}
+	for drop := 0; ; drop++ {
+		var kept []string
+		for _, p := range parts {
+			if p.keep > drop {
+				kept = append(kept, p.text)
+			}
+		}
+		line := strings.Join(kept, " · ")
+		if utf8.RuneCountInString(line) <= w || len(kept) <= 1 {
+			return fit(line, w)
+		}
+	}
 }
 
 // lastWoken is how many waiters the latest release woke: counted live, so

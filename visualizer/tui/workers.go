@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // workersView is the WORKERS panel: one row per worker with its state,
@@ -12,7 +13,8 @@ import (
 func (m Model) workersView(w, h int) []string {
 	lines := make([]string, 0, h)
 	showWatch := w >= 60
-	head := fmt.Sprintf("  %-9s %-10s", "WORKERS", "state")
+	nameW, stateW := m.columns()
+	head := fmt.Sprintf("  %-*s %-*s", nameW, strings.ToUpper(m.words.Worker)+"S", stateW, "state")
 	if showWatch {
 		head += fmt.Sprintf(" %-17s", "watches")
 	}
@@ -47,14 +49,14 @@ func (m Model) workersView(w, h int) []string {
 		if wk.name == sel {
 			cursor = "» "
 		}
-		state := m.chapter.label(wk.state)
-		if wk.state == Expired {
-			state = "expired"
-		}
+		state := m.label(wk.state)
 		style := stateStyle(wk.state)
-		flashing := wk.flashUntil.After(m.now)
+		// A notification flashes on a worker that was woken and has not
+		// got the lock (yet, or again): a holder's row says it holds, as
+		// its node's row in the queue does.
+		flashing := wk.flashUntil.After(m.now) && wk.state != Holding
 		if flashing {
-			state, style = "NOTIFIED", flashStyle
+			state, style = m.words.Notified, flashStyle
 		}
 		watch := ""
 		if showWatch {
@@ -67,10 +69,10 @@ func (m Model) workersView(w, h int) []string {
 			sort.Strings(ns)
 			watch = " " + pad(fit(strings.Join(ns, ","), 17), 17)
 		}
-		name := fit(wk.name, 9)
+		name := fit(wk.name, nameW)
 		counters := fmt.Sprintf(" %3d %4d %3d %3d", wk.acquired, wk.requests, wk.notified, wk.wasted)
-		row := cursor + pad(name, 9) + " " + style.Render(pad(fit(state, 10), 10)) + watch + counters
-		if flashing && wk.lastNotice != "" && w >= 58+len(wk.lastNotice) {
+		row := cursor + pad(name, nameW) + " " + style.Render(pad(fit(state, stateW), stateW)) + watch + counters
+		if flashing && wk.lastNotice != "" && w >= 39+nameW+stateW+len(wk.lastNotice) {
 			row += " " + wk.lastNotice
 		}
 		if wk.name == sel {
@@ -82,6 +84,27 @@ func (m Model) workersView(w, h int) []string {
 		lines = append(lines, "")
 	}
 	return lines[:h]
+}
+
+// columns are the widths of the name column, which fits the longest name
+// ("candidate-12" in 07), and of the state column, which fits the
+// chapter's longest word for a state.
+func (m Model) columns() (nameW, stateW int) {
+	nameW = 9
+	for _, n := range m.order {
+		nameW = max(nameW, len(n))
+	}
+	stateW = len("expired")
+	for _, l := range []string{m.words.Idle, m.words.Requesting, m.words.Waiting, m.words.Holding, m.words.Notified} {
+		stateW = max(stateW, utf8.RuneCountInString(l))
+	}
+	return min(nameW, 14), min(stateW, 12)
+}
+
+// workersWidth is the width of a row without the watches column.
+func (m Model) workersWidth() int {
+	nameW, stateW := m.columns()
+	return 2 + nameW + 1 + stateW + len(" acq  req ntf wst")
 }
 
 func lastElem(p string) string {

@@ -1,6 +1,10 @@
 package tui
 
-import "time"
+import (
+	"time"
+
+	"github.com/lockstep-zk/lockstep/internal/scene"
+)
 
 // The model learns what happens in the world only through these values,
 // which the runtime (or a test) delivers in batches (lockEventMsg). Lock
@@ -9,11 +13,12 @@ import "time"
 // ChapterStarted says a chapter's workers are starting: everything the
 // view knew about the previous chapter is forgotten.
 type ChapterStarted struct {
-	Chapter ChapterInfo
-	Path    string // the lock path given to every worker
-	Dir     string // the znode whose children the queue panel shows
-	Workers []string
-	Hold    time.Duration
+	Scene    scene.Scene
+	Path     string // the lock path given to every worker
+	Dir      string // the znode whose children the queue panel shows
+	Workers  []string
+	Hold     time.Duration
+	Workshop bool // the learner's lock (a -tags workshop build): the header says so
 }
 
 // QueueSnapshot is the lock dir as ZooKeeper has it right now, read by a
@@ -29,7 +34,7 @@ type QueueNode struct {
 	Name       string
 	Seq        int64  // the sequence suffix, -1 if the name has none
 	Owner      string // the worker whose session owns it ("" if unknown)
-	Kind       string // "R" or "W" for a read-write lock, else ""
+	Kind       string // the scene's Tag for it: "R" or "W" in 05, else ""
 	Persistent bool   // not ephemeral: it survives its creator's session
 	Data       string // the node's data, if short and printable
 }

@@ -1,0 +1,25 @@
+// Package scene is chapter 04 in the visualizer: the ephemeral-sequential
+// queue, each waiter watching only the node just before its own, so each
+// release wakes exactly one waiter.
+package scene
+
+import (
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
+	"github.com/lockstep-zk/lockstep/internal/scene"
+)
+
+// New returns chapter 04's scene.
+func New() scene.Scene {
+	return scene.Scene{
+		Key:   "04",
+		Name:  "04-sequential-lock",
+		Title: "sequential nodes: each waiter watches only its predecessor",
+		Look:  "each release wakes ONE waiter (woken/release 1); k: the next in line takes over",
+		NewWorker: func(w scene.Worker) (scene.Part, error) {
+			// The worker's name is the node's data, so the queue can name
+			// the owner of a node even before its session is known.
+			return seqlock.New(w.Conn, w.Path, seqlock.WithObserver(w.Observer),
+				seqlock.WithSessionTimeout(w.Session), seqlock.WithData([]byte(w.Name)))
+		},
+	}
+}

@@ -1,0 +1,43 @@
+// Package scene is chapter 05 in the visualizer: a read-write lock. Workers
+// 1, 4, 7, … write; the others read. Readers hold together; a writer
+// waits for everyone ahead of it, a reader only for the last writer ahead.
+package scene
+
+import (
+	"strings"
+
+	"github.com/lockstep-zk/lockstep/05-rwlock/rwlock"
+	"github.com/lockstep-zk/lockstep/internal/scene"
+)
+
+// New returns chapter 05's scene.
+func New() scene.Scene {
+	return scene.Scene{
+		Key:   "05",
+		Name:  "05-rwlock",
+		Title: "read-write lock: readers share, writers exclude (workers 1, 4, 7… write)",
+		Look:  "R nodes hold together; a W release wakes the readers behind it, an R release one W",
+		NewWorker: func(w scene.Worker) (scene.Part, error) {
+			m, err := rwlock.New(w.Conn, w.Path, rwlock.WithObserver(w.Observer), rwlock.WithSessionTimeout(w.Session))
+			if err != nil {
+				return nil, err
+			}
+			if w.Index%3 == 1 {
+				return m.Write(), nil
+			}
+			return m.Read(), nil
+		},
+		Tag: tag,
+	}
+}
+
+// tag tells a read node from a write node by its name ("…-read-…").
+func tag(node string) string {
+	switch up := strings.ToUpper(node); {
+	case strings.Contains(up, "READ"):
+		return "R"
+	case strings.Contains(up, "WRIT"):
+		return "W"
+	}
+	return ""
+}

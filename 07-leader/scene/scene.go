@@ -1,0 +1,77 @@
+// Package scene is chapter 07 in the visualizer: leader election. Each
+// worker is a candidate; the lowest candidate node leads, every other
+// candidate watches the one just before its own. The leader leads for a
+// while (its term), resigns and campaigns again; kill it (k) and the next
+// candidate leads once the server has expired the dead one's session.
+package scene
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/lockstep-zk/lockstep/07-leader/leader"
+	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/scene"
+)
+
+// New returns chapter 07's scene.
+func New() scene.Scene {
+	return scene.Scene{
+		Key:   "07",
+		Name:  "07-leader",
+		Title: "leader election: the lowest candidate leads, each watches its predecessor",
+		Look:  "one LEADS, each other candidate watches the one before it; k: the next leads",
+		Words: scene.Words{Worker: "candidate", Queue: "ELECTION", Holds: "LEADS",
+			Idle: "resigned", Requesting: "campaigns", Waiting: "follower", Holding: "leader",
+			Acquired: "terms", Woken: "woken/resign", PerAcq: "term"},
+		Leaf: "election",
+		NewWorker: func(w scene.Worker) (scene.Part, error) {
+			e, err := leader.New(w.Conn, w.Path, leader.WithObserver(w.Observer), leader.WithSessionTimeout(w.Session))
+			if err != nil {
+				return nil, err
+			}
+			return candidate{e, w.Name}, nil
+		},
+		Describe: describe,
+	}
+}
+
+// describe says what happened in the words of an election: a candidate
+// leads for a term, resigns, or loses the lead; it does not acquire a lock.
+func describe(e event.Event) string {
+	node := short(e.Node)
+	switch e.Kind {
+	case event.Acquired:
+		if e.Token != 0 {
+			return fmt.Sprintf("%s leads: term %d (%s)", e.Owner, e.Token, node)
+		}
+		return e.Owner + " leads (" + node + ")"
+	case event.Released:
+		return e.Owner + " resigns: deletes " + node
+	case event.Lost:
+		return e.Owner + " LOST the lead: " + e.Detail
+	case event.Waiting:
+		return e.Owner + " follows: next after " + node
+	}
+	return e.String()
+}
+
+// short drops the directory and the protected GUID: "n_0000000013".
+func short(p string) string {
+	p = event.Short(p)
+	if i := strings.LastIndex(p, "-n_"); i >= 0 && strings.HasPrefix(p, "_c_") {
+		return p[i+1:]
+	}
+	return p
+}
+
+// candidate campaigns with its name as the leader's value: Lock is a
+// campaign that returns once it leads, Unlock resigns.
+type candidate struct {
+	e    *leader.Election
+	name string
+}
+
+func (c candidate) Lock(ctx context.Context) error   { return c.e.Campaign(ctx, c.name) }
+func (c candidate) Unlock(ctx context.Context) error { return c.e.Resign(ctx) }

@@ -1,0 +1,153 @@
+// Package scene is what a chapter hands the visualizer: how to build one
+// worker's part of its lock on that worker's own session, how its znodes
+// are laid out, and the chapter's own words for what the workers do.
+//
+// The visualizer's engine (visualizer/tui) knows no chapter. Each chapter
+// has a small NN-name/scene package that builds a Scene from the chapter's
+// own lock, and visualizer/main.go lists those scenes. A chapter's scene
+// imports its chapter, earlier chapters and internal/ only, so showing a
+// chapter never compiles a later one, and never an exercise: the learner's
+// lock is shown by building the visualizer with an -overlay that puts the
+// exercise's files in place of the reference's (make exercise CH=04 VISUAL=1).
+package scene
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/lockstep-zk/lockstep/event"
+)
+
+// Scene is one chapter as the visualizer shows it.
+type Scene struct {
+	Key   string // "04": the -chapter flag, and the key that switches to it
+	Name  string // "04-sequential-lock": the header, and the znode it runs under
+	Title string // one line: what this chapter's lock does
+	Look  string // what to look for, under the header; keep it within 80 columns
+
+	Words Words // the chapter's words; empty fields take the lock's words
+
+	// Single: the lock is the one znode at the lock path (01, 02, 03) and
+	// the left panel shows that node. Otherwise the lock path is a directory
+	// whose children are the queue.
+	Single bool
+	// Leaf is the last element of the lock path; default "lock".
+	Leaf string
+	// Watch: there is no lock, only watches (01). Nobody competes, so no
+	// notification is a wasted wake-up and nobody is marked as holding.
+	Watch bool
+
+	// Setup prepares the chapter's znodes before the workers start
+	// (optional): 01 creates the node it watches. admin is the
+	// visualizer's own session.
+	Setup func(ctx context.Context, admin *zk.Conn, path string) error
+	// NewWorker builds one worker's part: for a lock chapter its lock; for
+	// 01 the writer or a watcher; for 07 a candidate (Lock campaigns,
+	// Unlock resigns). It must report what it does through w.Observer.
+	NewWorker func(w Worker) (Part, error)
+	// Describe is how the event log says e; "" leaves the line out. Nil:
+	// e.String(), the lock's own words ("worker-3 acquired lock-…").
+	Describe func(e event.Event) string
+	// Tag is a short mark for a node of the queue, by its name ("R" or "W"
+	// in 05); nil or "": none.
+	Tag func(node string) string
+}
+
+// Part is one worker's part in a scene. The engine calls Lock, keeps what
+// it got for the hold time, then calls Unlock, and again, until the worker
+// is stopped (ctx cancelled: Lock must then return).
+type Part interface {
+	Lock(ctx context.Context) error
+	Unlock(ctx context.Context) error
+}
+
+// Worker is what a scene gets to build one worker's part.
+type Worker struct {
+	Conn     *zk.Conn       // the worker's own session
+	Path     string         // the lock path: a directory, or the one node if Single
+	Index    int            // 1-based
+	Name     string         // "worker-3" (Words.Worker + "-" + Index)
+	Observer event.Observer // stamps Name on every event; pass it to the lock
+	Session  time.Duration  // the session timeout Conn was opened with
+}
+
+// Words are a chapter's names for what the view shows. Each empty field
+// takes the default in brackets.
+type Words struct {
+	Worker string // one participant ["worker"]; 07: "candidate"
+	Queue  string // the left panel's title ["QUEUE"]; 07: "CANDIDATES"
+	Holds  string // the holder's mark in the queue ["HOLDS"]; 07: "LEADS"
+
+	// The state column.
+	Idle       string // between rounds ["idle"]; 07: "resigned"
+	Requesting string // talking to ZooKeeper ["requesting"]; 01: "no watch"
+	Waiting    string // blocked on a watch ["waiting"]; 01: "watching"
+	Holding    string // holds the lock ["holding"]; 01: "writing"; 07: "leader"
+	Notified   string // a watch just fired, shown for a moment ["NOTIFIED"]
+
+	// The counters line.
+	Acquired string // holds so far ["acq"]; 01: "writes"; 07: "terms"
+	Woken    string // notifications per release ["woken/release"]; 01: "fired/write"
+	PerAcq   string // requests per hold ["acq"]: "req 75 (7.5/acq)"; 07: "term"
+}
+
+// WithDefaults fills every empty field with the lock's word.
+func (w Words) WithDefaults() Words {
+	set := func(s *string, def string) {
+		if *s == "" {
+			*s = def
+		}
+	}
+	set(&w.Worker, "worker")
+	set(&w.Queue, "QUEUE")
+	set(&w.Holds, "HOLDS")
+	set(&w.Idle, "idle")
+	set(&w.Requesting, "requesting")
+	set(&w.Waiting, "waiting")
+	set(&w.Holding, "holding")
+	set(&w.Notified, "NOTIFIED")
+	set(&w.Acquired, "acq")
+	set(&w.Woken, "woken/release")
+	set(&w.PerAcq, "acq")
+	return w
+}
+
+// ErrIncomplete says a Scene lacks what the engine needs.
+var ErrIncomplete = errors.New("scene: incomplete")
+
+// Check says whether s can be shown: it needs a two-digit Key, a Name that
+// starts with it, and a NewWorker.
+func (s Scene) Check() error {
+	switch {
+	case len(s.Key) != 2 || s.Key[0] < '0' || s.Key[0] > '9' || s.Key[1] < '0' || s.Key[1] > '9':
+		return fmt.Errorf("%w: key %q: want two digits, like 04", ErrIncomplete, s.Key)
+	case len(s.Name) < 4 || s.Name[:2] != s.Key || s.Name[2] != '-':
+		return fmt.Errorf("%w: name %q: want %s-something", ErrIncomplete, s.Name, s.Key)
+	case s.NewWorker == nil:
+		return fmt.Errorf("%w: %s has no NewWorker", ErrIncomplete, s.Name)
+	}
+	return nil
+}
+
+// LeafOrDefault is the last element of the lock path.
+func (s Scene) LeafOrDefault() string {
+	if s.Leaf == "" {
+		return "lock"
+	}
+	return s.Leaf
+}
+
+// Line is how the event log says e in this scene.
+func (s Scene) Line(e event.Event) string {
+	if s.Describe != nil {
+		return s.Describe(e)
+	}
+	if e.Kind == event.Info && e.Node == "" && e.Owner != "" {
+		return e.Owner + " " + e.Detail // "worker-3 locks again (nested call)"
+	}
+	return e.String()
+}
