@@ -4,17 +4,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"path"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/go-zookeeper/zk"
-
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
-	"github.com/lockstep-zk/lockstep/internal/zkserver"
 )
 
 func (l *lesson) title(s string) { fmt.Fprintf(l.out, "\n== %s\n", s) }
@@ -97,47 +91,6 @@ func (l *lesson) getW(p string) (<-chan zk.Event, error) {
 	}
 	l.say("get %s with a watch → %q", p, data)
 	return ch, nil
-}
-
-// reset makes root an empty persistent node.
-func (l *lesson) reset() error {
-	if err := zkconn.DeleteTree(l.conn, root); err != nil {
-		return fmt.Errorf("clean %s: %w", root, err)
-	}
-	for _, p := range []string{path.Dir(root), root} {
-		if _, err := l.conn.Create(p, nil, 0, zk.WorldACL(zk.PermAll)); err != nil && !errors.Is(err, zk.ErrNodeExists) {
-			return fmt.Errorf("create %s: %w", p, err)
-		}
-	}
-	return nil
-}
-
-// negotiated is the session timeout the server will grant: it clamps the
-// requested one to [minSessionTimeout, maxSessionTimeout] (by default 2 and
-// 20 ticks). The client cannot ask the server, so we read its config with
-// the "conf" four-letter word; if that is not allowed, we trust the request.
-func negotiated(ctx context.Context, addr string, requested time.Duration) time.Duration {
-	conf, err := zkserver.FourLetter(ctx, addr, "conf")
-	if err != nil {
-		return requested
-	}
-	ms := func(key string) time.Duration {
-		for _, line := range strings.Split(conf, "\n") {
-			if v, ok := strings.CutPrefix(strings.TrimSpace(line), key+"="); ok {
-				if n, err := strconv.Atoi(v); err == nil {
-					return time.Duration(n) * time.Millisecond
-				}
-			}
-		}
-		return 0
-	}
-	if lo := ms("minSessionTimeout"); lo > 0 && requested < lo {
-		return lo
-	}
-	if hi := ms("maxSessionTimeout"); hi > 0 && requested > hi {
-		return hi
-	}
-	return requested
 }
 
 func waitState(ctx context.Context, conn *zk.Conn, want zk.State) error {

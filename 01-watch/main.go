@@ -12,37 +12,42 @@
 //     sequential (a 10-digit counter appended by the server), and Set with a
 //     version as compare-and-swap.
 //
-// Everything happens under /lockstep/01-watch, deleted at the start and at
-// the end, so every run prints the same story.
+// Everything happens under a root of the run's own,
+// /lockstep/01-watch/run-<random>, deleted at the end, so every run prints
+// the same story — also with thirty learners on one server.
 //
 //	go run ./01-watch                    # starts a ZooKeeper if needed
 //	go run ./01-watch -servers host:2181 # or uses yours
+//	go run ./01-watch -tui               # the visualizer's view of watches
 package main
 
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"path"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/01-watch/watch"
 	"github.com/lockstep-zk/lockstep/internal/demo"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
-	"github.com/lockstep-zk/lockstep/visualizer/tui"
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 )
 
-// root is where the demo works; it is deleted at the start and at the end.
-const root = "/lockstep/01-watch"
+// program is the demo; the test compares what it prints with README.md.
+var program = demo.Program{
+	Name:         "01-watch",
+	Session:      time.Second,
+	SessionUsage: "session timeout to ask for, for the client whose session part 2 expires (the server may grant more)",
+	TUI:          true,
+	Run:          run,
+}
+
+func main() { demo.MainProgram(program) }
 
 // eventWait bounds every wait for an event that must come. It is a limit,
 // not an expectation: on a healthy server events arrive in milliseconds.
@@ -51,63 +56,26 @@ const eventWait = 10 * time.Second
 // quietWait is how long the demo listens to show that an event does NOT come.
 const quietWait = 500 * time.Millisecond
 
-func main() {
-	servers := flag.String("servers", "", "ZooKeeper servers host:port,… (default: $ZK_SERVERS, else Docker, else a local install)")
-	session := flag.Duration("session", time.Second, "session timeout of the client whose session part 2 expires")
-	openTUI := flag.Bool("tui", false, "open the visualizer's watch view instead")
-	flag.Parse()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	run := func() error { return run(ctx, *servers, *session, os.Stdout) }
-	if *openTUI {
-		run = func() error { return tui.Run(ctx, tui.Options{Chapter: "01", Servers: *servers}) }
-	}
-	err := run()
-	stop()
-	demo.Exit(ctx, err)
-}
-
-// lesson holds what every part needs: where to print, and one client.
+// lesson holds what every part of the lesson needs: where to print, the
+// run's root, one client, and the demo's environment to open more.
 type lesson struct {
-	out     io.Writer
-	servers []string
-	conn    *zk.Conn
-	session time.Duration // -session: for the client whose session expires
+	out  io.Writer
+	root string
+	conn *zk.Conn
+	env  *demo.Env
 }
 
-func run(ctx context.Context, serversFlag string, session time.Duration, out io.Writer) error {
-	if session <= 0 {
-		return fmt.Errorf("-session %v: want a positive duration", session)
-	}
-	servers, stopServer, err := demo.Servers(ctx, serversFlag, out)
-	defer stopServer()
-	if err != nil {
-		return err
-	}
-	conn, events, err := zkconn.Dial(ctx, servers, zkconn.DefaultSessionTimeout)
-	if err != nil {
-		return err
-	}
-	// This client's session events are not the lesson (part 2 watches
-	// another client's), but someone must read them.
-	go zkconn.Drain(events)
-	defer conn.Close()
-
-	l := &lesson{out: out, servers: servers, conn: conn, session: session}
-	if err := l.reset(); err != nil {
-		return err
-	}
-	defer zkconn.DeleteTree(conn, root)
-
-	fmt.Fprintf(out, "01-watch: ZooKeeper watches and node types, under %s\n", root)
-	for _, part := range []func(context.Context) error{
+func run(ctx context.Context, env *demo.Env) error {
+	l := &lesson{out: env.Out, root: env.Root, conn: env.Admin, env: env}
+	fmt.Fprintln(env.Out, "01-watch: ZooKeeper watches and node types")
+	for _, step := range []func(context.Context) error{
 		l.existsWatch, l.nodeEvents, l.sessionStates, l.fireOnce, l.keepWatching, l.nodeTypes,
 	} {
-		if err := part(ctx); err != nil {
+		if err := step(ctx); err != nil {
 			return err
 		}
 	}
-	fmt.Fprintf(out, "\ndone: %s deleted. Next, 02-naive-lock: a lock from one ephemeral node and an exists-watch.\n", root)
+	fmt.Fprintln(env.Out, "\ndone. Next, 02-naive-lock: a lock from one node — create it, or sleep and try again, in a while loop; waiting on a watch instead is 03's step.")
 	return nil
 }
 
@@ -115,7 +83,7 @@ func run(ctx context.Context, serversFlag string, session time.Duration, out io.
 
 func (l *lesson) existsWatch(ctx context.Context) error {
 	l.title("1. An exists-watch fires when its node is deleted")
-	node := root + "/node"
+	node := l.root + "/node"
 	if err := l.create(node, "", 0); err != nil {
 		return err
 	}
@@ -136,7 +104,7 @@ func (l *lesson) existsWatch(ctx context.Context) error {
 
 func (l *lesson) nodeEvents(ctx context.Context) error {
 	l.title("2. The four node events, one watch each")
-	node := root + "/events"
+	node := l.root + "/events"
 
 	// NodeCreated: only an exists-watch can wait for a node that isn't there.
 	_, _, ch, err := l.conn.ExistsW(node)
@@ -194,15 +162,6 @@ func (l *lesson) nodeEvents(ctx context.Context) error {
 // sessionStates connects a second client through a proxy, so that client
 // alone can be cut off long enough for the server to expire its session.
 func (l *lesson) sessionStates(ctx context.Context) error {
-	timeout := negotiated(ctx, l.servers[0], l.session)
-	l.title(fmt.Sprintf("2b. The session states of a client whose session expires (session timeout %v)", timeout))
-
-	proxy, err := zkconn.NewProxy(l.servers[0])
-	if err != nil {
-		return err
-	}
-	defer proxy.Close()
-
 	// The session events come on the channel zk.Connect returns; a callback
 	// sees the same events, including the first ones zkconn.Dial consumes.
 	var mu sync.Mutex
@@ -216,14 +175,20 @@ func (l *lesson) sessionStates(ctx context.Context) error {
 	})
 	seen := func() []zk.State { mu.Lock(); defer mu.Unlock(); return append([]zk.State(nil), states...) }
 
-	client, events, err := zkconn.Dial(ctx, []string{proxy.Addr()}, timeout, record)
+	// This client goes through a proxy of its own, so it alone can be cut
+	// off long enough for the server to expire its session.
+	client, proxy, err := l.env.DialProxied(ctx, record)
 	if err != nil {
 		return err
 	}
-	go zkconn.Drain(events)
 	defer client.Close()
+	// The server grants a session timeout between its minSessionTimeout
+	// and maxSessionTimeout (2 and 20 ticks unless configured): a stock
+	// server (tickTime 2000) never less than 4 s, whatever we ask for.
+	timeout := zksession.Timeout(client)
+	l.title(fmt.Sprintf("2b. The session states of a client whose session expires (session timeout: asked %v, granted %v)", l.env.Session, timeout))
 
-	node := root + "/owned-by-expiring-session"
+	node := l.root + "/owned-by-expiring-session"
 	if _, err := client.Create(node, nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
 		return fmt.Errorf("create ephemeral %s: %w", node, err)
 	}
@@ -240,7 +205,7 @@ func (l *lesson) sessionStates(ctx context.Context) error {
 	expireCtx, cancel := context.WithTimeout(ctx, 3*timeout+time.Minute)
 	defer cancel()
 	if err := proxy.Expire(expireCtx, client, timeout); err != nil {
-		return fmt.Errorf("expire the session (is the server's minSessionTimeout above -session %v?): %w", timeout, err)
+		return fmt.Errorf("expire the session (granted %v): %w", timeout, err)
 	}
 	// The client learns of the expiry when it reconnects; wait until it has
 	// its new session, so the list of states is complete.
@@ -265,7 +230,7 @@ func (l *lesson) sessionStates(ctx context.Context) error {
 
 func (l *lesson) fireOnce(ctx context.Context) error {
 	l.title("3. A watch fires once, and its event carries no data")
-	node := root + "/value"
+	node := l.root + "/value"
 	if err := l.create(node, "0", 0); err != nil {
 		return err
 	}
@@ -313,7 +278,7 @@ func (l *lesson) fireOnce(ctx context.Context) error {
 // expect — but nothing is ever seen out of order.
 func (l *lesson) keepWatching(ctx context.Context) error {
 	l.title("3b. Way 2: watch.Loop re-reads and re-watches — and can skip values")
-	node := root + "/value"
+	node := l.root + "/value"
 	if err := l.set(node, "5", -1); err != nil {
 		return err
 	}
@@ -391,17 +356,16 @@ func (l *lesson) nodeTypes(ctx context.Context) error {
 	l.title("4. Node types the locks rely on")
 
 	// Persistent: stays until someone deletes it.
-	if err := l.create(root+"/persistent", "", 0); err != nil {
+	if err := l.create(l.root+"/persistent", "", 0); err != nil {
 		return err
 	}
 
 	// Ephemeral: tied to the session that created it.
-	other, events, err := zkconn.Dial(ctx, l.servers, zkconn.DefaultSessionTimeout)
+	other, err := l.env.Dial(ctx)
 	if err != nil {
 		return err
 	}
-	go zkconn.Drain(events)
-	eph := root + "/ephemeral"
+	eph := l.root + "/ephemeral"
 	if _, err := other.Create(eph, nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
 		other.Close()
 		return fmt.Errorf("create ephemeral %s: %w", eph, err)
@@ -420,7 +384,7 @@ func (l *lesson) nodeTypes(ctx context.Context) error {
 	}
 
 	// Sequential: the server appends a 10-digit counter, kept by the parent.
-	dir := root + "/queue"
+	dir := l.root + "/queue"
 	if err := l.create(dir, "", 0); err != nil {
 		return err
 	}
@@ -434,7 +398,7 @@ func (l *lesson) nodeTypes(ctx context.Context) error {
 
 	// Compare-and-swap: Set with the version we read succeeds only if nobody
 	// wrote in between; the loser gets zk.ErrBadVersion.
-	cas := root + "/cas"
+	cas := l.root + "/cas"
 	if err := l.create(cas, "0", 0); err != nil {
 		return err
 	}

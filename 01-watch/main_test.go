@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/lockstep-zk/lockstep/internal/demo"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
@@ -15,14 +17,16 @@ func TestMain(m *testing.M) { zktest.Main(m) }
 
 // TestDemoPrintsTheREADMETranscript runs the demo and compares what it
 // prints with the transcript in README.md, so the lesson never shows output
-// the code no longer produces. Two lines may differ from run to run and are
-// checked for their meaning instead: where ZooKeeper runs, and the list of
-// states the expiring client went through.
+// the code no longer produces. What may differ from run to run is checked
+// for its meaning instead: where ZooKeeper runs, the run's own root, the
+// session timeout the server granted, and the list of states the expiring
+// client went through.
 func TestDemoPrintsTheREADMETranscript(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var out bytes.Buffer
-	if err := run(ctx, strings.Join(zktest.Servers(t), ","), time.Second, &out); err != nil {
+	args := []string{"-servers", strings.Join(zktest.Servers(t), ","), "-session", "1s"}
+	if err := demo.Execute(ctx, program, args, &out); err != nil {
 		t.Fatalf("demo failed: %v\n%s", err, out.String())
 	}
 	readme, err := os.ReadFile("README.md")
@@ -52,8 +56,18 @@ func transcript(t *testing.T, readme string) string {
 	return rest[:j]
 }
 
+var (
+	runRoot = regexp.MustCompile(`/lockstep/01-watch/run-[0-9a-f]{6}`)
+	granted = regexp.MustCompile(`granted [0-9.]+m?s\)`)
+)
+
 func normalize(t *testing.T, s string) string {
 	t.Helper()
+	if !strings.HasPrefix(s, "01-watch: this run works under /lockstep/01-watch/run-") {
+		t.Errorf("the first line does not say where this run works:\n%s", s)
+	}
+	s = runRoot.ReplaceAllString(s, "/lockstep/01-watch/run-…")
+	s = granted.ReplaceAllString(s, "granted …)")
 	var lines []string
 	for _, line := range strings.Split(strings.TrimSpace(s), "\n") {
 		switch {

@@ -8,15 +8,16 @@
 //	go run ./02-naive-lock -persistent            # persistent node: stuck for ever if a holder crashes
 //	go run ./02-naive-lock -retry 5ms -workers 8  # poll harder: count the requests
 //	go run ./02-naive-lock -nolock                # no lock: updates get lost
+//	go run ./02-naive-lock -tui                   # the visualizer on this chapter
 //
-// With -persistent, a lock node left behind by a run that crashed (only
-// possible with your own server, -servers or ZK_SERVERS) would make every
+// Each run locks under a root of its own, deleted at the end. With -path,
+// runs share a lock node: start two in two terminals and they contend. Then
+// a persistent node left behind by a run that crashed would make every
 // worker wait for ever; the demo checks for one first and stops, or deletes
 // it with -reset. See stale.go.
 package main
 
 import (
-	"context"
 	"flag"
 	"time"
 
@@ -25,7 +26,6 @@ import (
 	"github.com/lockstep-zk/lockstep/02-naive-lock/naivelock"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/demo"
-	"github.com/lockstep-zk/lockstep/visualizer/tui"
 )
 
 var (
@@ -36,12 +36,6 @@ var (
 
 func main() {
 	demo.Main(demo.Chapter{
-		// -tui opens the visualizer on this chapter instead of the timeline.
-		TUI: func(ctx context.Context, cfg demo.Config) error {
-			opts := tui.FromDemo("02", cfg)
-			opts.Persistent = persistent
-			return tui.Run(ctx, opts)
-		},
 		Name:  "02-naive-lock",
 		Title: "02-naive-lock: create the lock node or sleep and retry (the \"While version\")",
 		Flags: func(fs *flag.FlagSet) {
@@ -58,6 +52,13 @@ func main() {
 				opts = append(opts, naivelock.Persistent())
 			}
 			return naivelock.New(conn, path, opts...)
+		},
+		// -tui -persistent shows the persistent variant in the visualizer.
+		TUIArgs: func(map[string]bool) []string {
+			if persistent {
+				return []string{"-persistent"}
+			}
+			return nil
 		},
 	})
 }

@@ -54,8 +54,8 @@ func findStale(conn *zk.Conn, path string) error {
 	fmt.Printf(`a persistent lock node %s (created %s) already exists.
   Either another -persistent run holds the lock right now, or a run crashed while holding it
   and the lock is stuck for ever (this chapter's flaw: nobody else will ever delete it).
-  If no other run is using it, delete it:  go run ./02-naive-lock -reset [-servers …]
+  If no other run is using it, delete it:  go run ./02-naive-lock -reset -path %s [-servers …]
   or with zkCli.sh:                       delete %s
-`, path, created, path)
+`, path, created, path, path)
 	return fmt.Errorf("stale persistent lock node %s: not waiting for ever (see above)", path)
 }

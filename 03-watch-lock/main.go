@@ -7,25 +7,19 @@
 //	go run ./03-watch-lock                          # 3 workers
 //	go run ./03-watch-lock -workers 10 -rounds 1    # a bigger herd
 //	go run ./03-watch-lock -nolock                  # no lock: updates get lost
+//	go run ./03-watch-lock -tui                     # the visualizer on this chapter
 package main
 
 import (
-	"context"
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/03-watch-lock/watchlock"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/demo"
-	"github.com/lockstep-zk/lockstep/visualizer/tui"
 )
 
 func main() {
 	demo.Main(demo.Chapter{
-		// -tui opens the visualizer on this chapter instead of the timeline.
-		TUI: func(ctx context.Context, cfg demo.Config) error {
-			opts := tui.FromDemo("03", cfg)
-			return tui.Run(ctx, opts)
-		},
 		Name:  "03-watch-lock",
 		Title: "03-watch-lock: create the lock node, or watch it and wait until it is deleted",
 		NewLock: func(conn *zk.Conn, path string, obs event.Observer) (demo.Locker, error) {

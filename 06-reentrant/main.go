@@ -6,6 +6,7 @@
 // Unlock. The counter ends exact.
 //
 //	go run ./06-reentrant -workers 2 -rounds 1
+//	go run ./06-reentrant -tui     # the visualizer on this chapter
 package main
 
 import (
@@ -18,18 +19,12 @@ import (
 	"github.com/lockstep-zk/lockstep/06-reentrant/reentrant"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/demo"
-	"github.com/lockstep-zk/lockstep/visualizer/tui"
 )
 
 var depth = 2
 
 func main() {
 	demo.Main(demo.Chapter{
-		// -tui opens the visualizer on this chapter instead of the timeline.
-		TUI: func(ctx context.Context, cfg demo.Config) error {
-			opts := tui.FromDemo("06", cfg)
-			return tui.Run(ctx, opts)
-		},
 		Name:  "06-reentrant",
 		Title: "06 reentrant lock: chapter 04's lock + a hold count; only the last Unlock deletes the node",
 		Flags: func(fs *flag.FlagSet) {

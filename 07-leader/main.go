@@ -7,10 +7,14 @@
 // ZooKeeper goes silent (its own proxy is cut) and its connection is closed
 // without a goodbye reaching the server, as when a machine dies. Nobody
 // deletes its node: ZooKeeper must notice the silence and EXPIRE the session,
-// which takes the session timeout (-session). Then the next candidate leads;
-// the demo prints how long the handover took. It ends after -duration.
+// which takes the session timeout the server granted (-session asks for
+// one; a stock server grants at least 4 s). Then the next candidate leads;
+// the demo ends once it has processed two jobs, and prints how long the
+// handover took.
 //
-//	go run ./07-leader -candidates 3 -kill-after 1s -duration 5s
+//	go run ./07-leader -candidates 3 -kill-after 1s
+//	go run ./07-leader -kill-after 0 -duration 5s   # nobody is killed
+//	go run ./07-leader -tui                         # the visualizer on this chapter
 package main
 
 import (
@@ -18,11 +22,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"os"
-	"os/signal"
+	"strconv"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -31,73 +32,80 @@ import (
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/demo"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
-	"github.com/lockstep-zk/lockstep/visualizer/tui"
 )
 
-type config struct {
-	servers, path       string
+var (
 	candidates          int
-	session, job        time.Duration
+	job                 time.Duration
 	killAfter, duration time.Duration
 	verbose             bool
-}
+)
 
 func main() {
-	var c config
-	flag.StringVar(&c.servers, "servers", "", "ZooKeeper servers host:port,… (default: $ZK_SERVERS, else Docker, else a local install)")
-	flag.StringVar(&c.path, "path", "/lockstep/07-leader/election", "election directory")
-	flag.IntVar(&c.candidates, "candidates", 3, "number of candidates, each with its own session")
-	flag.DurationVar(&c.session, "session", 2*time.Second, "ZooKeeper session timeout")
-	flag.DurationVar(&c.job, "job", 500*time.Millisecond, "time the leader spends on each job")
-	flag.DurationVar(&c.killAfter, "kill-after", time.Second, "kill the leader this long after it was elected (0: never)")
-	flag.DurationVar(&c.duration, "duration", 5*time.Second, "how long the demo runs")
-	flag.BoolVar(&c.verbose, "verbose", false, "print every request, watch and notification too")
-	openTUI := flag.Bool("tui", false, "open the visualizer on this chapter")
-	flag.Parse()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	run := func() error { return run(ctx, c, os.Stdout) }
-	if *openTUI {
-		run = func() error {
-			return tui.Run(ctx, tui.Options{Chapter: "07", Servers: c.servers, Workers: c.candidates, Session: c.session})
-		}
-	}
-	err := run()
-	stop()
-	demo.Exit(ctx, err)
+	demo.MainProgram(demo.Program{
+		Name: "07-leader", Path: "election", PathUsage: "election directory",
+		Session: 2 * time.Second,
+		Flags: func(fs *flag.FlagSet) {
+			fs.IntVar(&candidates, "candidates", 3, "number of candidates, each with its own session")
+			fs.DurationVar(&job, "job", 500*time.Millisecond, "time the leader spends on each job")
+			fs.DurationVar(&killAfter, "kill-after", time.Second, "kill the leader this long after it was elected (0: never)")
+			fs.DurationVar(&duration, "duration", 0, "how long the demo runs (default: until the next leader has done 2 jobs; 5s with -kill-after 0)")
+			fs.BoolVar(&verbose, "verbose", false, "print every request, watch and notification too")
+		},
+		Check: func() error {
+			if candidates < 1 || job <= 0 || duration < 0 || killAfter < 0 {
+				return errors.New("want -candidates ≥ 1, a positive -job, and -duration and -kill-after ≥ 0")
+			}
+			return nil
+		},
+		TUI: true,
+		TUIArgs: func(set map[string]bool) []string {
+			if set["candidates"] {
+				return []string{"-workers", strconv.Itoa(candidates)}
+			}
+			return nil
+		},
+		Run: run,
+	})
 }
 
-func run(ctx context.Context, c config, out io.Writer) error {
-	if c.candidates < 1 || c.session <= 0 || c.job <= 0 || c.duration <= 0 {
-		return errors.New("want -candidates ≥ 1 and positive -session, -job and -duration")
-	}
-	servers, stopServer, err := demo.Servers(ctx, c.servers, out)
-	defer stopServer()
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "%d candidates campaign under %s (session timeout %v)\n", c.candidates, c.path, c.session)
+func run(ctx context.Context, env *demo.Env) error {
+	granted := env.Granted()
+	fmt.Fprintf(env.Out, "%d candidates campaign under %s (session timeout: asked %v, granted %v)\n",
+		candidates, env.Path, env.Session, granted)
 
-	p := &printer{out: out, start: time.Now(), verbose: c.verbose, candidates: c.candidates}
-	ctx, cancel := context.WithTimeout(ctx, c.duration)
+	// The demo ends after -duration if given; else once the next leader has
+	// done two jobs, which takes about the granted session timeout after
+	// the kill — with a generous bound, in case nobody takes over.
+	end := duration
+	switch {
+	case end == 0 && killAfter == 0:
+		end = 5 * time.Second
+	case end == 0:
+		end = killAfter + 3*granted + 10*job + 30*time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, end)
 	defer cancel()
+	s := &story{tl: demo.NewTimeline(env.Out), candidates: candidates, finished: cancel, stopWhenServed: duration == 0}
+	if !verbose {
+		s.tl.Show = demo.Milestone
+	}
+
 	var wg sync.WaitGroup
 	var cands []*candidate
-	for i := 1; i <= c.candidates; i++ {
-		cand, err := newCandidate(ctx, fmt.Sprintf("candidate-%d", i), servers[0], c, p)
+	for i := 1; i <= candidates; i++ {
+		cand, err := newCandidate(ctx, env, fmt.Sprintf("candidate-%d", i), s)
 		if err != nil {
 			return err
 		}
-		defer cand.close()
 		cands = append(cands, cand)
-		wg.Add(1)
-		go func() { defer wg.Done(); cand.run(ctx, c.job) }()
+		wg.Go(func() { cand.run(ctx) })
 	}
-	if c.killAfter > 0 {
-		go p.killLeader(ctx, c.killAfter, cands)
+	if killAfter > 0 {
+		go s.killLeader(ctx, cands)
 	}
 	wg.Wait()
-	p.summary(c.session)
+	s.summary(granted)
 	return nil
 }
 
@@ -108,39 +116,30 @@ type candidate struct {
 	conn  *zk.Conn
 	proxy *zkconn.Proxy
 	e     *leader.Election
-	p     *printer
+	s     *story
 
 	mu     sync.Mutex
 	killed bool
 }
 
-func newCandidate(ctx context.Context, name, server string, c config, p *printer) (*candidate, error) {
-	proxy, err := zkconn.NewProxy(server)
+func newCandidate(ctx context.Context, env *demo.Env, name string, s *story) (*candidate, error) {
+	conn, proxy, err := env.DialProxied(ctx)
 	if err != nil {
 		return nil, err
 	}
-	conn, events, err := zkconn.Dial(ctx, []string{proxy.Addr()}, c.session)
+	e, err := leader.New(conn, env.Path, leader.WithObserver(event.Observer(s.observe).WithOwner(name)))
 	if err != nil {
-		proxy.Close()
 		return nil, err
 	}
-	go zkconn.Drain(events)
-	e, err := leader.New(conn, c.path, leader.WithSessionTimeout(c.session),
-		leader.WithObserver(event.Observer(p.observe).WithOwner(name)))
-	if err != nil {
-		conn.Close()
-		proxy.Close()
-		return nil, err
-	}
-	return &candidate{name: name, conn: conn, proxy: proxy, e: e, p: p}, nil
+	return &candidate{name: name, conn: conn, proxy: proxy, e: e, s: s}, nil
 }
 
 // run campaigns, works while it leads, and campaigns again if it loses.
-func (c *candidate) run(ctx context.Context, job time.Duration) {
+func (c *candidate) run(ctx context.Context) {
 	for ctx.Err() == nil && !c.isKilled() {
 		if err := c.e.Campaign(ctx, c.name); err != nil {
 			if ctx.Err() == nil && !c.isKilled() {
-				c.p.say(c.name, "campaign failed: %v", err)
+				c.s.tl.Say(c.name, "campaign failed: %v", err)
 			}
 			return
 		}
@@ -151,7 +150,8 @@ func (c *candidate) run(ctx context.Context, job time.Duration) {
 				if c.isKilled() {
 					continue // a dead process does no work
 				}
-				c.p.say(c.name, "(term %d) processed job %d", c.e.Term(), n)
+				c.s.tl.Say(c.name, "(term %d) processed job %d", c.e.Term(), n)
+				c.s.served(c.name, n)
 				continue
 			case <-c.e.Done(): // lost: campaign again (unless dead)
 			case <-ctx.Done():
@@ -181,18 +181,13 @@ func (c *candidate) isKilled() bool {
 	return c.killed
 }
 
-func (c *candidate) close() {
-	c.conn.Close()
-	c.proxy.Close()
-}
-
-// printer prints the timeline, "+  1.234s candidate-2 acquired …", and
-// remembers who leads, to kill them and to time the handover.
-type printer struct {
-	out        io.Writer
-	start      time.Time
-	verbose    bool
-	candidates int
+// story follows the election: who leads, whom the demo killed, who took
+// over and when; it ends the demo once the successor has done two jobs.
+type story struct {
+	tl             *demo.Timeline
+	candidates     int
+	finished       func()
+	stopWhenServed bool
 
 	mu       sync.Mutex
 	leader   string
@@ -203,74 +198,76 @@ type printer struct {
 	next     string
 }
 
-func (p *printer) observe(e event.Event) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if e.Kind == event.Acquired {
-		p.leader = e.Owner
-		if !p.killedAt.IsZero() && p.next == "" && e.Owner != p.victim {
-			p.handover, p.next = e.Time.Sub(p.killedAt), e.Owner
-		}
-		if p.elected != nil {
-			close(p.elected)
-			p.elected = nil
-		}
+func (s *story) observe(e event.Event) {
+	s.tl.Observe(e)
+	if e.Kind != event.Acquired {
+		return
 	}
-	if p.verbose || e.Kind == event.Acquired || e.Kind == event.Released || e.Kind == event.Lost || e.Kind == event.Waiting {
-		fmt.Fprintf(p.out, "+%7.3fs %s\n", e.Time.Sub(p.start).Seconds(), e)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.leader = e.Owner
+	if !s.killedAt.IsZero() && s.next == "" && e.Owner != s.victim {
+		s.handover, s.next = e.Time.Sub(s.killedAt), e.Owner
+	}
+	if s.elected != nil {
+		close(s.elected)
+		s.elected = nil
 	}
 }
 
-func (p *printer) say(who, format string, args ...any) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	fmt.Fprintf(p.out, "+%7.3fs %s %s\n", time.Since(p.start).Seconds(), who, fmt.Sprintf(format, args...))
+// served is called after each job; the successor's second job ends the demo.
+func (s *story) served(who string, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopWhenServed && who == s.next && n == 2 {
+		s.finished()
+	}
 }
 
 // killLeader waits until someone leads, lets it work for a while, and kills it.
-func (p *printer) killLeader(ctx context.Context, after time.Duration, cands []*candidate) {
-	p.mu.Lock()
+func (s *story) killLeader(ctx context.Context, cands []*candidate) {
+	s.mu.Lock()
 	wait := make(chan struct{})
-	if p.leader == "" {
-		p.elected = wait
+	if s.leader == "" {
+		s.elected = wait
 	} else {
 		close(wait)
 	}
-	p.mu.Unlock()
+	s.mu.Unlock()
 	select {
 	case <-wait:
 	case <-ctx.Done():
 		return
 	}
 	select {
-	case <-time.After(after):
+	case <-time.After(killAfter):
 	case <-ctx.Done():
 		return
 	}
-	p.mu.Lock()
-	victim := p.leader
-	p.victim, p.killedAt = victim, time.Now()
-	p.mu.Unlock()
+	s.mu.Lock()
+	victim := s.leader
+	s.victim, s.killedAt = victim, time.Now()
+	s.mu.Unlock()
 	for _, c := range cands {
 		if c.name == victim {
-			p.say(victim, "is KILLED: link cut, connection dropped; its session must expire")
+			s.tl.Say(victim, "is KILLED: link cut, connection dropped; its session must expire")
 			c.kill()
 		}
 	}
 }
 
-func (p *printer) summary(session time.Duration) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+func (s *story) summary(granted time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	switch {
-	case p.killedAt.IsZero():
-		fmt.Fprintln(p.out, "no leader was killed")
-	case p.next == "" && p.candidates < 2:
-		fmt.Fprintf(p.out, "nobody took over from %s: with one candidate there is nobody to (try -candidates 3)\n", p.victim)
-	case p.next == "":
-		fmt.Fprintf(p.out, "nobody took over from %s before the end: try a longer -duration\n", p.victim)
+	case s.killedAt.IsZero():
+		s.tl.Printf("no leader was killed\n")
+	case s.next == "" && s.candidates < 2:
+		s.tl.Printf("nobody took over from %s: with one candidate there is nobody to (try -candidates 3)\n", s.victim)
+	case s.next == "":
+		s.tl.Printf("nobody took over from %s before the end (-duration %v; the session timeout is %v)\n", s.victim, duration, granted)
 	default:
-		fmt.Fprintf(p.out, "handover: %s leads %v after %s was killed (session timeout %v)\n",
-			p.next, p.handover.Round(time.Millisecond), p.victim, session)
+		s.tl.Printf("handover: %s leads %v after %s was killed (session timeout %v)\n",
+			s.next, s.handover.Round(time.Millisecond), s.victim, granted)
 	}
 }

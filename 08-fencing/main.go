@@ -24,12 +24,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"os"
-	"os/signal"
-	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -38,29 +33,23 @@ import (
 	"github.com/lockstep-zk/lockstep/08-fencing/fencing"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/demo"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
-	"github.com/lockstep-zk/lockstep/internal/zkpath"
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 )
 
-type config struct {
-	servers, path string
-	session       time.Duration
-	verbose       bool
+var verbose bool
+
+// program is the demo; the test runs it too.
+var program = demo.Program{
+	Name: "08-fencing", Path: "lock", PathUsage: "lock path; the data znode is created beside it",
+	Session:      time.Second,
+	SessionUsage: "session timeout to ask for: how long client-A's pause must last to lose the lock (the server may grant more)",
+	Flags: func(fs *flag.FlagSet) {
+		fs.BoolVar(&verbose, "verbose", false, "print every request, watch and notification of the locks too")
+	},
+	Run: func(ctx context.Context, env *demo.Env) error { _, err := run(ctx, env); return err },
 }
 
-func main() {
-	var c config
-	flag.StringVar(&c.servers, "servers", "", "ZooKeeper servers host:port,… (default: $ZK_SERVERS, else Docker, else a local install)")
-	flag.StringVar(&c.path, "path", "/lockstep/08-fencing/lock", "lock path; the data znode is created beside it")
-	flag.DurationVar(&c.session, "session", time.Second, "client-A's ZooKeeper session timeout: how long its pause must last to lose the lock")
-	flag.BoolVar(&c.verbose, "verbose", false, "print every request, watch and notification of the locks too")
-	flag.Parse()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	_, err := run(ctx, c, os.Stdout)
-	stop()
-	demo.Exit(ctx, err)
-}
+func main() { demo.MainProgram(program) }
 
 // A variant is one kind of resource both clients write to.
 type variant struct {
@@ -105,44 +94,31 @@ type verdict struct {
 	Refused       bool   // the resource refused client-A's write as stale
 }
 
-func run(ctx context.Context, c config, out io.Writer) ([]verdict, error) {
-	if c.session <= 0 {
-		return nil, fmt.Errorf("-session %v: want a positive duration", c.session)
+func run(ctx context.Context, env *demo.Env) ([]verdict, error) {
+	data := env.Root + "/data"
+	tl := demo.NewTimeline(env.Out)
+	if !verbose {
+		tl.Show = demo.Milestone
 	}
-	if err := zkpath.Validate(c.path); err != nil {
-		return nil, fmt.Errorf("-path: %w", err)
-	}
-	servers, stopServer, err := demo.Servers(ctx, c.servers, out)
-	defer stopServer()
-	if err != nil {
-		return nil, err
-	}
-	admin, events, err := zkconn.Dial(ctx, servers, zkconn.DefaultSessionTimeout)
-	if err != nil {
-		return nil, err
-	}
-	go zkconn.Drain(events)
-	defer admin.Close()
-	data := c.path[:strings.LastIndexByte(c.path, '/')] + "/data"
-	p := &printer{out: out, verbose: c.verbose}
-	p.printf("08 fencing: a paused holder writes after its lock is gone (lock %s, data %s, client-A's session timeout %v)\n", c.path, data, c.session)
+	tl.Printf("08 fencing: a paused holder writes after its lock is gone (lock %s, data %s, session timeout: asked %v, granted %v)\n",
+		env.Path, data, env.Session, env.Granted())
 
 	var verdicts []verdict
-	for i, v := range variants(admin, data) {
-		p.restart()
-		p.printf("\n%d/3 %s\n", i+1, v.title)
-		if err := reset(admin, data); err != nil {
+	for i, v := range variants(env.Admin, data) {
+		tl.Restart()
+		tl.Printf("\n%d/3 %s\n", i+1, v.title)
+		if err := reset(env.Admin, data); err != nil {
 			return nil, err
 		}
-		vd, err := play(ctx, c, servers, v, p)
+		vd, err := play(ctx, env, v, tl)
 		if err != nil {
 			return nil, fmt.Errorf("variant %d: %w", i+1, err)
 		}
 		switch {
 		case vd.Corrupted:
-			p.printf("  verdict: CORRUPTED: the stale holder overwrote client-B's newer write\n")
+			tl.Printf("  verdict: CORRUPTED: the stale holder overwrote client-B's newer write\n")
 		case vd.Refused:
-			p.printf("  verdict: SAFE: the stale write was refused, client-B's write stands\n")
+			tl.Printf("  verdict: SAFE: the stale write was refused, client-B's write stands\n")
 		}
 		if want := v.refusal != nil; vd.Refused != want || vd.Corrupted == want {
 			return nil, fmt.Errorf("variant %d: want refused=%v corrupted=%v, got client-A's write %v and data %q",
@@ -155,39 +131,31 @@ func run(ctx context.Context, c config, out io.Writer) ([]verdict, error) {
 
 // play runs the story once: A holds, A pauses, B takes over and writes, A
 // resumes and writes.
-func play(ctx context.Context, c config, servers []string, v variant, p *printer) (verdict, error) {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second+10*c.session)
+func play(ctx context.Context, env *demo.Env, v variant, tl *demo.Timeline) (verdict, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second+10*env.Granted())
 	defer cancel()
 
 	// client-A talks to ZooKeeper through its own proxy, so that its
 	// pause can be made to look, from the server, like a real one.
-	proxy, err := zkconn.NewProxy(servers[0])
+	connA, proxy, err := env.DialProxied(ctx)
 	if err != nil {
 		return verdict{}, err
 	}
 	defer proxy.Close()
-	connA, eventsA, err := zkconn.Dial(ctx, []string{proxy.Addr()}, c.session)
-	if err != nil {
-		return verdict{}, err
-	}
-	go zkconn.Drain(eventsA)
 	defer connA.Close()
-	// client-B and the admin conn keep the default session timeout: only
-	// client-A's session is meant to expire.
-	connB, eventsB, err := zkconn.Dial(ctx, servers, zkconn.DefaultSessionTimeout)
+	connB, err := env.Dial(ctx)
 	if err != nil {
 		return verdict{}, err
 	}
-	go zkconn.Drain(eventsB)
 	defer connB.Close()
 
 	bWaits := make(chan struct{})
 	var once sync.Once
-	a, err := seqlock.New(connA, c.path, seqlock.WithObserver(p.observer("client-A", nil)))
+	a, err := seqlock.New(connA, env.Path, seqlock.WithObserver(observer(tl, "client-A", nil)))
 	if err != nil {
 		return verdict{}, err
 	}
-	b, err := seqlock.New(connB, c.path, seqlock.WithObserver(p.observer("client-B", func(e event.Event) {
+	b, err := seqlock.New(connB, env.Path, seqlock.WithObserver(observer(tl, "client-B", func(e event.Event) {
 		if e.Kind == event.Waiting {
 			once.Do(func() { close(bWaits) })
 		}
@@ -219,7 +187,7 @@ func play(ctx context.Context, c config, servers []string, v variant, p *printer
 	default:
 	}
 	staleValue := fmt.Sprintf("client-A, token %d", a.Token())
-	p.say("client-A", "checks Lost(): still open, the lock is mine; about to write %q, and PAUSES (its link goes silent)", staleValue)
+	tl.Say("client-A", "checks Lost(): still open, the lock is mine; about to write %q, and PAUSES (its link goes silent)", staleValue)
 	if err := proxy.Cut(); err != nil {
 		return verdict{}, err
 	}
@@ -234,23 +202,23 @@ func play(ctx context.Context, c config, servers []string, v variant, p *printer
 	if err := v.write(ctx, connB, b, newValue); err != nil {
 		return verdict{}, fmt.Errorf("client-B write: %w", err)
 	}
-	p.say("client-B", "writes %q: ok", newValue)
+	tl.Say("client-B", "writes %q: ok", newValue)
 
 	// client-A resumes where it stopped: it writes.
 	proxy.Restore()
-	p.say("client-A", "resumes after %.2fs and writes %q", time.Since(paused).Seconds(), staleValue)
+	tl.Say("client-A", "resumes after %.2fs and writes %q", time.Since(paused).Seconds(), staleValue)
 	staleErr := v.write(ctx, connA, a, staleValue)
 	if staleErr != nil {
-		p.say("client-A", "write refused: %v", staleErr)
+		tl.Say("client-A", "write refused: %v", staleErr)
 	} else {
-		p.say("client-A", "write: ok")
+		tl.Say("client-A", "write: ok")
 	}
 
 	final, err := v.read()
 	if err != nil {
 		return verdict{}, fmt.Errorf("read the data: %w", err)
 	}
-	p.printf("  data = %q\n", final)
+	tl.Printf("  data = %q\n", final)
 
 	// client-A learns of the loss only now, once its conn has heard from
 	// the server that the session expired.
@@ -259,7 +227,7 @@ func play(ctx context.Context, c config, servers []string, v variant, p *printer
 	case <-ctx.Done():
 		return verdict{}, fmt.Errorf("client-A never learned it lost the lock: %w", ctx.Err())
 	}
-	p.say("client-A", "unlock: %v", a.Unlock(ctx))
+	tl.Say("client-A", "unlock: %v", a.Unlock(ctx))
 	if err := b.Unlock(ctx); err != nil {
 		return verdict{}, fmt.Errorf("client-B unlock: %w", err)
 	}
@@ -293,12 +261,12 @@ func reset(conn *zk.Conn, data string) error {
 		if data[i] != '/' {
 			continue
 		}
-		_, err := conn.Create(data[:i], nil, 0, zk.WorldACL(zk.PermAll))
+		_, err := conn.Create(data[:i], nil, 0, zksession.ACL(conn))
 		if err != nil && !errors.Is(err, zk.ErrNodeExists) {
 			return fmt.Errorf("create %s: %w", data[:i], err)
 		}
 	}
-	if _, err := conn.Create(data, []byte(initial), 0, zk.WorldACL(zk.PermAll)); errors.Is(err, zk.ErrNodeExists) {
+	if _, err := conn.Create(data, []byte(initial), 0, zksession.ACL(conn)); errors.Is(err, zk.ErrNodeExists) {
 		_, err = conn.Set(data, []byte(initial), -1)
 		if err != nil {
 			return fmt.Errorf("reset %s: %w", data, err)
@@ -309,52 +277,13 @@ func reset(conn *zk.Conn, data string) error {
 	return nil
 }
 
-// printer prints the timeline: the locks' acquisitions, waits, releases
-// and losses (every event with -verbose), and the story's own lines.
-type printer struct {
-	out     io.Writer
-	verbose bool
-	mu      sync.Mutex // guards start and serialises writes to out
-	start   time.Time
-}
-
-func (p *printer) observer(owner string, also func(event.Event)) event.Observer {
+// observer prints client's lock events on the timeline, after also (if
+// set) has seen each.
+func observer(tl *demo.Timeline, client string, also func(event.Event)) event.Observer {
 	return event.Observer(func(e event.Event) {
 		if also != nil {
 			also(e)
 		}
-		switch e.Kind {
-		case event.Acquired, event.Waiting, event.Released, event.Lost:
-		default:
-			if !p.verbose {
-				return
-			}
-		}
-		p.line(e.Time, e.String())
-	}).WithOwner(owner)
-}
-
-func (p *printer) say(owner, format string, args ...any) {
-	p.line(time.Now(), owner+" "+fmt.Sprintf(format, args...))
-}
-
-// restart makes the timeline count from now: each variant starts at 0.
-func (p *printer) restart() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.start = time.Now()
-}
-
-func (p *printer) line(t time.Time, s string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	fmt.Fprintf(p.out, "+%7.3fs %s\n", t.Sub(p.start).Seconds(), s)
-}
-
-// printf is the one place that writes: lock events arrive on the locks'
-// own goroutines.
-func (p *printer) printf(format string, args ...any) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	fmt.Fprintf(p.out, format, args...)
+		tl.Observe(e)
+	}).WithOwner(client)
 }

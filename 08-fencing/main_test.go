@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lockstep-zk/lockstep/08-fencing/fencing"
+	"github.com/lockstep-zk/lockstep/internal/demo"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
@@ -18,10 +19,14 @@ func TestDemo(t *testing.T) {
 	t.Run("the unfenced write corrupts, the token store and the multi refuse it", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		root := zktest.Root(t)
 		var out bytes.Buffer
-		c := config{servers: strings.Join(zktest.Servers(t), ","), path: root + "/fence/lock", session: time.Second}
-		verdicts, err := run(ctx, c, &out)
+		var verdicts []verdict
+		p := program
+		p.Run = func(ctx context.Context, env *demo.Env) (err error) {
+			verdicts, err = run(ctx, env)
+			return err
+		}
+		err := demo.Execute(ctx, p, []string{"-servers", strings.Join(zktest.Servers(t), ","), "-session", "1s"}, &out)
 		t.Log("\n" + out.String())
 		if err != nil {
 			t.Fatal(err)
@@ -46,13 +51,18 @@ func TestDemo(t *testing.T) {
 		}
 	})
 	t.Run("bad flags are errors before anything connects", func(t *testing.T) {
-		for _, c := range []config{
-			{servers: "127.0.0.1:1", path: "/x/lock", session: 0},
-			{servers: "127.0.0.1:1", path: "relative", session: time.Second},
-			{servers: "127.0.0.1:1", path: "/", session: time.Second},
+		for _, args := range [][]string{
+			{"-session", "0s"},
+			{"-path", "relative"},
+			{"-path", "/"},
 		} {
-			if _, err := run(context.Background(), c, &bytes.Buffer{}); err == nil {
-				t.Errorf("%+v: no error", c)
+			var out bytes.Buffer
+			err := demo.Execute(context.Background(), program, append([]string{"-servers", "127.0.0.1:1"}, args...), &out)
+			if err == nil {
+				t.Errorf("%q: no error", args)
+			}
+			if out.Len() > 0 {
+				t.Errorf("%q: printed %q before the error: it should not have got that far", args, out.String())
 			}
 		}
 	})

@@ -1,173 +1,325 @@
-// Package demo runs a lock chapter's demo: several workers, each with its
-// own ZooKeeper session, contend for the chapter's lock; inside it they do
-// the articles' unguarded age++ on a counter znode; the events of every lock
-// are printed as a timeline, and the last line is
+// Package demo is the plumbing every chapter's `go run ./NN-name` shares, so
+// that a chapter's main.go reads top to bottom as the lesson it shows:
 //
-//	counter=<final> expected=<start + workers*rounds>
+//   - the flags every demo has: -servers, -session, -path (where it has a
+//     lock), -tui (where the visualizer has a view of it), and -h;
+//   - a server: -servers, else $ZK_SERVERS, else one started for the run;
+//   - a root znode of the run's own, /lockstep/NN-name/run-<random>, said on
+//     the first line and deleted at the end, so thirty learners can share
+//     one server without meeting each other's nodes;
+//   - sessions dialled with -session (Env.Dial), closed at the end;
+//   - Ctrl-C, SIGTERM and SIGHUP (the terminal closed): the story's context
+//     ends, every lock is released, every session closed, the run's nodes
+//     deleted and the server we started stopped, then the exit code says
+//     which signal;
+//   - -tui: the visualizer on this chapter, run as a child process.
 //
-// A chapter's main.go only says how to build its lock; the flags, the
-// server, the workers and the printing are the same everywhere and live here.
+// A lock chapter (02–06) needs even less: Main(Chapter{…}) runs its workers,
+// the unguarded counter and the timeline (chapter.go). 01, 07 and 08 tell a
+// story of their own: MainProgram(Program{…}).
 package demo
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"strconv"
-	"strings"
+	"path"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zkpath"
 	"github.com/lockstep-zk/lockstep/internal/zkserver"
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 )
 
-// Locker is what a chapter's lock offers the demo.
-type Locker interface {
-	Lock(ctx context.Context) error
-	Unlock(ctx context.Context) error
-}
-
-// Chapter describes one lock chapter to the demo.
-type Chapter struct {
-	Name  string // "04-sequential-lock": the default paths derive from it
-	Title string // one line printed first
-	// NewLock builds one worker's lock on path over conn; obs already
-	// stamps the worker's name on every event.
-	NewLock func(conn *zk.Conn, path string, obs event.Observer) (Locker, error)
-	// Flags adds the chapter's own flags, if any, before parsing.
+// Program is one chapter's demo.
+type Program struct {
+	// Name is the chapter's folder, "07-leader": it names the flag set, the
+	// run's root (/lockstep/07-leader/run-…) and, by its number, the
+	// visualizer's chapter.
+	Name string
+	// Session is -session's default (0: zkconn.DefaultSessionTimeout) and
+	// SessionUsage its help text.
+	Session      time.Duration
+	SessionUsage string
+	// Path, if set, adds -path: the znode the chapter works on, by default
+	// Path under the run's root ("lock", "election"). PathUsage is its help.
+	Path, PathUsage string
+	// Flags adds the chapter's own flags.
 	Flags func(fs *flag.FlagSet)
-	// TUI, if set, opens the visualizer on this chapter; -tui calls it
-	// instead of printing the timeline. (The chapter's main passes it in:
-	// this package cannot import the visualizer, which imports it.)
-	TUI func(ctx context.Context, cfg Config) error
+	// Check validates the chapter's own flags before anything connects.
+	Check func() error
+	// TUI adds -tui, which opens the visualizer on this chapter instead.
+	// -servers, and -session when given, carry over; TUIArgs adds the
+	// visualizer flags that carry over the chapter's own (02's
+	// -persistent, 07's -candidates as -workers).
+	TUI     bool
+	TUIArgs func(set map[string]bool) []string
+	// Run is the story. It returns when done, or soon after ctx ends.
+	Run func(ctx context.Context, env *Env) error
 }
 
-// Config is what the common flags set.
-type Config struct {
-	Servers string        // -servers: empty means zkserver.Start (ZK_SERVERS, Docker, local)
-	Path    string        // -path: the lock path
-	Counter string        // -counter: the counter znode
-	Workers int           // -workers
-	Rounds  int           // -rounds: acquisitions per worker
-	Hold    time.Duration // -hold: time inside the critical section
-	NoLock  bool          // -nolock: skip the lock and watch updates get lost
-	Quiet   bool          // -quiet: print acquisitions and the result only
-	Session time.Duration // -session: session timeout
-	TUI     bool          // -tui: open the visualizer instead
-	// Set names the flags given on the command line, so -tui can keep the
-	// visualizer's own defaults for the others.
+// Env is what the plumbing hands a story.
+type Env struct {
+	Out     io.Writer
+	Servers []string
+	// Root is the run's own znode, created before Run and deleted after it
+	// (with what is left below it). With -path given, Root is -path's
+	// parent, and it is left in place: the user chose it.
+	Root string
+	// Path is -path, or Program.Path under Root.
+	Path string
+	// Session is -session: what every session of the run asks for. The
+	// server grants what its configuration allows; Granted says what.
+	Session time.Duration
+	// Admin is a session for setting up, checking and cleaning up.
+	Admin *zk.Conn
+	// Set names the flags given on the command line.
 	Set map[string]bool
+
+	mu      sync.Mutex
+	conns   []*zk.Conn
+	proxies []*zkconn.Proxy
 }
 
-// Flags registers the common flags on fs and returns the Config they fill.
-func Flags(fs *flag.FlagSet, name string) *Config {
-	c := &Config{}
-	fs.StringVar(&c.Servers, "servers", "", "ZooKeeper servers host:port,… (default: $ZK_SERVERS, else Docker, else a local install)")
-	fs.StringVar(&c.Path, "path", "/lockstep/"+name+"/lock", "lock path")
-	fs.StringVar(&c.Counter, "counter", "", "counter znode (default: beside the lock path); created with 0 if missing")
-	fs.IntVar(&c.Workers, "workers", 3, "number of workers, each with its own session")
-	fs.IntVar(&c.Rounds, "rounds", 2, "acquisitions per worker")
-	fs.DurationVar(&c.Hold, "hold", 50*time.Millisecond, "time spent inside the critical section")
-	fs.BoolVar(&c.NoLock, "nolock", false, "skip the lock: show the lost updates")
-	fs.BoolVar(&c.Quiet, "quiet", false, "print only acquisitions, releases and the result")
-	fs.DurationVar(&c.Session, "session", zkconn.DefaultSessionTimeout, "ZooKeeper session timeout")
-	fs.BoolVar(&c.TUI, "tui", false, "open the visualizer on this chapter")
-	return c
+// Dial opens another session with -session, through zkconn.Dial; its
+// session events are drained (pass zk.WithEventCallback to see them). The
+// session is closed at the end of the run, if the story has not closed it.
+func (e *Env) Dial(ctx context.Context, opts ...func(*zk.Conn)) (*zk.Conn, error) {
+	return e.dial(ctx, e.Servers, opts...)
 }
 
-// Main is a chapter's whole main function.
-func Main(ch Chapter) {
-	fs := flag.NewFlagSet(ch.Name, flag.ExitOnError)
-	cfg := Flags(fs, ch.Name)
-	if ch.Flags != nil {
-		ch.Flags(fs)
+// DialProxied opens a session through a proxy of its own (zkconn.Proxy),
+// so the story can cut that client alone off. Both are closed at the end
+// of the run.
+func (e *Env) DialProxied(ctx context.Context, opts ...func(*zk.Conn)) (*zk.Conn, *zkconn.Proxy, error) {
+	proxy, err := zkconn.NewProxy(e.Servers[0])
+	if err != nil {
+		return nil, nil, err
 	}
-	fs.Parse(os.Args[1:])
-	cfg.Set = map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { cfg.Set[f.Name] = true })
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	run := func() error { _, err := Run(ctx, ch, *cfg, os.Stdout); return err }
-	if cfg.TUI {
-		if ch.TUI == nil {
-			fmt.Fprintf(os.Stderr, "error: %s has no visualizer view yet; try go run ./visualizer\n", ch.Name)
-			os.Exit(2)
-		}
-		run = func() error { return ch.TUI(ctx, *cfg) }
+	e.mu.Lock()
+	e.proxies = append(e.proxies, proxy)
+	e.mu.Unlock()
+	conn, err := e.dial(ctx, []string{proxy.Addr()}, opts...)
+	return conn, proxy, err
+}
+
+func (e *Env) dial(ctx context.Context, servers []string, opts ...func(*zk.Conn)) (*zk.Conn, error) {
+	conn, events, err := zkconn.Dial(ctx, servers, e.Session, opts...)
+	if err != nil {
+		return nil, err
 	}
-	err := run()
+	go zkconn.Drain(events)
+	e.mu.Lock()
+	e.conns = append(e.conns, conn)
+	e.mu.Unlock()
+	return conn, nil
+}
+
+// Granted is the session timeout the server granted for -session (every
+// session of the run asks for the same): what session expiry and a lock's
+// loss detection take. A stock server (tickTime 2000) grants at least 4 s.
+func (e *Env) Granted() time.Duration {
+	if t := zksession.Timeout(e.Admin); t > 0 {
+		return t
+	}
+	return e.Session
+}
+
+// MainProgram is a chapter's whole main function.
+func MainProgram(p Program) {
+	ctx, stop := signalContext()
+	err := Execute(ctx, p, os.Args[1:], os.Stdout)
 	stop()
 	Exit(ctx, err)
 }
 
-// Exit ends a demo's main: nothing on success; "interrupted" and exit code
-// 130 after Ctrl-C (ctx is the signal context; by then every worker has let
-// go of its lock and closed its session, and the server we started is
-// stopped); otherwise the error and exit code 1.
-func Exit(ctx context.Context, err error) {
-	switch {
-	case err == nil:
-	case ctx.Err() != nil && errors.Is(err, context.Canceled):
-		fmt.Fprintln(os.Stderr, "interrupted")
-		os.Exit(130)
-	default:
-		fmt.Fprintln(os.Stderr, "error:", err)
-		os.Exit(1)
+// Execute parses args and runs p, writing to out. Main calls it with the
+// command line; tests call it with their own.
+func Execute(ctx context.Context, p Program, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet(p.Name, flag.ContinueOnError)
+	servers := fs.String("servers", "", "ZooKeeper servers host:port,… (default: $ZK_SERVERS, else Docker, else a local install)")
+	session := p.Session
+	if session == 0 {
+		session = zkconn.DefaultSessionTimeout
+	}
+	usage := p.SessionUsage
+	if usage == "" {
+		usage = "ZooKeeper session timeout to ask for (the server grants what its configuration allows)"
+	}
+	fs.DurationVar(&session, "session", session, usage)
+	var pathFlag string
+	if p.Path != "" {
+		fs.StringVar(&pathFlag, "path", "", p.PathUsage+" (default: "+p.Path+" under this run's own root, /lockstep/"+p.Name+"/run-…)")
+	}
+	var tui bool
+	if p.TUI {
+		fs.BoolVar(&tui, "tui", false, "open the visualizer on this chapter instead")
+	}
+	if p.Flags != nil {
+		p.Flags(fs)
+	}
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+
+	if session <= 0 {
+		return fmt.Errorf("-session %v: want a positive duration", session)
+	}
+	if set["path"] {
+		// Checked before anything connects, so a bad -path writes nothing.
+		if err := zkpath.Validate(pathFlag); err != nil {
+			return fmt.Errorf("-path: %w", err)
+		}
+	}
+	if p.Check != nil {
+		if err := p.Check(); err != nil {
+			return err
+		}
+	}
+	if tui {
+		return visualize(ctx, p.Name[:2], tuiArgs(p, set, *servers, session))
+	}
+
+	env := &Env{Out: out, Session: session, Set: set, Path: pathFlag}
+	owned := !set["path"]
+	if owned {
+		env.Root = "/lockstep/" + p.Name + "/run-" + runID()
+		if p.Path != "" {
+			env.Path = env.Root + "/" + p.Path
+		}
+		fmt.Fprintf(out, "%s: this run works under %s (deleted when it ends)\n", p.Name, env.Root)
+	} else {
+		env.Root = path.Dir(env.Path)
+		fmt.Fprintf(out, "%s: this run works on %s (-path: left in place when it ends)\n", p.Name, env.Path)
+	}
+
+	var stopServer func()
+	var err error
+	env.Servers, stopServer, err = Servers(ctx, *servers, out)
+	defer stopServer()
+	if err != nil {
+		return err
+	}
+	if env.Admin, err = env.Dial(ctx); err != nil {
+		return err
+	}
+	// Last in, first out: the story's sessions close (their ephemeral
+	// nodes go with them), then the run's root is deleted, then the
+	// admin session closes and the server stops.
+	defer env.Admin.Close()
+	if owned {
+		if err := createAll(env.Admin, env.Root); err != nil {
+			return err
+		}
+		defer removeRoot(env.Admin, env.Root)
+	}
+	defer env.closeAll()
+	return p.Run(ctx, env)
+}
+
+// tuiArgs are the visualizer flags that carry over what the user gave.
+func tuiArgs(p Program, set map[string]bool, servers string, session time.Duration) []string {
+	var args []string
+	if servers != "" {
+		args = append(args, "-servers", servers)
+	}
+	if set["session"] {
+		args = append(args, "-session", session.String())
+	}
+	if p.TUIArgs != nil {
+		args = append(args, p.TUIArgs(set)...)
+	}
+	return args
+}
+
+// closeAll closes the sessions and proxies the story opened, except Admin.
+func (e *Env) closeAll() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	// A cut link would swallow the goodbye: let it through, so the server
+	// ends those sessions now instead of after their timeout.
+	for _, p := range e.proxies {
+		p.Restore()
+	}
+	for _, c := range e.conns {
+		if c != e.Admin {
+			c.Close()
+		}
+	}
+	for _, p := range e.proxies {
+		p.Close()
 	}
 }
 
-// Result is what a demo run ends with.
-type Result struct {
-	Start, Final, Expected int
-	Tally                  *event.Tally
+// runID names a run: 6 random hex digits, unique enough among the runs one
+// server sees at once.
+func runID() string {
+	b := make([]byte, 3)
+	rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
-// Validate checks a Config before anything connects.
-func (c *Config) Validate() error {
-	switch {
-	case c.Workers < 1:
-		return fmt.Errorf("-workers %d: want at least 1", c.Workers)
-	case c.Rounds < 1:
-		return fmt.Errorf("-rounds %d: want at least 1", c.Rounds)
-	case c.Hold < 0:
-		return fmt.Errorf("-hold %v: want a duration ≥ 0", c.Hold)
-	case c.Session <= 0:
-		return fmt.Errorf("-session %v: want a positive duration", c.Session)
+// createAll creates p and its missing parents. Another run may delete an
+// empty parent between two of our creates (removeRoot): then we start over.
+func createAll(conn *zk.Conn, p string) error {
+	for range 5 {
+		err := createParents(conn, p)
+		if err == nil {
+			_, err = conn.Create(p, nil, 0, zksession.ACL(conn))
+		}
+		if err == nil || errors.Is(err, zk.ErrNodeExists) {
+			return nil
+		}
+		if !errors.Is(err, zk.ErrNoNode) {
+			return fmt.Errorf("create %s: %w", p, err)
+		}
 	}
-	// Check the paths before anything connects, so a bad -path writes
-	// nothing (not even the counter beside it) and says so once.
-	if err := zkpath.Validate(c.Path); err != nil {
-		return fmt.Errorf("-path: %w", err)
+	return fmt.Errorf("create %s: its parent keeps disappearing", p)
+}
+
+func createParents(conn *zk.Conn, p string) error {
+	var parents []string
+	for d := path.Dir(p); d != "/"; d = path.Dir(d) {
+		parents = append([]string{d}, parents...)
 	}
-	if c.Counter == "" {
-		c.Counter = parent(c.Path) + "/counter"
-	}
-	if err := zkpath.Validate(c.Counter); err != nil {
-		return fmt.Errorf("-counter: %w", err)
+	for _, d := range parents {
+		if _, err := conn.Create(d, nil, 0, zksession.ACL(conn)); err != nil && !errors.Is(err, zk.ErrNodeExists) {
+			return err
+		}
 	}
 	return nil
 }
 
-func parent(p string) string {
-	if i := strings.LastIndexByte(p, '/'); i > 0 {
-		return p[:i]
+// removeRoot deletes the run's root and what is below it, then its parents
+// up to /lockstep while they are empty (another run's may not be).
+func removeRoot(conn *zk.Conn, root string) {
+	if err := zkconn.DeleteTree(conn, root); err != nil {
+		fmt.Fprintf(os.Stderr, "warning: could not delete %s: %v\n", root, err)
+		return
 	}
-	return ""
+	for d := path.Dir(root); d != "/"; d = path.Dir(d) {
+		if conn.Delete(d, -1) != nil {
+			return // not empty (another run), or gone already
+		}
+	}
 }
 
-// Servers resolves -servers: the flag, or a server from zkserver.Start.
-// The returned stop function must be called when done.
-func Servers(ctx context.Context, flagValue string, out io.Writer) ([]string, func(), error) {
+// Servers resolves -servers: the flag, or a server from zkserver.Start
+// ($ZK_SERVERS, Docker, a local install). stop must be called when done.
+func Servers(ctx context.Context, flagValue string, out io.Writer) (servers []string, stop func(), err error) {
 	if flagValue != "" {
 		s, err := zkserver.ParseServers(flagValue)
 		return s, func() {}, err
@@ -180,182 +332,77 @@ func Servers(ctx context.Context, flagValue string, out io.Writer) ([]string, fu
 	return srv.Servers, srv.Close, nil
 }
 
-// Run runs the demo and writes the timeline to out.
-func Run(ctx context.Context, ch Chapter, cfg Config, out io.Writer) (Result, error) {
-	if err := cfg.Validate(); err != nil {
-		return Result{}, err
-	}
-	servers, stopServer, err := Servers(ctx, cfg.Servers, out)
-	defer stopServer()
-	if err != nil {
-		return Result{}, err
-	}
-	admin, events, err := zkconn.Dial(ctx, servers, cfg.Session)
-	if err != nil {
-		return Result{}, err
-	}
-	go zkconn.Drain(events)
-	defer admin.Close()
-	start, err := EnsureCounter(admin, cfg.Counter)
-	if err != nil {
-		return Result{}, err
-	}
+// Signalled is the cause of a demo's context when a signal ended it.
+type Signalled struct{ Signal os.Signal }
 
-	fmt.Fprintln(out, ch.Title)
-	mode := "with the lock"
-	if cfg.NoLock {
-		mode = "WITHOUT the lock (-nolock)"
-	}
-	fmt.Fprintf(out, "%d workers × %d rounds on %s, %s; counter %s starts at %d\n",
-		cfg.Workers, cfg.Rounds, cfg.Path, mode, cfg.Counter, start)
+func (s *Signalled) Error() string { return "stopped by " + s.Signal.String() }
 
-	tl := &Timeline{Out: out, Quiet: cfg.Quiet, Start: time.Now()}
-	tally := &event.Tally{}
-	obs := event.Tee(tl.Observe, tally.Observe)
-
-	var wg sync.WaitGroup
-	errs := make(chan error, cfg.Workers)
-	for i := 1; i <= cfg.Workers; i++ {
-		name := fmt.Sprintf("worker-%d", i)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := work(ctx, ch, cfg, servers, event.Observer(obs).WithOwner(name)); err != nil {
-				errs <- fmt.Errorf("%s: %w", name, err)
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	var all []error
-	for err := range errs {
-		all = append(all, err)
-	}
-	if err := errors.Join(all...); err != nil {
-		return Result{}, err
-	}
-
-	final, err := ReadCounter(admin, cfg.Counter)
-	if err != nil {
-		return Result{}, err
-	}
-	res := Result{Start: start, Final: final, Expected: start + cfg.Workers*cfg.Rounds, Tally: tally}
-	fmt.Fprintf(out, "requests=%d notifications=%d acquisitions=%d\n",
-		tally.Count(event.Request), tally.Count(event.Notified), tally.Count(event.Acquired))
-	fmt.Fprintf(out, "counter=%d expected=%d\n", res.Final, res.Expected)
-	return res, nil
-}
-
-// work is one worker: its own session, its own lock, Rounds times age++.
-func work(ctx context.Context, ch Chapter, cfg Config, servers []string, obs event.Observer) error {
-	conn, events, err := zkconn.Dial(ctx, servers, cfg.Session)
-	if err != nil {
-		return err
-	}
-	go zkconn.Drain(events)
-	defer conn.Close()
-	var l Locker
-	if !cfg.NoLock {
-		if l, err = ch.NewLock(conn, cfg.Path, obs); err != nil {
-			return err
+// signalContext ends on the first Ctrl-C (SIGINT), SIGTERM or SIGHUP (the
+// terminal went away); its cause is a *Signalled. A second signal is not
+// caught: it ends the program at once, as a second Ctrl-C should.
+func signalContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-sigs:
+			signal.Stop(sigs)
+			cancel(&Signalled{s})
+		case <-done:
 		}
-	}
-	for range cfg.Rounds {
-		if l != nil {
-			if err := l.Lock(ctx); err != nil {
-				return err
-			}
+	}()
+	return ctx, func() {
+		select {
+		case <-done:
+		default:
+			close(done)
 		}
-		err := increment(ctx, conn, cfg.Counter, cfg.Hold, obs)
-		if l != nil {
-			// Unlock even if ctx is done (Ctrl-C), so nothing is left behind.
-			uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			uerr := l.Unlock(uctx)
-			cancel()
-			err = errors.Join(err, uerr)
+		signal.Stop(sigs)
+	}
+}
+
+// ExitCode is an error that only carries an exit code (the visualizer's,
+// after -tui): Exit exits with it and prints nothing.
+type ExitCode int
+
+func (c ExitCode) Error() string { return fmt.Sprintf("exit status %d", int(c)) }
+
+// usageError is a flag error: the flag package has printed it with the usage.
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+func (u usageError) Unwrap() error { return u.err }
+
+// Exit ends a demo's main: exit code 0 after success, 2 after a bad flag
+// (0 after -h), 128+n after signal n (by then every lock has been released,
+// every session closed, the run's nodes deleted and the server we started
+// stopped), the visualizer's own code after -tui, and 1 after any other
+// error, which it prints.
+func Exit(ctx context.Context, err error) {
+	var code ExitCode
+	var bad usageError
+	var sig *Signalled
+	switch {
+	case errors.As(err, &code):
+		os.Exit(int(code))
+	case errors.Is(err, flag.ErrHelp):
+		os.Exit(0)
+	case errors.As(err, &bad):
+		os.Exit(2)
+	case errors.As(context.Cause(ctx), &sig):
+		if err != nil && !errors.Is(err, context.Canceled) {
+			fmt.Fprintln(os.Stderr, "error:", err)
 		}
-		if err != nil {
-			return err
+		fmt.Fprintf(os.Stderr, "interrupted (%v): locks released, sessions closed, this run's nodes gone\n", sig.Signal)
+		n := 1
+		if s, ok := sig.Signal.(syscall.Signal); ok {
+			n = int(s)
 		}
+		os.Exit(128 + n)
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(1)
 	}
-	return nil
-}
-
-// increment is the articles' unguarded age++: read, wait, write back with
-// version -1 (no compare-and-swap), so only the lock keeps it correct.
-func increment(ctx context.Context, conn *zk.Conn, counter string, hold time.Duration, obs event.Observer) error {
-	v, err := ReadCounter(conn, counter)
-	if err != nil {
-		return err
-	}
-	select { // Ctrl-C ends the hold at once; the counter is left as it was
-	case <-time.After(hold):
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	if _, err := conn.Set(counter, []byte(strconv.Itoa(v+1)), -1); err != nil {
-		return fmt.Errorf("write counter %s: %w", counter, err)
-	}
-	obs.Emit(event.Event{Kind: event.Info, Node: counter, Detail: fmt.Sprintf("counter %d → %d", v, v+1)})
-	return nil
-}
-
-// EnsureCounter creates the counter (and its parents) with 0 if missing,
-// and returns its current value.
-func EnsureCounter(conn *zk.Conn, counter string) (int, error) {
-	if err := ensureParents(conn, counter); err != nil {
-		return 0, err
-	}
-	_, err := conn.Create(counter, []byte("0"), 0, zk.WorldACL(zk.PermAll))
-	if err != nil && !errors.Is(err, zk.ErrNodeExists) {
-		return 0, fmt.Errorf("create counter %s: %w", counter, err)
-	}
-	return ReadCounter(conn, counter)
-}
-
-func ensureParents(conn *zk.Conn, p string) error {
-	if !strings.HasPrefix(p, "/") || strings.HasSuffix(p, "/") {
-		return fmt.Errorf("counter path %q: want an absolute path without a trailing slash", p)
-	}
-	parts := strings.Split(p, "/")
-	cur := ""
-	for _, part := range parts[1 : len(parts)-1] {
-		cur += "/" + part
-		_, err := conn.Create(cur, nil, 0, zk.WorldACL(zk.PermAll))
-		if err != nil && !errors.Is(err, zk.ErrNodeExists) {
-			return fmt.Errorf("create %s: %w", cur, err)
-		}
-	}
-	return nil
-}
-
-// ReadCounter reads the counter znode as a decimal number.
-func ReadCounter(conn *zk.Conn, counter string) (int, error) {
-	b, _, err := conn.Get(counter)
-	if err != nil {
-		return 0, fmt.Errorf("read counter %s: %w", counter, err)
-	}
-	v, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil {
-		return 0, fmt.Errorf("counter %s holds %q, not a number", counter, b)
-	}
-	return v, nil
-}
-
-// Timeline prints events as "+  0.123s worker-2 acquired lock-0000000003".
-type Timeline struct {
-	Out   io.Writer
-	Quiet bool
-	Start time.Time
-	mu    sync.Mutex
-}
-
-// Observe is an event.Observer.
-func (t *Timeline) Observe(e event.Event) {
-	if t.Quiet && e.Kind != event.Acquired && e.Kind != event.Released && e.Kind != event.Lost {
-		return
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	fmt.Fprintf(t.Out, "+%7.3fs %s\n", e.Time.Sub(t.Start).Seconds(), e)
 }

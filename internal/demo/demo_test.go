@@ -3,6 +3,7 @@ package demo
 import (
 	"bytes"
 	"context"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -14,11 +15,9 @@ import (
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
-func TestMain(m *testing.M) { zktest.Main(m) }
-
 // processLock is an in-process mutex standing in for a chapter's lock, so
-// these tests exercise the harness (flags, workers, counter, timeline) and
-// nothing else. All workers of a Run share it.
+// these tests exercise the plumbing (flags, run root, workers, counter,
+// timeline) and nothing else. All workers of a run share it.
 type processLock struct {
 	mu  *sync.Mutex
 	obs event.Observer
@@ -36,86 +35,151 @@ func (l processLock) Unlock(context.Context) error {
 	return nil
 }
 
-func chapter() Chapter {
+func testChapter() Chapter {
 	var mu sync.Mutex
-	return Chapter{Name: "test", Title: "a test chapter",
+	return Chapter{Name: "00-test", Title: "a test chapter",
 		NewLock: func(_ *zk.Conn, _ string, obs event.Observer) (Locker, error) { return processLock{&mu, obs}, nil }}
 }
 
-func config(t *testing.T) Config {
-	root := zktest.Root(t)
-	return Config{Servers: strings.Join(zktest.Servers(t), ","), Path: root + "/lock", Workers: 3, Rounds: 2,
-		Hold: time.Millisecond, Session: 4 * time.Second}
+// execute runs ch with args after -servers and returns its output and
+// result.
+func execute(t *testing.T, ch Chapter, args ...string) (string, Result, error) {
+	t.Helper()
+	var out bytes.Buffer
+	var res Result
+	args = append([]string{"-servers", strings.Join(zktest.Servers(t), ",")}, args...)
+	err := Execute(zktest.Context(t), ch.Program(func(r Result) { res = r }), args, &out)
+	return out.String(), res, err
 }
 
-func TestRun(t *testing.T) {
+var runRootLine = regexp.MustCompile(`^00-test: this run works under (/lockstep/00-test/run-[0-9a-f]{6}) \(deleted when it ends\)\n`)
+
+func TestLockChapter(t *testing.T) {
 	t.Run("with a lock the counter ends exactly at workers×rounds and the last line says so", func(t *testing.T) {
-		var out bytes.Buffer
-		res, err := Run(context.Background(), chapter(), config(t), &out)
+		out, res, err := execute(t, testChapter(), "-hold", "1ms")
 		if err != nil {
 			t.Fatal(err)
 		}
 		if res.Final != 6 || res.Expected != 6 {
 			t.Fatalf("final %d expected %d", res.Final, res.Expected)
 		}
-		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		lines := strings.Split(strings.TrimSpace(out), "\n")
 		if last := lines[len(lines)-1]; last != "counter=6 expected=6" {
 			t.Fatalf("last line %q", last)
 		}
-		if !strings.Contains(out.String(), "worker-2 acquired lock") {
-			t.Fatalf("the timeline has no acquisitions:\n%s", out.String())
+		if !strings.Contains(out, "worker-2 acquired lock") {
+			t.Fatalf("the timeline has no acquisitions:\n%s", out)
 		}
 	})
-	t.Run("an existing counter is left as is and expected counts from it", func(t *testing.T) {
-		cfg := config(t)
-		admin := zktest.Connect(t)
-		if _, err := admin.Create(parent(cfg.Path)+"/counter", []byte("40"), 0, zk.WorldACL(zk.PermAll)); err != nil {
+	t.Run("each run works under a root of its own, says so first, and deletes it at the end", func(t *testing.T) {
+		out1, _, err := execute(t, testChapter(), "-rounds", "1")
+		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := Run(context.Background(), chapter(), cfg, &bytes.Buffer{})
+		out2, _, err := execute(t, testChapter(), "-rounds", "1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m1, m2 := runRootLine.FindStringSubmatch(out1), runRootLine.FindStringSubmatch(out2)
+		if m1 == nil || m2 == nil {
+			t.Fatalf("the first line does not name the run's root:\n%s\n%s", out1, out2)
+		}
+		if m1[1] == m2[1] {
+			t.Fatalf("two runs worked under the same root %s", m1[1])
+		}
+		if !strings.Contains(out1, "on "+m1[1]+"/lock,") {
+			t.Fatalf("the lock is not under the run's root:\n%s", out1)
+		}
+		admin := zktest.Connect(t)
+		for _, root := range []string{m1[1], m2[1]} {
+			if ok, _, err := admin.Exists(root); err != nil || ok {
+				t.Fatalf("%s after the run: exists=%v err=%v", root, ok, err)
+			}
+		}
+	})
+	t.Run("with -path the counter there is kept, and expected counts from it", func(t *testing.T) {
+		root := zktest.Root(t)
+		admin := zktest.Connect(t)
+		if _, err := admin.Create(root+"/counter", []byte("40"), 0, zk.WorldACL(zk.PermAll)); err != nil {
+			t.Fatal(err)
+		}
+		_, res, err := execute(t, testChapter(), "-path", root+"/lock")
 		if err != nil || res.Start != 40 || res.Final != 46 || res.Expected != 46 {
 			t.Fatalf("res %+v, err %v", res, err)
 		}
+		if b, _, err := admin.Get(root + "/counter"); err != nil || string(b) != "46" {
+			t.Fatalf("counter after the run: %q, %v", b, err)
+		}
 	})
-	t.Run("-quiet prints only acquisitions, releases and the result", func(t *testing.T) {
-		cfg := config(t)
-		cfg.Quiet = true
-		var out bytes.Buffer
-		if _, err := Run(context.Background(), chapter(), cfg, &out); err != nil {
+	t.Run("-quiet prints only the milestones and the result", func(t *testing.T) {
+		out, _, err := execute(t, testChapter(), "-quiet")
+		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.Contains(out.String(), "counter 0 → 1") {
-			t.Fatalf("-quiet printed counter updates:\n%s", out.String())
+		if strings.Contains(out, "counter 0 → 1") {
+			t.Fatalf("-quiet printed counter updates:\n%s", out)
+		}
+	})
+	t.Run("readers read and do not count; writers count", func(t *testing.T) {
+		ch := testChapter()
+		ch.Readers = func(workers int) (int, error) { return 2, nil }
+		ch.NewReadLock = ch.NewLock
+		out, res, err := execute(t, ch, "-workers", "3", "-rounds", "2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Expected != 2 || res.Final != 2 {
+			t.Fatalf("res %+v: one writer × 2 rounds should count 2", res)
+		}
+		for _, want := range []string{"3 workers (2 readers, 1 writer)", "reader-2 info", "reads counter ="} {
+			if !strings.Contains(out, want) {
+				t.Errorf("no %q in:\n%s", want, out)
+			}
 		}
 	})
 	t.Run("a counter that is not a number is a clear error", func(t *testing.T) {
-		cfg := config(t)
-		admin := zktest.Connect(t)
-		admin.Create(parent(cfg.Path)+"/counter", []byte("forty"), 0, zk.WorldACL(zk.PermAll))
-		_, err := Run(context.Background(), chapter(), cfg, &bytes.Buffer{})
+		root := zktest.Root(t)
+		zktest.Connect(t).Create(root+"/counter", []byte("forty"), 0, zk.WorldACL(zk.PermAll))
+		_, _, err := execute(t, testChapter(), "-path", root+"/lock")
 		if err == nil || !strings.Contains(err.Error(), "not a number") {
 			t.Fatalf("err = %v", err)
 		}
 	})
 }
 
-func TestConfigValidate(t *testing.T) {
-	bad := []Config{
-		{Path: "/a/lock", Workers: 0, Rounds: 1, Session: time.Second},
-		{Path: "/a/lock", Workers: 1, Rounds: 0, Session: time.Second},
-		{Path: "/a/lock", Workers: 1, Rounds: 1, Hold: -time.Second, Session: time.Second},
-		{Path: "/a/lock", Workers: 1, Rounds: 1, Session: 0},
-		{Path: "relative", Workers: 1, Rounds: 1, Session: time.Second},
-		{Path: "/a//lock", Workers: 1, Rounds: 1, Session: time.Second},
-		{Path: "/lock", Counter: "/a/", Workers: 1, Rounds: 1, Session: time.Second},
-	}
-	for _, c := range bad {
-		if err := c.Validate(); err == nil {
-			t.Errorf("%+v was accepted", c)
+func TestBadFlagsAreErrorsBeforeAnythingConnects(t *testing.T) {
+	for _, args := range [][]string{
+		{"-workers", "0"},
+		{"-rounds", "0"},
+		{"-hold", "-1s"},
+		{"-session", "0s"},
+		{"-path", "relative"},
+		{"-path", "/a//lock"},
+		{"-counter", "/a/"},
+		{"-no-such-flag"},
+	} {
+		var out bytes.Buffer
+		// Nothing listens on port 1: a connection attempt would fail
+		// differently, and print the first line.
+		err := Execute(context.Background(), testChapter().Program(nil), append([]string{"-servers", "127.0.0.1:1"}, args...), &out)
+		if err == nil {
+			t.Errorf("%q was accepted", args)
+		}
+		if out.Len() > 0 {
+			t.Errorf("%q: printed %q before failing", args, out.String())
 		}
 	}
-	c := Config{Path: "/a/b/lock", Workers: 1, Rounds: 1, Session: time.Second}
-	if err := c.Validate(); err != nil || c.Counter != "/a/b/counter" {
-		t.Fatalf("counter %q, err %v: the counter defaults to beside the lock", c.Counter, err)
+}
+
+func TestTimelineCountsFromItsStart(t *testing.T) {
+	var out bytes.Buffer
+	tl := NewTimeline(&out)
+	tl.Show = Milestone
+	tl.Observe(event.Event{Kind: event.Request, Owner: "w", Node: "/x", Time: time.Now()})
+	tl.Observe(event.Event{Kind: event.Acquired, Owner: "w", Node: "/x/lock-1", Time: time.Now()})
+	tl.Say("w", "says %d", 1)
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "+  0.0") || !strings.HasSuffix(lines[1], "w says 1") {
+		t.Fatalf("timeline:\n%s", out.String())
 	}
 }
