@@ -26,14 +26,12 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/lockstep-zk/lockstep/internal/contend"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
 // Locker is what every lockstep lock (or one side of it) offers.
-type Locker interface {
-	Lock(ctx context.Context) error
-	Unlock(ctx context.Context) error
-}
+type Locker = contend.Locker
 
 // TryLocker is a Locker that can try without waiting.
 type TryLocker interface {
@@ -144,44 +142,30 @@ func exclusion(t *testing.T, impl Impl) {
 	var mu sync.Mutex
 	var tokens []int64
 	var wg sync.WaitGroup
-	errs := make(chan error, n)
+	errs := make(chan error, 2*n*m)
 	for i := range n {
 		conn := zktest.Connect(t)
 		l := newLock(t, impl, conn, lockPath)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ctx := zktest.Context(t)
-			for r := range m {
-				if err := l.Lock(ctx); err != nil {
-					errs <- fmt.Errorf("contender %d round %d: Lock: %w", i, r, err)
-					return
-				}
+		wg.Go(func() {
+			// The same loop as the demos' workers: Lock, the articles'
+			// age++ (read, think, write back, no version check), Unlock.
+			_, err := contend.Loop(zktest.Context(t), l, m, func(ctx context.Context) error {
+				defer inside.Add(-1)
 				if in := inside.Add(1); in != 1 {
-					errs <- fmt.Errorf("contender %d round %d: %d holders at once", i, r, in)
+					errs <- fmt.Errorf("contender %d: %d holders at once", i, in)
 				}
 				if tk, ok := l.(Tokener); ok {
 					mu.Lock()
 					tokens = append(tokens, tk.Token())
 					mu.Unlock()
 				}
-				// The articles' age++: read, think, write back, no version check.
-				b, _, err := conn.Get(counter)
-				if err == nil {
-					v, _ := strconv.Atoi(string(b))
-					time.Sleep(time.Millisecond)
-					_, err = conn.Set(counter, []byte(strconv.Itoa(v+1)), -1)
-				}
-				inside.Add(-1)
-				if err != nil {
-					errs <- fmt.Errorf("contender %d: counter: %w", i, err)
-				}
-				if err := l.Unlock(ctx); err != nil {
-					errs <- fmt.Errorf("contender %d round %d: Unlock: %w", i, r, err)
-					return
-				}
+				_, err := contend.Increment(ctx, conn, counter, time.Millisecond)
+				return err
+			})
+			if err != nil {
+				errs <- fmt.Errorf("contender %d: %w", i, err)
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	close(errs)
@@ -247,152 +231,141 @@ func doubleUnlock(t *testing.T, impl Impl) {
 	AssertClean(t, conn, root, root+"/lock")
 }
 
-func foreignUnlock(t *testing.T, impl Impl) {
+// held is where several cases start: one session holds the lock, and
+// another session has a lock object of its own on the same path.
+type held struct {
+	root, path       string
+	holderConn, conn *zk.Conn
+	holder, other    Locker
+	ctx              context.Context
+}
+
+func holdOne(t *testing.T, impl Impl) held {
+	t.Helper()
 	root := zktest.Root(t)
-	lockPath := root + "/lock"
-	holder := newLock(t, impl, zktest.Connect(t), lockPath)
-	conn := zktest.Connect(t)
-	other := newLock(t, impl, conn, lockPath)
-	ctx := zktest.Context(t)
-	if err := holder.Lock(ctx); err != nil {
-		t.Fatal(err)
+	h := held{root: root, path: root + "/lock", holderConn: zktest.Connect(t), conn: zktest.Connect(t), ctx: zktest.Context(t)}
+	h.holder = newLock(t, impl, h.holderConn, h.path)
+	h.other = newLock(t, impl, h.conn, h.path)
+	if err := h.holder.Lock(h.ctx); err != nil {
+		t.Fatalf("holder.Lock: %v", err)
 	}
-	if err := other.Unlock(ctx); !errors.Is(err, impl.ErrNotLocked) {
+	return h
+}
+
+// lockAsync starts l.Lock(ctx) and returns where its result will come.
+func lockAsync(ctx context.Context, l Locker) <-chan error {
+	done := make(chan error, 1)
+	go func() { done <- l.Lock(ctx) }()
+	return done
+}
+
+// await waits, within zktest.Patience, for what a lockAsync returns.
+func await(t *testing.T, done <-chan error, what string) error {
+	t.Helper()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(zktest.Patience):
+		t.Fatalf("after %v: %s", zktest.Patience, what)
+		return nil
+	}
+}
+
+func foreignUnlock(t *testing.T, impl Impl) {
+	h := holdOne(t, impl)
+	if err := h.other.Unlock(h.ctx); !errors.Is(err, impl.ErrNotLocked) {
 		t.Fatalf("other.Unlock = %v, want %v", err, impl.ErrNotLocked)
 	}
 	// The holder must still hold: another contender cannot get in.
-	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	short, cancel := context.WithTimeout(h.ctx, 300*time.Millisecond)
 	defer cancel()
-	if err := other.Lock(short); err == nil {
+	if err := h.other.Lock(short); err == nil {
 		t.Fatal("after a foreign Unlock, another contender acquired the lock")
 	}
-	if err := holder.Unlock(ctx); err != nil {
+	if err := h.holder.Unlock(h.ctx); err != nil {
 		t.Fatalf("holder.Unlock: %v", err)
 	}
-	AssertClean(t, conn, root, lockPath)
+	AssertClean(t, h.conn, h.root, h.path)
 }
 
 func deadline(t *testing.T, impl Impl) {
-	root := zktest.Root(t)
-	lockPath := root + "/lock"
-	holder := newLock(t, impl, zktest.Connect(t), lockPath)
-	conn := zktest.Connect(t)
-	waiter := newLock(t, impl, conn, lockPath)
-	ctx := zktest.Context(t)
-	if err := holder.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
-	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	h := holdOne(t, impl)
+	short, cancel := context.WithTimeout(h.ctx, 300*time.Millisecond)
 	defer cancel()
-	if err := waiter.Lock(short); !errors.Is(err, context.DeadlineExceeded) {
+	if err := h.other.Lock(short); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("waiter.Lock = %v, want context.DeadlineExceeded", err)
 	}
-	if err := holder.Unlock(ctx); err != nil {
+	if err := h.holder.Unlock(h.ctx); err != nil {
 		t.Fatal(err)
 	}
 	// The waiter's own node (if it made one) must be gone too, even though
 	// its session is still open.
 	zktest.Eventually(t, zktest.Patience, "the timed-out waiter left a node behind", func() bool {
-		return len(leftBehind(t, conn, root, lockPath)) == 0
+		return len(leftBehind(t, h.conn, h.root, h.path)) == 0
 	})
-	AssertClean(t, conn, root, lockPath)
+	AssertClean(t, h.conn, h.root, h.path)
 	// And the lock still works for the waiter afterwards.
-	if err := waiter.Lock(ctx); err != nil {
+	if err := h.other.Lock(h.ctx); err != nil {
 		t.Fatalf("Lock after a timed-out Lock: %v", err)
 	}
-	if err := waiter.Unlock(ctx); err != nil {
+	if err := h.other.Unlock(h.ctx); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func cancelled(t *testing.T, impl Impl) {
-	root := zktest.Root(t)
-	lockPath := root + "/lock"
-	holder := newLock(t, impl, zktest.Connect(t), lockPath)
-	conn := zktest.Connect(t)
-	waiter := newLock(t, impl, conn, lockPath)
-	ctx := zktest.Context(t)
-	if err := holder.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
-	wctx, cancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- waiter.Lock(wctx) }()
+	h := holdOne(t, impl)
+	wctx, cancel := context.WithCancel(h.ctx)
+	done := lockAsync(wctx, h.other)
 	time.Sleep(100 * time.Millisecond)
 	cancel()
-	select {
-	case err := <-done:
-		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("Lock = %v, want context.Canceled", err)
-		}
-	case <-time.After(zktest.Patience):
-		t.Fatal("Lock did not return after its context was cancelled")
+	if err := await(t, done, "Lock did not return after its context was cancelled"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Lock = %v, want context.Canceled", err)
 	}
-	if err := holder.Unlock(ctx); err != nil {
+	if err := h.holder.Unlock(h.ctx); err != nil {
 		t.Fatal(err)
 	}
 	zktest.Eventually(t, zktest.Patience, "the cancelled waiter left a node behind", func() bool {
-		return len(leftBehind(t, conn, root, lockPath)) == 0
+		return len(leftBehind(t, h.conn, h.root, h.path)) == 0
 	})
 }
 
 func holderClosed(t *testing.T, impl Impl) {
-	root := zktest.Root(t)
-	lockPath := root + "/lock"
-	hconn := zktest.Connect(t)
-	holder := newLock(t, impl, hconn, lockPath)
-	conn := zktest.Connect(t)
-	waiter := newLock(t, impl, conn, lockPath)
-	ctx := zktest.Context(t)
-	if err := holder.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- waiter.Lock(ctx) }()
+	h := holdOne(t, impl)
+	done := lockAsync(h.ctx, h.other)
 	time.Sleep(100 * time.Millisecond)
-	hconn.Close() // the holder's process goes away; its session ends
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("waiter.Lock = %v", err)
-		}
-	case <-time.After(zktest.Patience):
-		t.Fatal("the waiter never got the lock after the holder's session closed")
+	h.holderConn.Close() // the holder's process goes away; its session ends
+	if err := await(t, done, "the waiter never got the lock after the holder's session closed"); err != nil {
+		t.Fatalf("waiter.Lock = %v", err)
 	}
-	if err := waiter.Unlock(ctx); err != nil {
+	if err := h.other.Unlock(h.ctx); err != nil {
 		t.Fatal(err)
 	}
-	AssertClean(t, conn, root, lockPath)
+	AssertClean(t, h.conn, h.root, h.path)
 }
 
 func tryLock(t *testing.T, impl Impl) {
-	root := zktest.Root(t)
-	lockPath := root + "/lock"
-	holder := newLock(t, impl, zktest.Connect(t), lockPath)
-	conn := zktest.Connect(t)
-	other, ok := newLock(t, impl, conn, lockPath).(TryLocker)
+	h := holdOne(t, impl)
+	other, ok := h.other.(TryLocker)
 	if !ok {
 		t.Fatal("Impl.ErrLocked is set but the lock has no TryLock")
 	}
-	ctx := zktest.Context(t)
-	if err := other.TryLock(ctx); err != nil {
-		t.Fatalf("TryLock on a free lock: %v", err)
-	}
-	if err := other.Unlock(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := holder.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
 	start := time.Now()
-	if err := other.TryLock(ctx); !errors.Is(err, impl.ErrLocked) {
+	if err := other.TryLock(h.ctx); !errors.Is(err, impl.ErrLocked) {
 		t.Fatalf("TryLock on a held lock = %v, want %v", err, impl.ErrLocked)
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("TryLock took %v: it must not wait", d)
 	}
-	if err := holder.Unlock(ctx); err != nil {
+	if err := h.holder.Unlock(h.ctx); err != nil {
 		t.Fatal(err)
 	}
-	AssertClean(t, conn, root, lockPath)
+	AssertClean(t, h.conn, h.root, h.path)
+	if err := other.TryLock(h.ctx); err != nil {
+		t.Fatalf("TryLock on a free lock: %v", err)
+	}
+	if err := other.Unlock(h.ctx); err != nil {
+		t.Fatal(err)
+	}
+	AssertClean(t, h.conn, h.root, h.path)
 }
