@@ -33,8 +33,11 @@ var curatorSource []byte
 // framework, ZooKeeper, Guava and SLF4J jars it needs.
 const defaultCuratorClasspath = "/usr/share/java/curator-recipes.jar"
 
-// curatorInstall says what to install when Java or the jars are missing.
-const curatorInstall = "apt-get install -y libcurator-recipes-java default-jdk-headless, or -curator-classpath"
+// What to install when Java or the jars are missing (Debian's names).
+const (
+	installJDK     = "apt-get install -y default-jdk-headless, or set JAVA_HOME"
+	installCurator = "apt-get install -y libcurator-recipes-java, or give -curator-classpath"
+)
 
 // curator is the JVM that runs CuratorBench; one per bench run.
 type curator struct {
@@ -64,10 +67,10 @@ func javaTools() (java, javac string, err error) {
 		return exec.LookPath(name)
 	}
 	if java, err = find("java"); err != nil {
-		return "", "", fmt.Errorf("no java in PATH (%s)", curatorInstall)
+		return "", "", fmt.Errorf("no java in PATH (%s)", installJDK)
 	}
 	if javac, err = find("javac"); err != nil {
-		return "", "", fmt.Errorf("no javac in PATH (%s)", curatorInstall)
+		return "", "", fmt.Errorf("no javac in PATH (%s)", installJDK)
 	}
 	return java, javac, nil
 }
@@ -78,11 +81,11 @@ func javaTools() (java, javac string, err error) {
 func curatorClasspath(classpath string) (string, error) {
 	entries := filepath.SplitList(classpath)
 	if len(entries) == 0 {
-		return "", fmt.Errorf("no Curator jars: -curator-classpath is empty (%s)", curatorInstall)
+		return "", fmt.Errorf("no Curator jars: -curator-classpath is empty (%s)", installCurator)
 	}
 	for _, e := range entries {
 		if _, err := os.Stat(e); err != nil {
-			return "", fmt.Errorf("no Curator jars at %s (%s)", e, curatorInstall)
+			return "", fmt.Errorf("no Curator jars at %s (%s)", e, installCurator)
 		}
 	}
 	if nop := filepath.Join(filepath.Dir(entries[0]), "slf4j-nop.jar"); fileExists(nop) {

@@ -8,14 +8,12 @@ import (
 	"github.com/lockstep-zk/lockstep/02-naive-lock/naivelock"
 	"github.com/lockstep-zk/lockstep/03-watch-lock/watchlock"
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
+	"github.com/lockstep-zk/lockstep/internal/contend"
 )
 
-// locker is what the bench needs from a lock: the chapters' locks have
-// exactly these methods.
-type locker interface {
-	Lock(ctx context.Context) error
-	Unlock(ctx context.Context) error
-}
+// locker is what the bench needs from a lock, the same as every loop of
+// the course needs: the chapters' locks have exactly these methods.
+type locker = contend.Locker
 
 // lockKind describes one lock to the bench.
 type lockKind struct {

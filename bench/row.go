@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/lockstep-zk/lockstep/internal/contend"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zkserver"
 )
@@ -254,7 +255,7 @@ func (b *bench) measure(ctx context.Context, s spec, budget time.Duration) (x sa
 				return x
 			}
 			work = append(work, func(ctx context.Context) (int, int, []time.Duration, error) {
-				return contend(ctx, l, s.rounds, b.hold)
+				return runContender(ctx, l, s.rounds, b.hold)
 			})
 		}
 	}
@@ -302,36 +303,17 @@ func (b *bench) measure(ctx context.Context, s spec, budget time.Duration) (x sa
 	return x
 }
 
-// contend is one contender: rounds times Lock, hold, Unlock. It stops
-// early, without an error, when the row's time budget runs out.
-func contend(budget context.Context, l locker, rounds int, hold time.Duration) (acquired, released int, waits []time.Duration, err error) {
-	for range rounds {
-		if budget.Err() != nil {
-			return
-		}
-		t0 := time.Now()
-		if err := l.Lock(budget); err != nil {
-			if budget.Err() != nil {
-				return acquired, released, waits, nil // out of time: a partial row, not a failure
-			}
-			return acquired, released, waits, fmt.Errorf("lock: %w", err)
-		}
-		waits = append(waits, time.Since(t0))
-		acquired++
-		if hold > 0 {
-			time.Sleep(hold)
-		}
-		// Unlock on its own generous deadline, so a lock taken just before
-		// the budget ran out is still released and counted.
-		uctx, cancel := context.WithTimeout(context.WithoutCancel(budget), 30*time.Second)
-		err := l.Unlock(uctx)
-		cancel()
-		if err != nil {
-			return acquired, released, waits, fmt.Errorf("unlock: %w", err)
-		}
-		released++
+// runContender is one contender: rounds times Lock, hold, Unlock, in the
+// loop the demos and the conformance suite run too (internal/contend). It
+// stops early, without an error, when the row's time budget runs out; a
+// lock taken just before is still released (the loop's Unlock runs on a
+// deadline of its own) and counted.
+func runContender(budget context.Context, l locker, rounds int, hold time.Duration) (acquired, released int, waits []time.Duration, err error) {
+	s, err := contend.Loop(budget, l, rounds, contend.Hold(hold))
+	if err != nil && budget.Err() != nil && errors.Is(err, budget.Err()) && s.Released == s.Acquired {
+		err = nil // out of time: a partial row, not a failure
 	}
-	return
+	return s.Acquired, s.Released, s.Waits, err
 }
 
 // floor is the best any ZooKeeper lock can do on one session: it must at

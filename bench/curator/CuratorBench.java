@@ -39,6 +39,7 @@ import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
@@ -164,7 +165,7 @@ public final class CuratorBench {
         Run(String connect, int sessionMs, String dir, int contenders, int rounds, boolean shared, long holdMicros,
                 long budgetMs) throws Exception {
             budgetNs = TimeUnit.MILLISECONDS.toNanos(budgetMs);
-            waits = new long[contenders][rounds];
+            waits = new long[contenders][Math.min(rounds, 1024)];
             counts = new int[contenders];
             try {
                 InterProcessMutex common = null;
@@ -206,6 +207,9 @@ public final class CuratorBench {
                     long left = deadline - t0;
                     if (left <= 0 || !lock.acquire(left, TimeUnit.NANOSECONDS)) {
                         return;
+                    }
+                    if (counts[id] == waits[id].length) {
+                        waits[id] = Arrays.copyOf(waits[id], 2 * counts[id]);
                     }
                     waits[id][counts[id]++] = System.nanoTime() - t0;
                     acquires.incrementAndGet();
