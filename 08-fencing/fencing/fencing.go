@@ -15,8 +15,9 @@
 //
 //   - Store: the resource itself keeps the newest fencing token it has seen
 //     and refuses writes with an older one (Martin Kleppmann's "fencing
-//     tokens"). The token is chapter 04's Token(): the lock node's czxid,
-//     which only grows.
+//     tokens"). The token is chapter 04's Token(): the lock directory's
+//     pzxid when the holder found itself first, which only grows
+//     (docs/concepts.md defines it once for every chapter).
 //   - SetIfHeld: when the data lives in ZooKeeper, the write goes in one
 //     multi with a check that the writer's lock node still exists. The
 //     server applies both or neither, so a holder whose node is gone cannot
@@ -31,6 +32,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/internal/zkpath"
 )
 
@@ -43,8 +45,9 @@ var (
 	// never held it is refused too.
 	ErrNoToken = errors.New("fencing: no token")
 	// ErrNotHeld is returned by SetIfHeld when the writer's lock node does
-	// not exist (any more): the lock is not held by this writer.
-	ErrNotHeld = errors.New("fencing: lock not held")
+	// not exist (any more): the lock is not held by this writer. It is
+	// chapter 04's seqlock.ErrNotHeld, the one "not held" of every chapter.
+	ErrNotHeld = seqlock.ErrNotHeld
 )
 
 // Store is a tiny stand-in for a resource outside ZooKeeper (a database
@@ -60,8 +63,8 @@ type Store struct {
 // Write stores value if token is at least as new as every token seen so
 // far, and returns an error wrapping ErrStaleToken otherwise.
 //
-// An equal token is accepted: a token belongs to one hold of the lock (the
-// czxid of one lock node), so an equal token is the same holder writing
+// An equal token is accepted: a token belongs to one hold of the lock (two
+// holds of a mutex never share one), so an equal token is the same holder writing
 // again, and a holder may write many times while it holds the lock. A lower
 // token can only come from a holder whose hold ended before the newest
 // writer's began.
@@ -103,7 +106,7 @@ func (s *Store) Read() (value string, token int64) {
 // other failure of the set (path missing: zk.ErrNoNode without ErrNotHeld)
 // is returned wrapped.
 //
-// Why existence is enough: a lock node's name carries a random GUID and a
+// Why existence is enough: a lock node's name carries a random UUID and a
 // sequence number, so once deleted it is never created again by anyone.
 // The check's version is -1, which skips only the version comparison; the
 // server still fails the check with NoNode when the node does not exist
