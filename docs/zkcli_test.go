@@ -524,7 +524,7 @@ func (t *terminal) send(line string) { io.WriteString(t.stdin, line+"\n") }
 // without the marker line and zkCli's logging noise. With settle (when
 // rewriting the page) it waits a little longer for events nobody expected.
 func (t *terminal) until(ctx context.Context, ready func(string) bool, marker string, wantEvents int, settle bool) ([]string, error) {
-	deadline := time.NewTimer(20 * time.Second)
+	deadline := time.NewTimer(60 * time.Second) // a JVM starting on a loaded machine
 	defer deadline.Stop()
 	pending := func() string {
 		t.mu.Lock()
@@ -542,7 +542,7 @@ func (t *terminal) until(ctx context.Context, ready func(string) bool, marker st
 		case <-t.done:
 			return nil, fmt.Errorf("zkCli exited; it printed:\n%s", p)
 		case <-deadline.C:
-			return nil, fmt.Errorf("waited 20 s for zkCli (and %d watch events); it printed:\n%s", wantEvents, p)
+			return nil, fmt.Errorf("waited 60 s for zkCli (and %d watch events); it printed:\n%s", wantEvents, p)
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
