@@ -25,11 +25,12 @@ func WithObserver(o event.Observer) Option {
 	}
 }
 
-// WithSessionTimeout is seqlock.WithSessionTimeout: pass the session
-// timeout the conn was opened with, and a hold is declared lost once the
-// conn has been disconnected for a third of it — so that re-entry is
-// refused during a partition before the server can have given the lock to
-// someone else (see TestReentryDuringAPartition in the tests).
+// WithSessionTimeout is seqlock.WithSessionTimeout. By default the lock
+// uses the session timeout the server granted the conn, and declares a hold
+// lost once the conn has had no session for a sixth of it — so that
+// re-entry is refused during a partition before the server can have given
+// the lock to someone else. WithSessionTimeout(0) turns that check off: the
+// flaw TestReentryDuringAPartition measures.
 func WithSessionTimeout(d time.Duration) Option {
 	return func(c *config) { c.seqlock = append(c.seqlock, seqlock.WithSessionTimeout(d)) }
 }

@@ -26,7 +26,6 @@ package reentrant
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync/atomic"
 
@@ -37,10 +36,10 @@ import (
 )
 
 var (
-	// ErrNotLocked is returned by Unlock when this Mutex does not hold the
+	// ErrNotHeld is returned by Unlock when this Mutex does not hold the
 	// lock: it never locked, or every Lock has already been unlocked. The
-	// count never goes below zero.
-	ErrNotLocked = errors.New("reentrant: not locked by this Mutex")
+	// count never goes below zero. It is seqlock's value, like the others.
+	ErrNotHeld = seqlock.ErrNotHeld
 	// ErrLocked is returned by TryLock when another owner holds the lock.
 	// It is seqlock's value, so errors.Is works with either.
 	ErrLocked = seqlock.ErrLocked
@@ -140,8 +139,9 @@ func (m *Mutex) acquire(ctx context.Context, take func(context.Context) error) e
 func (m *Mutex) lostReason() string {
 	select {
 	case <-m.lock.Lost():
-		// seqlock watches our node: it was deleted, or the session ended.
-		return "the lock node or its session is gone"
+		// seqlock watches our session: it expired, or the conn has had
+		// no session for too long.
+		return "the lock's session is gone"
 	default:
 	}
 	// go-zookeeper opens a NEW session on the same *zk.Conn after an
@@ -155,7 +155,7 @@ func (m *Mutex) lostReason() string {
 }
 
 // Unlock undoes one Lock. Only the last one (depth 1 → 0) deletes our node
-// in ZooKeeper and lets the next owner in. It returns ErrNotLocked if this
+// in ZooKeeper and lets the next owner in. It returns ErrNotHeld if this
 // Mutex does not hold the lock (the depth stays 0), and an error wrapping
 // ErrLost if the hold was lost — at every depth, so each level of a nested
 // critical section learns that it was not protected; the depth still goes
@@ -164,7 +164,7 @@ func (m *Mutex) Unlock(ctx context.Context) error {
 	// A Mutex that holds nothing needs no turn: say so at once, even if
 	// another goroutine of this owner is busy waiting in Lock.
 	if m.depth.Load() == 0 {
-		return ErrNotLocked
+		return ErrNotHeld
 	}
 	if err := m.takeTurn(ctx); err != nil {
 		return err
@@ -174,7 +174,7 @@ func (m *Mutex) Unlock(ctx context.Context) error {
 	depth := m.depth.Load()
 	switch {
 	case depth == 0:
-		return ErrNotLocked
+		return ErrNotHeld
 	case depth > 1:
 		m.depth.Store(depth - 1)
 		if reason := m.lostReason(); reason != "" {
@@ -216,8 +216,8 @@ func (m *Mutex) endTurn() { <-m.turn }
 // this Mutex does not hold the lock.
 func (m *Mutex) Depth() int { return int(m.depth.Load()) }
 
-// Token returns the fencing token of the current hold (chapter 04's: the
-// czxid of our node), 0 if none. Re-entry keeps the token: it is the same
+// Token returns the fencing token of the current hold (chapter 04's, one
+// definition for every chapter), 0 if none. Re-entry keeps the token: it is the same
 // hold.
 func (m *Mutex) Token() int64 { return m.lock.Token() }
 

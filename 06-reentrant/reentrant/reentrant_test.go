@@ -35,7 +35,7 @@ func TestConformance(t *testing.T) {
 		New: func(conn *zk.Conn, path string) (locktest.Locker, error) {
 			return reentrant.New(conn, path)
 		},
-		ErrNotLocked: reentrant.ErrNotLocked,
+		ErrNotLocked: reentrant.ErrNotHeld,
 		ErrLocked:    reentrant.ErrLocked,
 	})
 }
@@ -149,8 +149,8 @@ func TestReentry(t *testing.T) {
 		}
 		node := holder.Node()
 		for name, o := range map[string]*reentrant.Mutex{"same session": sameConn, "other session": otherConn} {
-			if err := o.Unlock(ctx); !errors.Is(err, reentrant.ErrNotLocked) {
-				t.Errorf("%s: Unlock = %v, want ErrNotLocked", name, err)
+			if err := o.Unlock(ctx); !errors.Is(err, reentrant.ErrNotHeld) {
+				t.Errorf("%s: Unlock = %v, want ErrNotHeld", name, err)
 			}
 			if err := o.TryLock(ctx); !errors.Is(err, reentrant.ErrLocked) {
 				t.Errorf("%s: TryLock after its Unlock = %v, want ErrLocked", name, err)
@@ -182,8 +182,8 @@ func TestReentry(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range 3 {
-			if err := m.Unlock(ctx); !errors.Is(err, reentrant.ErrNotLocked) {
-				t.Fatalf("extra Unlock %d = %v, want ErrNotLocked", i+1, err)
+			if err := m.Unlock(ctx); !errors.Is(err, reentrant.ErrNotHeld) {
+				t.Fatalf("extra Unlock %d = %v, want ErrNotHeld", i+1, err)
 			}
 			if got := m.Depth(); got != 0 {
 				t.Fatalf("Depth = %d after an extra Unlock, want 0", got)
@@ -325,8 +325,8 @@ func TestReentryAfterSessionExpiryReportsTheLoss(t *testing.T) {
 			t.Fatalf("Unlock at depth %d = %v, want an error wrapping ErrLost", depth, err)
 		}
 	}
-	if err := holder.Unlock(ctx); !errors.Is(err, reentrant.ErrNotLocked) {
-		t.Fatalf("Unlock after the last one = %v, want ErrNotLocked", err)
+	if err := holder.Unlock(ctx); !errors.Is(err, reentrant.ErrNotHeld) {
+		t.Fatalf("Unlock after the last one = %v, want ErrNotHeld", err)
 	}
 	if got := other.Depth(); got != 1 {
 		t.Fatalf("the new holder's Depth = %d, want 1", got)
@@ -351,16 +351,18 @@ func TestReentryAfterSessionExpiryReportsTheLoss(t *testing.T) {
 // This chapter's flaw: re-entry is a decision made from local knowledge.
 // While the holder is cut off and has not yet heard that its session
 // expired, its count still says "held", and a re-entry succeeds although
-// the server already gave the lock to someone else. WithSessionTimeout
-// (chapter 04's client-side loss detection) closes that window.
+// the server already gave the lock to someone else. Chapter 04's
+// client-side loss detection (on by default, with the granted session
+// timeout) closes that window; WithSessionTimeout(0) turns it off.
 func TestReentryDuringAPartition(t *testing.T) {
 	const sessionTimeout = 1500 * time.Millisecond
 	for _, c := range []struct {
 		name string
+		flaw bool
 		opts []reentrant.Option
 	}{
-		{"without WithSessionTimeout a cut-off holder re-enters a lock someone else holds", nil},
-		{"with WithSessionTimeout a cut-off holder's re-entry is refused", []reentrant.Option{reentrant.WithSessionTimeout(sessionTimeout)}},
+		{"with the disconnection check off a cut-off holder re-enters a lock someone else holds", true, []reentrant.Option{reentrant.WithSessionTimeout(0)}},
+		{"with the granted session timeout (the default) a cut-off holder's re-entry is refused", false, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root := zktest.Root(t)
@@ -391,7 +393,7 @@ func TestReentryDuringAPartition(t *testing.T) {
 			}
 			taken := time.Since(cut)
 
-			if c.opts == nil {
+			if c.flaw {
 				// The flaw, measured: two owners believe they hold it.
 				if err := holder.Lock(ctx); err != nil {
 					t.Fatalf("re-entry = %v; the flaw this test measures is gone", err)
@@ -583,10 +585,10 @@ func ExampleMutex() {
 	// job holds the lock at depth 1
 	// saving at depth 2
 	// back at depth 1
-	// other tries: seqlock: locked by another client
-	// other unlocks: reentrant: not locked by this Mutex
+	// other tries: seqlock: locked by another contender
+	// other unlocks: seqlock: not held
 	// job unlocks: <nil> depth 0
-	// job unlocks again: reentrant: not locked by this Mutex
+	// job unlocks again: seqlock: not held
 	// other tries again: <nil>
 	// other unlocks: <nil>
 }
