@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -225,20 +226,11 @@ func (b *bench) measure(ctx context.Context, s spec, budget time.Duration) (x sa
 	if s.shared || s.workload == "floor" {
 		nconn = 1
 	}
-	conns := make([]*zk.Conn, 0, nconn)
-	defer func() {
-		for _, c := range conns {
-			c.Close()
-		}
-	}()
-	for range nconn {
-		c, events, err := zkconn.Dial(ctx, b.servers, b.session, zkconn.WithDialer(w.dialer()))
-		if err != nil {
-			x.err = fmt.Errorf("open session %d of %d: %w", len(conns)+1, nconn, err)
-			return x
-		}
-		go zkconn.Drain(events)
-		conns = append(conns, c)
+	conns, err := b.openSessions(ctx, nconn, w)
+	defer closeSessions(conns)
+	if err != nil {
+		x.err = err
+		return x
 	}
 
 	// One lock object per contender, even on a shared session.
@@ -301,6 +293,44 @@ func (b *bench) measure(ctx context.Context, s spec, budget time.Duration) (x sa
 	}
 	x.err = errors.Join(errs...)
 	return x
+}
+
+// openSessions opens n sessions counted by w, a few at a time: one by one,
+// 64 sessions take seconds of a default run on a busy machine. The
+// sessions opened so far are returned with an error too, to be closed.
+func (b *bench) openSessions(ctx context.Context, n int, w *wire) ([]*zk.Conn, error) {
+	conns := make([]*zk.Conn, n)
+	errs := make([]error, n)
+	sem := make(chan struct{}, 16)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			c, events, err := zkconn.Dial(ctx, b.servers, b.session, zkconn.WithDialer(w.dialer()))
+			if err != nil {
+				errs[i] = fmt.Errorf("open session %d of %d: %w", i+1, n, err)
+				return
+			}
+			go zkconn.Drain(events)
+			conns[i] = c
+		}()
+	}
+	wg.Wait()
+	opened := slices.DeleteFunc(conns, func(c *zk.Conn) bool { return c == nil })
+	return opened, errors.Join(errs...)
+}
+
+// closeSessions closes conns all at once: each Close waits for the
+// server's answer.
+func closeSessions(conns []*zk.Conn) {
+	var wg sync.WaitGroup
+	for _, c := range conns {
+		wg.Go(c.Close)
+	}
+	wg.Wait()
 }
 
 // runContender is one contender: rounds times Lock, hold, Unlock, in the

@@ -116,7 +116,9 @@ public final class CuratorBench {
         return v == null ? "?" : v;
     }
 
-    static CuratorFramework connect(String connect, int sessionMs) throws InterruptedException {
+    // start builds a client and starts connecting; await waits for its
+    // session. Separate, so that many clients connect at once.
+    static CuratorFramework start(String connect, int sessionMs) {
         // The ensemble tracker is off: it reads /zookeeper/config on its own
         // and could move the client from the counting proxy to the address
         // the server advertises. It sends nothing a lock needs.
@@ -128,11 +130,44 @@ public final class CuratorBench {
                 .ensembleTracker(false)
                 .build();
         c.start();
+        return c;
+    }
+
+    static void await(CuratorFramework c) throws InterruptedException {
         if (!c.blockUntilConnected(30, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("no session with " + c.getZookeeperClient().getCurrentConnectionString()
+                    + " within 30 s");
+        }
+    }
+
+    static CuratorFramework connect(String connect, int sessionMs) throws InterruptedException {
+        CuratorFramework c = start(connect, sessionMs);
+        try {
+            await(c);
+        } catch (InterruptedException | RuntimeException e) {
             c.close();
-            throw new IllegalStateException("no session with " + connect + " within 30 s");
+            throw e;
         }
         return c;
+    }
+
+    // closeAll closes the clients at once: each close waits for the
+    // server's answer.
+    static void closeAll(List<CuratorFramework> clients) {
+        List<Thread> closing = new ArrayList<>();
+        for (CuratorFramework c : clients) {
+            Thread t = new Thread(c::close);
+            t.start();
+            closing.add(t);
+        }
+        for (Thread t : closing) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 
     // warmUp acquires and releases one lock for ms milliseconds, so the JIT
@@ -168,21 +203,16 @@ public final class CuratorBench {
             waits = new long[contenders][Math.min(rounds, 1024)];
             counts = new int[contenders];
             try {
-                InterProcessMutex common = null;
-                if (shared) {
-                    CuratorFramework c = connect(connect, sessionMs);
-                    clients.add(c);
-                    common = new InterProcessMutex(c, dir);
+                for (int i = 0; i < (shared ? 1 : contenders); i++) {
+                    clients.add(start(connect, sessionMs));
                 }
+                for (CuratorFramework c : clients) {
+                    await(c);
+                }
+                InterProcessMutex common = shared ? new InterProcessMutex(clients.get(0), dir) : null;
                 for (int i = 0; i < contenders; i++) {
-                    InterProcessMutex m = common;
-                    if (m == null) {
-                        CuratorFramework c = connect(connect, sessionMs);
-                        clients.add(c);
-                        m = new InterProcessMutex(c, dir);
-                    }
+                    InterProcessMutex lock = shared ? common : new InterProcessMutex(clients.get(i), dir);
                     int id = i;
-                    InterProcessMutex lock = m;
                     Thread t = new Thread(() -> contend(id, lock, rounds, holdMicros), "contender-" + i);
                     t.setDaemon(true);
                     threads.add(t);
@@ -254,9 +284,7 @@ public final class CuratorBench {
             for (Thread t : threads) {
                 t.interrupt();
             }
-            for (CuratorFramework c : clients) {
-                c.close();
-            }
+            closeAll(clients);
             clients.clear();
         }
     }
