@@ -113,15 +113,116 @@ func TestZkCliTranscriptsStillRun(t *testing.T) {
 	if !replay.update {
 		return
 	}
-	// Rewrite the blocks from the last one up, so earlier line numbers hold.
+	// Rewrite the blocks from the last one up, so earlier line numbers hold,
+	// then the overview, which comes before them.
 	for i := len(blocks) - 1; i >= 0; i-- {
 		b := blocks[i]
 		page = slices.Replace(page, b.line+1, b.end, replay.played[i].render()...)
+	}
+	if start, end, ok := overviewTable(page); ok {
+		page = slices.Replace(page, start, end, overview(replay.played)...)
 	}
 	if err := os.WriteFile(zkcliPage, []byte(strings.Join(page, "\n")), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("rewrote %d transcripts in %s", len(blocks), zkcliPage)
+}
+
+// TestTheOverviewIsTheTranscripts checks the page's side-by-side table of
+// the whole session against its transcripts: same commands, same order,
+// same terminal, same watch events. It needs neither zkCli nor a server.
+func TestTheOverviewIsTheTranscripts(t *testing.T) {
+	text, err := os.ReadFile(zkcliPage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := strings.Split(string(text), "\n")
+	blocks, err := parseTranscripts(page)
+	if err != nil {
+		t.Fatalf("%s: %v", zkcliPage, err)
+	}
+	start, end, ok := overviewTable(page)
+	if !ok {
+		t.Fatalf("%s: no overview table after %q", zkcliPage, overviewMarker)
+	}
+	got, want := page[start:end], overview(blocks)
+	if !slices.Equal(got, want) {
+		t.Errorf("%s:%d: the overview does not match the transcripts below it (scripts/zkcli-transcript rewrites it):\n%s\nwant:\n%s",
+			zkcliPage, start+1, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// overviewMarker precedes the side-by-side table of the whole session.
+const overviewMarker = "<!-- zkcli overview: written by scripts/zkcli-transcript from the transcripts below -->"
+
+// overviewTable finds the table after the marker: lines [start, end).
+func overviewTable(page []string) (start, end int, ok bool) {
+	i := slices.Index(page, overviewMarker)
+	if i < 0 {
+		return 0, 0, false
+	}
+	start, end = i+1, i+1
+	for end < len(page) && strings.HasPrefix(page[end], "|") {
+		end++
+	}
+	return start, end, true
+}
+
+// overview is the whole session as a table, one row per step, terminal A
+// on the left and B on the right: the "two terminals side by side" at a
+// glance, with each watch event in the row where it is printed.
+func overview(blocks []block) []string {
+	var terminals []string
+	for _, b := range blocks {
+		if !slices.Contains(terminals, b.terminal) {
+			terminals = append(terminals, b.terminal)
+		}
+	}
+	head := "| # |"
+	rule := "|--:|"
+	for _, term := range terminals {
+		head += " terminal " + term + " |"
+		rule += "---|"
+	}
+	out := []string{head, rule}
+	n := 0
+	for _, b := range blocks {
+		for _, s := range b.steps {
+			var cell string
+			switch {
+			case s.start:
+				cell = "`" + strings.TrimPrefix(s.shell, "$ ") + "`"
+			case s.command != "":
+				cell = "`" + s.command + "`"
+			}
+			if _, watch := masked(s.output); len(watch) > 0 && !s.start { // a start's event is "connected"
+				var evs []string
+				for _, w := range watch {
+					w = strings.TrimPrefix(w, "WatchedEvent ")
+					w = strings.TrimPrefix(w, "state:SyncConnected ")
+					evs = append(evs, "*"+w+"*")
+				}
+				if cell != "" {
+					cell += "<br>"
+				}
+				cell += "⚡ " + strings.Join(evs, "<br>⚡ ")
+			}
+			if cell == "" {
+				continue
+			}
+			n++
+			row := fmt.Sprintf("| %d |", n)
+			for _, term := range terminals {
+				if term == b.terminal {
+					row += " " + cell + " |"
+				} else {
+					row += " |"
+				}
+			}
+			out = append(out, row)
+		}
+	}
+	return out
 }
 
 func TestTranscriptParsingAndMasking(t *testing.T) {
