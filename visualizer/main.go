@@ -22,6 +22,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path"
+	"strings"
 	"syscall"
 	"time"
 
@@ -53,6 +55,9 @@ func scenes(persistent bool) []scene.Scene {
 	}
 }
 
+// listScenes is scenes; a test puts a crashing chapter in its place.
+var listScenes = scenes
+
 func main() {
 	flag.CommandLine.Init("visualizer", flag.ExitOnError)
 	flag.Usage = usage
@@ -76,18 +81,23 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	o.Scenes, o.Workshop = scenes(persistent), workshop
+	o.Scenes, o.Workshop = listScenes(persistent), workshop
+	if os.Getenv(viewEnv) == "" {
+		os.Exit(supervise(o.Servers, o.Base, o.Scenes)) // see supervise.go
+	}
 
 	// Ctrl-C in the view is a key (q does the same); these signals are for
-	// -frames, kill, and the terminal going away (SIGHUP). Each ends Run the
-	// normal way: sessions closed, nodes deleted, the server stopped.
+	// -frames, kill, and the terminal going away (SIGHUP). The first ends
+	// Run the normal way: sessions closed, nodes deleted. Later ones (a
+	// hangup reaches both processes, and the supervisor passes one on) are
+	// ignored: the clean-up is bounded in time.
 	ctx, cancel := context.WithCancelCause(context.Background())
-	sigs := make(chan os.Signal, 1)
+	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
-		s := <-sigs
-		signal.Stop(sigs) // a second signal ends the program at once
-		cancel(signalled{s})
+		for s := range sigs {
+			cancel(signalled{s}) // only the first one counts
+		}
 	}()
 	err := tui.Run(ctx, o)
 	os.Exit(exitCode(err, context.Cause(ctx), o.Chapter))
@@ -106,7 +116,7 @@ func exitCode(err, cause error, chapter string) int {
 	interrupted := errors.As(cause, &sig)
 	switch {
 	case errors.As(err, &p) && workshop:
-		fmt.Fprintf(os.Stderr, "visualizer: your chapter %s lock is not finished yet: %s\n  %v\n", chapter, where(p), p.Value)
+		fmt.Fprintf(os.Stderr, "visualizer: your chapter %s lock is not finished yet: %s panicked%s\n  %v\n", chapter, p.Worker, at(p.Where), p.Value)
 		fmt.Fprintf(os.Stderr, "run its tests with: make exercise CH=%s\n", chapter)
 		return 1
 	case err != nil && !(interrupted && errors.Is(err, context.Canceled)):
@@ -123,12 +133,30 @@ func exitCode(err, cause error, chapter string) int {
 	return 0
 }
 
-func where(p *tui.PanicError) string {
-	if p.Where == "" {
-		return p.Worker + " panicked"
+func at(where string) string {
+	if where == "" {
+		return ""
 	}
-	return p.Worker + " panicked at " + p.Where
+	return " at " + learnerFile(where)
 }
+
+// learnerFile names the exercise file a workshop build compiled in place
+// of the reference's: the -overlay puts NN-name/exercise/node.go where
+// NN-name/seqlock/node.go was, and the stack names the latter.
+func learnerFile(where string) string {
+	parts := strings.SplitN(where, "/", 3)
+	if !workshop || len(parts) != 3 {
+		return where
+	}
+	file, _, _ := strings.Cut(parts[2], ":")
+	if _, err := os.Stat(path.Join(parts[0], "exercise", file)); err != nil {
+		return where
+	}
+	return parts[0] + "/exercise/" + parts[2]
+}
+
+// chapterFlag is the -chapter flag's value.
+func chapterFlag() string { return flag.Lookup("chapter").Value.String() }
 
 func usage() {
 	out := flag.CommandLine.Output()

@@ -16,7 +16,7 @@ func New() scene.Scene {
 		Key:   "05",
 		Name:  "05-rwlock",
 		Title: "read-write lock: readers share, writers exclude (workers 1, 4, 7… write)",
-		Look:  "R nodes hold together; a W release wakes the readers behind it, an R release one W",
+		Look:  "R holders share; a W's release wakes every R behind it, an R's at most one W",
 		NewWorker: func(w scene.Worker) (scene.Part, error) {
 			m, err := rwlock.New(w.Conn, w.Path, rwlock.WithObserver(w.Observer), rwlock.WithSessionTimeout(w.Session))
 			if err != nil {

@@ -48,10 +48,6 @@ type Options struct {
 	// with -tags workshop and an -overlay); the header says "your lock".
 	Workshop bool
 
-	// Persistent is chapter 02's persistent variant. It is read only by
-	// the go run bridge in bridge.go, for the chapters' -tui flag.
-	Persistent bool
-
 	// Script presses keys at given times: "2s:k,5s:e,8s:3" (key names as in
 	// the help bar; "space", "up", "down" spelled out).
 	Script string
@@ -128,9 +124,6 @@ func (o *Options) defaults() error {
 // the server it started. A panic is returned as a *PanicError, after the
 // terminal was restored.
 func Run(ctx context.Context, opts Options) error {
-	if len(opts.Scenes) == 0 && opts.Chapter != "" {
-		return runVisualizer(ctx, opts) // a chapter's -tui flag: see bridge.go
-	}
 	if err := opts.defaults(); err != nil {
 		return err
 	}
