@@ -14,12 +14,22 @@ import (
 // VisualizerPackage is the visualizer, which -tui runs.
 const VisualizerPackage = "github.com/lockstep-zk/lockstep/visualizer"
 
-// buildVisualizer compiles the visualizer into dir and returns the binary.
-// (A variable, so tests can put a stand-in there.)
-var buildVisualizer = func(ctx context.Context, dir string) (string, error) {
+// buildVisualizer compiles the visualizer and returns the binary. It
+// builds into the user's cache directory, where the go command finds the
+// binary up to date on the next -tui and does not link it again (a second
+// or so instead of several); without a cache directory, into scratch, a
+// temporary directory removed after the run. (A variable, so tests can put
+// a stand-in there.)
+var buildVisualizer = func(ctx context.Context, scratch string) (string, error) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		return "", fmt.Errorf("-tui builds the visualizer with the go command: %w", err)
+	}
+	dir := scratch
+	if cache, err := os.UserCacheDir(); err == nil {
+		if err := os.MkdirAll(filepath.Join(cache, "lockstep"), 0o755); err == nil {
+			dir = filepath.Join(cache, "lockstep")
+		}
 	}
 	exe := filepath.Join(dir, "visualizer")
 	fmt.Fprintf(os.Stderr, "-tui: building the visualizer (%s)…\n", VisualizerPackage)
