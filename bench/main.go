@@ -1,5 +1,6 @@
 // Command bench measures lockstep's locks against go-zookeeper's own
-// zk.Lock, in one run against one ZooKeeper:
+// zk.Lock and Apache Curator's InterProcessMutex, in one run against one
+// ZooKeeper:
 //
 //	go run ./bench                  # a table
 //	go run ./bench -json            # one JSON object per row
@@ -11,10 +12,10 @@
 // the wire for every lock alike, and the server's own packet count beside
 // them. Two more rows frame the numbers: the floor (create+delete pairs on
 // one session, the best any ZooKeeper lock can do) and the seed workload
-// (200 goroutines sharing one session, one acquisition each). Apache
-// Curator's InterProcessMutex runs beside them in a JVM, counted at the
-// wire through a proxy, when Java and its jars are installed. The last
-// lines say whether chapter 04 meets its targets.
+// (200 goroutines sharing one session, one acquisition each). Curator runs
+// in a JVM, counted at the wire through a proxy, when Java and its jars are
+// installed (else its rows say why they are skipped). The last lines say
+// whether chapter 04 meets its targets.
 //
 // See bench/README.md for a run on the course's machine and what the
 // columns mean.
@@ -102,7 +103,7 @@ func parseFlags(args []string) (config, error) {
 	fs.DurationVar(&cfg.hold, "hold", 0, "time spent holding the lock")
 	fs.IntVar(&cfg.repeat, "repeat", 3, "samples per row, taken in turn with the other rows and summed")
 	fs.DurationVar(&cfg.budget, "budget", 30*time.Second, "time budget per row (shared by its samples); a row that runs out is reported as partial")
-	fs.DurationVar(&cfg.warmup, "warmup", 2*time.Second, "create+delete pairs before the first row, so the server's JIT is warm (0: none)")
+	fs.DurationVar(&cfg.warmup, "warmup", 2*time.Second, "create+delete pairs (and Curator's acquire+release) before the first row, so the JITs are warm (0: none)")
 	fs.DurationVar(&cfg.session, "session", 10*time.Second, "ZooKeeper session timeout")
 	fs.IntVar(&cfg.seed, "seed-goroutines", targetSeed, "goroutines (Curator: threads) of the seed workload")
 	fs.StringVar(&cfg.classpath, "curator-classpath", defaultCuratorClasspath, "Curator's jars for the curator row (Debian: apt-get install libcurator-recipes-java)")
