@@ -68,6 +68,14 @@ func TestCountingProxy(t *testing.T) {
 }
 
 func TestCuratorRowWithoutJars(t *testing.T) {
+	t.Run("without Java the reason says what to install", func(t *testing.T) {
+		t.Setenv("PATH", t.TempDir())
+		t.Setenv("JAVA_HOME", "")
+		got := curatorMissing(defaultCuratorClasspath)
+		if !strings.HasPrefix(got, "no java in PATH") || !strings.Contains(got, "default-jdk-headless") || strings.Contains(got, "\n") {
+			t.Fatalf("reason %q, want one line naming java and the package", got)
+		}
+	})
 	t.Run("without Curator's jars the curator rows say why, and the run still succeeds", func(t *testing.T) {
 		rows, stderr := runJSON(t, "-locks", "04,curator,seed", "-contenders", "2", "-rounds", "2",
 			"-seed-goroutines", "3", "-curator-classpath", "/nonexistent/curator-recipes.jar")
