@@ -161,6 +161,9 @@ func (h *Hold) Release(ctx context.Context) error {
 		err = nil
 	case q.conn.SessionID() != h.session:
 		h.lose("our session was gone at Unlock")
+	case errors.Is(err, zk.ErrConnectionClosed) && closed(ctx, q.conn):
+		h.lose("the conn was closed: our session, and our node with it, are gone")
+		err = nil
 	}
 	if err != nil && q.remove(h.node) {
 		// We could not say whether the delete landed (ctx ended, the

@@ -1,0 +1,83 @@
+package semaphore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
+	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/zkpath"
+)
+
+// Lease is one of the n leases, held from Acquire to Release. Its Node,
+// Token, Lost and Release are the core's Hold (chapter 04).
+type Lease struct {
+	*seqlock.Hold
+	conn    *zk.Conn
+	revoked chan struct{}
+	once    sync.Once
+}
+
+// Revoked is closed when another client asks for this lease back (Revoke)
+// and the Semaphore was made WithRevocable. It is a request, not a kill:
+// the holder decides to finish and Release — or not (see the README's
+// flaw). Without WithRevocable it never closes.
+func (l *Lease) Revoked() <-chan struct{} { return l.revoked }
+
+// revokeMessage is what Curator's Revoker writes into a lock node to ask
+// its holder to let go, so a Curator holder and ours understand each other.
+const revokeMessage = "__REVOKE__"
+
+// watchRevocation watches our lease node's data, as Curator's revocable
+// locks do: a revocation request is a write of revokeMessage into it. The
+// watch ends by itself when the node goes (Release, or the session).
+func (l *Lease) watchRevocation(s *Semaphore) {
+	node := l.Node()
+	go func() {
+		for {
+			s.emit(event.Request, "get", node, "our lease")
+			data, _, watch, err := l.conn.GetW(node)
+			if err != nil {
+				return // gone: released or lost
+			}
+			if string(data) == revokeMessage {
+				l.once.Do(func() {
+					s.emit(event.Info, "", node, "revocation requested")
+					close(l.revoked)
+				})
+				return
+			}
+			ev := <-watch
+			if ev.Type != zk.EventNodeDataChanged {
+				return // deleted, or the session ended
+			}
+		}
+	}()
+}
+
+// Revoke asks the holder of the lease node (one of Semaphore.Holders) to
+// release it, by writing Curator's revocation message into the node. It
+// returns ErrNotHeld if that lease is gone already.
+func Revoke(ctx context.Context, conn *zk.Conn, node string) error {
+	if conn == nil {
+		return ErrNilConn
+	}
+	if err := zkpath.Validate(node); err != nil {
+		return fmt.Errorf("semaphore: revoke: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	_, err := conn.Set(node, []byte(revokeMessage), -1)
+	if errors.Is(err, zk.ErrNoNode) {
+		return fmt.Errorf("semaphore: revoke %s: %w", node, ErrNotHeld)
+	}
+	if err != nil {
+		return fmt.Errorf("semaphore: revoke %s: %w", node, err)
+	}
+	return nil
+}

@@ -1,0 +1,368 @@
+package semaphore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
+	"github.com/lockstep-zk/lockstep/09-semaphore/semaphore"
+	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/locktest"
+	"github.com/lockstep-zk/lockstep/internal/zktest"
+)
+
+func TestMain(m *testing.M) { zktest.Main(m) }
+
+func newSemaphore(t testing.TB, conn *zk.Conn, dir string, n int, opts ...semaphore.Option) *semaphore.Semaphore {
+	t.Helper()
+	s, err := semaphore.New(conn, dir, n, opts...)
+	if err != nil {
+		t.Fatalf("New(%q, %d): %v", dir, n, err)
+	}
+	return s
+}
+
+// mutex is a semaphore of one lease seen as a lock, for the conformance
+// suite every lock chapter runs: with n = 1 it must be a correct mutex.
+type mutex struct {
+	s     *semaphore.Semaphore
+	lease *semaphore.Lease
+}
+
+func (m *mutex) Lock(ctx context.Context) error    { return m.take(m.s.Acquire(ctx)) }
+func (m *mutex) TryLock(ctx context.Context) error { return m.take(m.s.TryAcquire(ctx)) }
+func (m *mutex) take(l *semaphore.Lease, err error) error {
+	if err == nil {
+		m.lease = l
+	}
+	return err
+}
+func (m *mutex) Unlock(ctx context.Context) error {
+	l := m.lease
+	m.lease = nil
+	if l == nil {
+		return semaphore.ErrNotHeld
+	}
+	return l.Release(ctx)
+}
+func (m *mutex) Token() int64 {
+	if m.lease == nil {
+		return 0
+	}
+	return m.lease.Token()
+}
+
+func TestASemaphoreOfOneLeasePassesTheLockConformanceSuite(t *testing.T) {
+	locktest.Run(t, locktest.Impl{
+		New: func(conn *zk.Conn, path string) (locktest.Locker, error) {
+			s, err := semaphore.New(conn, path, 1)
+			return &mutex{s: s}, err
+		},
+		ErrNotLocked: semaphore.ErrNotHeld,
+		ErrLocked:    semaphore.ErrLocked,
+	})
+}
+
+func TestLeases(t *testing.T) {
+	t.Run("never more than n holders at once, and n are reached under contention", func(t *testing.T) {
+		const n, clients, rounds = 3, 8, 4
+		dir := zktest.Root(t) + "/sem"
+		ctx := zktest.Context(t)
+		var inside, maxSeen atomic.Int64
+		var wg sync.WaitGroup
+		errs := make(chan error, clients)
+		for range clients {
+			s := newSemaphore(t, zktest.Connect(t), dir, n)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range rounds {
+					l, err := s.Acquire(ctx)
+					if err != nil {
+						errs <- err
+						return
+					}
+					now := inside.Add(1)
+					for {
+						m := maxSeen.Load()
+						if now <= m || maxSeen.CompareAndSwap(m, now) {
+							break
+						}
+					}
+					time.Sleep(20 * time.Millisecond)
+					inside.Add(-1)
+					if err := l.Release(ctx); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		if got := maxSeen.Load(); got != n {
+			t.Errorf("at most %d holders at once, want exactly %d (never more, and the n leases used)", got, n)
+		}
+		t.Logf("%d clients × %d rounds, %d leases: max_seen=%d", clients, rounds, n, maxSeen.Load())
+	})
+
+	t.Run("TryAcquire with every lease out returns ErrLocked and leaves nothing", func(t *testing.T) {
+		root := zktest.Root(t)
+		dir := root + "/sem"
+		admin := zktest.Connect(t)
+		ctx := zktest.Context(t)
+		s := newSemaphore(t, admin, dir, 2)
+		var held []*semaphore.Lease
+		for range 2 {
+			l, err := s.TryAcquire(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			held = append(held, l)
+		}
+		if _, err := newSemaphore(t, zktest.Connect(t), dir, 2).TryAcquire(ctx); !errors.Is(err, semaphore.ErrLocked) {
+			t.Fatalf("third TryAcquire = %v, want ErrLocked", err)
+		}
+		if got := leaseCount(t, admin, dir); got != 2 {
+			t.Errorf("%d leases after a failed TryAcquire, want 2", got)
+		}
+		for _, l := range held {
+			if err := l.Release(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := held[0].Release(ctx); !errors.Is(err, semaphore.ErrNotHeld) {
+			t.Errorf("second Release = %v, want ErrNotHeld", err)
+		}
+		locktest.AssertClean(t, admin, root, dir)
+	})
+
+	t.Run("a killed holder's lease comes back to the waiters", func(t *testing.T) {
+		dir := zktest.Root(t) + "/sem"
+		ctx := zktest.Context(t)
+		hconn := zktest.Connect(t)
+		holder := newSemaphore(t, hconn, dir, 1)
+		l, err := holder.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		waiter := newSemaphore(t, zktest.Connect(t), dir, 1)
+		got := make(chan error, 1)
+		go func() {
+			wl, err := waiter.Acquire(ctx)
+			if err == nil {
+				err = wl.Release(ctx)
+			}
+			got <- err
+		}()
+		hconn.Close() // the holder's process dies: its session closes
+		select {
+		case err := <-got:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(zktest.Patience):
+			t.Fatal("the waiter never got the dead holder's lease")
+		}
+		if err := l.Release(ctx); !errors.Is(err, semaphore.ErrLost) {
+			t.Errorf("the dead holder's Release = %v, want ErrLost", err)
+		}
+	})
+}
+
+func TestRevocation(t *testing.T) {
+	t.Run("a revocation request reaches the holder, which releases, and the waiter gets in", func(t *testing.T) {
+		dir := zktest.Root(t) + "/sem"
+		ctx := zktest.Context(t)
+		admin := zktest.Connect(t)
+		holder := newSemaphore(t, zktest.Connect(t), dir, 1, semaphore.WithRevocable())
+		l, err := holder.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		released := make(chan error, 1)
+		go func() {
+			select {
+			case <-l.Revoked(): // a cooperative holder: finish, then give it back
+				released <- l.Release(ctx)
+			case <-ctx.Done():
+			}
+		}()
+		waiter := newSemaphore(t, zktest.Connect(t), dir, 1)
+		holders, err := waiter.Holders(ctx)
+		if err != nil || len(holders) != 1 || holders[0] != l.Node() {
+			t.Fatalf("Holders = %v, %v; want [%s]", holders, err, l.Node())
+		}
+		if err := semaphore.Revoke(ctx, admin, holders[0]); err != nil {
+			t.Fatal(err)
+		}
+		wl, err := waiter.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := <-released; err != nil {
+			t.Errorf("the revoked holder's Release = %v", err)
+		}
+		if err := wl.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := semaphore.Revoke(ctx, admin, holders[0]); !errors.Is(err, semaphore.ErrNotHeld) {
+			t.Errorf("Revoke of a released lease = %v, want ErrNotHeld", err)
+		}
+	})
+
+	// The chapter's flaw: revocation is a request. A holder that does not
+	// listen (or is paused) keeps its lease, and nothing in ZooKeeper can
+	// take it away short of deleting its node — which the holder would not
+	// know about (chapter 08's problem again).
+	t.Run("a holder that ignores the request keeps its lease", func(t *testing.T) {
+		dir := zktest.Root(t) + "/sem"
+		ctx := zktest.Context(t)
+		admin := zktest.Connect(t)
+		holder := newSemaphore(t, zktest.Connect(t), dir, 1, semaphore.WithRevocable())
+		l, err := holder.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := semaphore.Revoke(ctx, admin, l.Node()); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-l.Revoked():
+		case <-time.After(zktest.Patience):
+			t.Fatal("the request never reached the holder")
+		}
+		short, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		defer cancel()
+		if _, err := newSemaphore(t, zktest.Connect(t), dir, 1).Acquire(short); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("a waiter after an ignored revocation: %v, want it still waiting (DeadlineExceeded)", err)
+		}
+		if err := l.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// The rule a learner would write first — "hold if fewer than n are ahead
+// of me, else watch the node n places ahead" (Curator's first
+// InterProcessSemaphore) — never lets n+1 in, but it can leave a lease
+// unused: a waiter that could hold sleeps on a holder that stays.
+func TestTheIndexRuleLeavesALeaseUnused(t *testing.T) {
+	dir := zktest.Root(t) + "/sem"
+	ctx := zktest.Context(t)
+	admin := zktest.Connect(t)
+	var tally event.Tally
+	lock := func(name string, obs event.Observer) *seqlock.Mutex {
+		m, err := seqlock.NewWithRule(zktest.Connect(t), dir, "lease-", semaphore.Leases(2),
+			seqlock.WithObserver(event.Tee(obs, tally.Observe).WithOwner(name)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	a, b := lock("A", nil), lock("B", nil)
+	for _, m := range []*seqlock.Mutex{a, b} {
+		if err := m.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var dWaits atomic.Int64
+	c := lock("C", nil)
+	d := lock("D", func(e event.Event) {
+		if e.Kind == event.Waiting {
+			dWaits.Add(1)
+		}
+	})
+	cGot, dGot := make(chan error, 1), make(chan error, 1)
+	go func() { cGot <- c.Lock(ctx) }()
+	waitLeases(t, admin, dir, 3)
+	go func() { dGot <- d.Lock(ctx) }()
+	zktest.Eventually(t, zktest.Patience, "D never waited", func() bool { return dWaits.Load() == 1 })
+
+	// B leaves. Only D (watching B) wakes; it finds itself third and goes
+	// back to sleep on A. C, now second of two leases, sleeps on A too.
+	if err := b.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	zktest.Eventually(t, zktest.Patience, "D never went back to sleep", func() bool { return dWaits.Load() == 2 })
+	select {
+	case err := <-cGot:
+		t.Fatalf("C got the free lease (%v): the flaw this test measures is gone", err)
+	default:
+	}
+	t.Logf("B released: 1 of 2 leases is free, yet C and D both sleep on A (%d notifications)", tally.Count(event.Notified))
+
+	// Only A's release wakes C.
+	if err := a.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, ch := range []chan error{cGot, dGot} {
+		if err := <-ch; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, m := range []*seqlock.Mutex{c, d} {
+		if err := m.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestNew(t *testing.T) {
+	t.Run("bad input is rejected by New", func(t *testing.T) {
+		conn := zktest.Connect(t)
+		for _, c := range []struct {
+			name string
+			conn *zk.Conn
+			dir  string
+			n    int
+		}{
+			{"nil conn", nil, "/sem", 1},
+			{"relative path", conn, "sem", 1},
+			{"trailing slash", conn, "/sem/", 1},
+			{"zero leases", conn, "/sem", 0},
+			{"negative leases", conn, "/sem", -3},
+		} {
+			if _, err := semaphore.New(c.conn, c.dir, c.n); err == nil {
+				t.Errorf("%s: New accepted it", c.name)
+			}
+		}
+		if err := semaphore.Revoke(zktest.Context(t), conn, "not/a/path"); err == nil {
+			t.Error("Revoke accepted a relative path")
+		}
+	})
+}
+
+func leaseCount(t testing.TB, conn *zk.Conn, dir string) int {
+	t.Helper()
+	names, _, err := conn.Children(dir)
+	if err != nil {
+		t.Fatalf("list %s: %v", dir, err)
+	}
+	n := 0
+	for _, name := range names {
+		if strings.Contains(name, "-lease-") {
+			n++
+		}
+	}
+	return n
+}
+
+func waitLeases(t testing.TB, conn *zk.Conn, dir string, n int) {
+	t.Helper()
+	zktest.Eventually(t, zktest.Patience, fmt.Sprintf("%s never had %d nodes", dir, n), func() bool {
+		ps, err := seqlock.Participants(conn, dir)
+		return err == nil && len(ps) == n
+	})
+}
