@@ -88,6 +88,7 @@ func pingDocker(ctx context.Context) error {
 
 // startContainer runs the pinned image and waits until it serves.
 func startContainer(ctx context.Context) (*Server, error) {
+	progress("starting ZooKeeper %s in Docker (%s); the first time pulls the image (about 100 MB, up to a minute), then 5–15 s…", DockerTag, DockerImage)
 	ctr, err := testcontainers.Run(ctx, DockerImage,
 		testcontainers.WithEnv(containerEnv()),
 		testcontainers.WithExposedPorts("2181/tcp"),
@@ -113,7 +114,7 @@ func startContainer(ctx context.Context) (*Server, error) {
 		stop()
 		return nil, err
 	}
-	return &Server{Servers: []string{addr}, Source: FromDocker, Detail: DockerImage, stop: stop}, nil
+	return &Server{Servers: []string{addr}, Source: FromDocker, Detail: DockerImage, Config: Fast, Version: DockerTag, stop: stop}, nil
 }
 
 // zooServers is the ZOO_SERVERS value for an ensemble of n containers

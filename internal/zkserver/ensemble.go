@@ -21,6 +21,7 @@ type Ensemble struct {
 	// Servers lists every member's client address, in member order.
 	Servers []string
 	Source  Source
+	Config  Config // Fast or Stock
 
 	mu      sync.Mutex
 	members []ensembleMember
@@ -56,7 +57,7 @@ func StartEnsemble(ctx context.Context, n int) (*Ensemble, error) {
 	if p.source == FromDocker {
 		return startContainerEnsemble(ctx, n)
 	}
-	return startLocalEnsemble(ctx, p.install, n)
+	return startLocalEnsemble(ctx, p.install, n, Fast)
 }
 
 // ConnectString is Servers joined by commas.
@@ -137,7 +138,7 @@ func (m localMember) start(ctx context.Context) error {
 }
 func (m localMember) running() bool { return m.proc != nil }
 
-func startLocalEnsemble(ctx context.Context, inst Install, n int) (*Ensemble, error) {
+func startLocalEnsemble(ctx context.Context, inst Install, n int, config Config) (*Ensemble, error) {
 	dir, err := os.MkdirTemp("", "lockstep-ensemble-")
 	if err != nil {
 		return nil, err
@@ -151,7 +152,9 @@ func startLocalEnsemble(ctx context.Context, inst Install, n int) (*Ensemble, er
 	for i := range n {
 		peers = append(peers, fmt.Sprintf("server.%d=127.0.0.1:%d:%d", i+1, ports[3*i+1], ports[3*i+2]))
 	}
-	e := &Ensemble{Source: FromLocal}
+	e := &Ensemble{Source: FromLocal, Config: config}
+	progress("starting a %d-server ZooKeeper %s ensemble (%s configuration) from the %s; this takes 5–20 s…",
+		n, orUnknown(inst.Version()), config, inst.Where)
 	var locals []*member
 	e.closeFn = func() {
 		for _, m := range locals {
@@ -160,7 +163,7 @@ func startLocalEnsemble(ctx context.Context, inst Install, n int) (*Ensemble, er
 		os.RemoveAll(dir)
 	}
 	for i := range n {
-		m := &member{install: inst, dir: fmt.Sprintf("%s/zk%d", dir, i+1), cleanDir: dir, id: i + 1, clientPort: ports[3*i]}
+		m := &member{install: inst, dir: fmt.Sprintf("%s/zk%d", dir, i+1), cleanDir: dir, id: i + 1, clientPort: ports[3*i], config: config}
 		locals = append(locals, m)
 		if err := m.writeConfig(peers); err != nil {
 			e.Close()
@@ -211,11 +214,12 @@ func (m *containerMember) running() bool { return m.up }
 // startContainerEnsemble runs n containers on their own Docker network. Host
 // ports are fixed, so a restarted member keeps its address.
 func startContainerEnsemble(ctx context.Context, n int) (*Ensemble, error) {
+	progress("starting a %d-server ZooKeeper %s ensemble in Docker (%s); the first time pulls the image (about 100 MB, up to a minute), then 10–30 s…", n, DockerTag, DockerImage)
 	nw, err := network.New(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("zkserver: docker network: %w", err)
 	}
-	e := &Ensemble{Source: FromDocker}
+	e := &Ensemble{Source: FromDocker, Config: Fast}
 	var ctrs []testcontainers.Container
 	e.closeFn = func() {
 		for _, c := range ctrs {

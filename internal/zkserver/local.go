@@ -25,6 +25,7 @@ type member struct {
 	cleanDir   string // what the watchdog removes if we die: dir, or the ensemble's
 	id         int    // myid; 0 for standalone
 	clientPort int
+	config     Config // Fast or Stock
 	proc       *process
 }
 
@@ -37,18 +38,15 @@ func (m *member) writeConfig(peers []string) error {
 	if err := os.MkdirAll(data, 0o755); err != nil {
 		return err
 	}
-	cfg := []string{
-		"tickTime=" + strconv.Itoa(int(TickTime/time.Millisecond)),
-		"initLimit=20",
-		"syncLimit=10",
-		"dataDir=" + data,
-		"clientPort=" + strconv.Itoa(m.clientPort),
-		"clientPortAddress=127.0.0.1",
-		"maxClientCnxns=0",        // tests and the bench open hundreds of sessions
-		"maxSessionTimeout=60000", // default is 20 ticks = 4 s
-		"4lw.commands.whitelist=*",
-		"admin.enableServer=false",
-		"forceSync=no", // throw-away data: don't wait for fsync
+	var cfg []string
+	if m.config == Stock {
+		stock, err := stockConfig(m.install)
+		if err != nil {
+			return err
+		}
+		cfg = append(stock, "dataDir="+data, "clientPort="+strconv.Itoa(m.clientPort))
+	} else {
+		cfg = fastConfig(data, m.clientPort)
 	}
 	cfg = append(cfg, peers...)
 	if err := os.WriteFile(filepath.Join(m.dir, "zoo.cfg"), []byte(strings.Join(cfg, "\n")+"\n"), 0o644); err != nil {
@@ -60,6 +58,23 @@ func (m *member) writeConfig(peers []string) error {
 	return nil
 }
 
+// fastConfig is the zoo.cfg of a Fast server.
+func fastConfig(data string, clientPort int) []string {
+	return []string{
+		"tickTime=" + strconv.Itoa(int(TickTime/time.Millisecond)),
+		"initLimit=20",
+		"syncLimit=10",
+		"dataDir=" + data,
+		"clientPort=" + strconv.Itoa(clientPort),
+		"clientPortAddress=127.0.0.1",
+		"maxClientCnxns=0",        // tests and the bench open hundreds of sessions
+		"maxSessionTimeout=60000", // default is 20 ticks = 4 s
+		"4lw.commands.whitelist=*",
+		"admin.enableServer=false",
+		"forceSync=no", // throw-away data: don't wait for fsync
+	}
+}
+
 // start launches the JVM. With wait, it returns once the server serves.
 func (m *member) start(ctx context.Context, wait bool) error {
 	args := []string{
@@ -69,10 +84,15 @@ func (m *member) start(ctx context.Context, wait bool) error {
 		// instead of every minute, so tests can watch it happen.
 		"-Dznode.container.checkIntervalMs=500",
 		"-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+	}
+	if m.config == Stock {
+		args = nil // as installed: no JVM options at all
+	}
+	args = append(args,
 		"-cp", m.install.Classpath,
 		"org.apache.zookeeper.server.quorum.QuorumPeerMain",
 		filepath.Join(m.dir, "zoo.cfg"),
-	}
+	)
 	clean := m.cleanDir
 	if clean == "" {
 		clean = m.dir
@@ -104,8 +124,12 @@ func (m *member) stop() {
 	}
 }
 
-// startLocal runs a standalone server from inst on a free loopback port.
+// startLocal runs a Fast standalone server from inst on a free loopback port.
 func startLocal(ctx context.Context, inst Install) (*Server, error) {
+	return startLocalConfig(ctx, inst, Fast)
+}
+
+func startLocalConfig(ctx context.Context, inst Install, config Config) (*Server, error) {
 	dir, err := os.MkdirTemp("", "lockstep-zk-")
 	if err != nil {
 		return nil, err
@@ -115,17 +139,20 @@ func startLocal(ctx context.Context, inst Install) (*Server, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	m := &member{install: inst, dir: dir, clientPort: ports[0]}
+	m := &member{install: inst, dir: dir, clientPort: ports[0], config: config}
 	cleanup := func() { m.stop(); os.RemoveAll(dir) }
 	if err := m.writeConfig(nil); err != nil {
 		cleanup()
 		return nil, err
 	}
+	progress("starting ZooKeeper %s (%s configuration) from the %s on %s; this takes 2–10 s…",
+		orUnknown(inst.Version()), config, inst.Where, m.addr())
 	if err := m.start(ctx, true); err != nil {
 		cleanup()
 		return nil, err
 	}
-	return &Server{Servers: []string{m.addr()}, Source: FromLocal, Detail: inst.Where, stop: cleanup, dir: dir}, nil
+	return &Server{Servers: []string{m.addr()}, Source: FromLocal, Detail: inst.Where, Config: config,
+		Version: versionOf(ctx, m.addr()), stop: cleanup, dir: dir}, nil
 }
 
 // freePorts asks the kernel for n free loopback ports. They are released

@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"strings"
@@ -62,6 +63,11 @@ type Server struct {
 	Source Source
 	// Detail describes it for humans: the install found, or the image.
 	Detail string
+	// Config is how a server started here is configured; Unknown for
+	// ZK_SERVERS (internal/zktest asks such a server what it allows).
+	Config Config
+	// Version is what the server says it runs ("3.8.0"); "" if unknown.
+	Version string
 
 	closeOnce sync.Once
 	stop      func()
@@ -96,12 +102,31 @@ func Start(ctx context.Context) (*Server, error) {
 		if err := reachable(ctx, p.servers); err != nil {
 			return nil, err
 		}
-		return &Server{Servers: p.servers, Source: FromEnv, Detail: "ZK_SERVERS=" + strings.Join(p.servers, ",")}, nil
+		return &Server{Servers: p.servers, Source: FromEnv, Detail: "ZK_SERVERS=" + strings.Join(p.servers, ","),
+			Version: versionOf(ctx, p.servers[0])}, nil
 	case FromDocker:
 		return startContainer(ctx)
 	default:
 		return startLocal(ctx, p.install)
 	}
+}
+
+// Progress is where Start says what it starts and how long that takes, as
+// the first run of a demo or of the tests would otherwise sit silent for
+// seconds (or, pulling an image, a minute). Nil keeps quiet.
+var Progress io.Writer = os.Stderr
+
+func progress(format string, args ...any) {
+	if Progress != nil {
+		fmt.Fprintf(Progress, "zkserver: "+format+"\n", args...)
+	}
+}
+
+func orUnknown(version string) string {
+	if version == "" {
+		return "(version unknown)"
+	}
+	return version
 }
 
 // plan is what choose decided.
@@ -211,10 +236,13 @@ func Which(ctx context.Context) (string, error) {
 		if err := reachable(ctx, p.servers); err != nil {
 			return "", err
 		}
-		return "ZK_SERVERS=" + strings.Join(p.servers, ","), nil
+		v := versionOf(ctx, p.servers[0])
+		return "ZK_SERVERS=" + strings.Join(p.servers, ",") + " (ZooKeeper " + orUnknown(v) + "): used as it is, nothing is started", nil
 	case FromDocker:
-		return "docker (" + DockerImage + ")", nil
+		return "Docker: each demo and each test package starts ZooKeeper " + DockerTag + " (" + DockerImage +
+			"); the first start pulls the image (about 100 MB, up to a minute), later ones take 5–15 s", nil
 	default:
-		return "local install: " + p.install.Where + ", java " + p.install.Java, nil
+		return "local install: " + p.install.Where + ", java " + p.install.Java + ": each demo and each test package starts ZooKeeper " +
+			orUnknown(p.install.Version()) + " from it (2–10 s each)", nil
 	}
 }
