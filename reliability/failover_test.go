@@ -12,7 +12,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
-	"github.com/lockstep-zk/lockstep/internal/zkserver"
+	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
 // TestServerFailover kills the ZooKeeper server that leads a 3-server
@@ -31,11 +31,7 @@ func TestServerFailover(t *testing.T) {
 	const d = 8 * time.Second
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	ens, err := zkserver.StartEnsemble(ctx, 3)
-	t.Cleanup(ens.Close)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ens := zktest.StartEnsemble(t, 3)
 	leaderIdx, err := ens.WaitLeader(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -324,9 +324,7 @@ func TestSessionExpiry(t *testing.T) {
 		}
 		oldID := conn.SessionID()
 		start := time.Now()
-		if err := proxy.Expire(ctx, conn, timeout); err != nil {
-			t.Fatal(err)
-		}
+		zktest.Expire(t, conn, proxy)
 		zktest.Eventually(t, limit, "a new session", func() bool { return conn.State() == zk.StateHasSession })
 		t.Logf("session %#x expired and %#x opened in %v; states %v", oldID, conn.SessionID(), time.Since(start), states.seen())
 
@@ -473,12 +471,8 @@ func TestLoop(t *testing.T) {
 			t.Fatalf("got %v, want \"before\"", v)
 		}
 		h.ack()
-		ctx, cancel := context.WithTimeout(context.Background(), limit)
-		defer cancel()
 		oldID := conn.SessionID()
-		if err := proxy.Expire(ctx, conn, timeout); err != nil {
-			t.Fatal(err)
-		}
+		zktest.Expire(t, conn, proxy)
 		// The expiry fires the loop's watch (EventNotWatching); the loop
 		// reads again on the new session and sets a new watch.
 		if v := h.next(t); string(v.Data) != "before" {

@@ -30,6 +30,7 @@ import (
 
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/zkpath"
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 )
 
 var (
@@ -134,7 +135,7 @@ func (l *Lock) TryLock(ctx context.Context) error {
 	case ctx.Err() != nil:
 		return err
 	default:
-		return fmt.Errorf("naivelock: create lock node %s: %w", l.path, err)
+		return fmt.Errorf("naivelock: create lock node %s: %w", l.path, zksession.Explain(l.conn, err))
 	}
 }
 
@@ -149,7 +150,7 @@ func (l *Lock) create(ctx context.Context, token string) error {
 	l.obs.Emit(event.Event{Lock: l.path, Kind: event.Request, Op: "create", Node: l.path})
 	done := make(chan error, 1)
 	go func() {
-		_, err := l.conn.Create(l.path, []byte(token), l.flags, zk.WorldACL(zk.PermAll))
+		_, err := l.conn.Create(l.path, []byte(token), l.flags, zksession.ACL(l.conn))
 		done <- err
 	}()
 	select {
@@ -227,9 +228,9 @@ func (l *Lock) createParents() error {
 	}
 	for _, p := range missing {
 		l.obs.Emit(event.Event{Lock: l.path, Kind: event.Request, Op: "create", Node: p})
-		_, err := l.conn.Create(p, nil, zk.FlagPersistent, zk.WorldACL(zk.PermAll))
+		_, err := l.conn.Create(p, nil, zk.FlagPersistent, zksession.ACL(l.conn))
 		if err != nil && !errors.Is(err, zk.ErrNodeExists) {
-			return fmt.Errorf("naivelock: create parent %s: %w", p, err)
+			return fmt.Errorf("naivelock: create parent %s: %w", p, zksession.Explain(l.conn, err))
 		}
 	}
 	return nil

@@ -77,11 +77,7 @@ func TestPersistentLockStaysStuckAfterHolderCrash(t *testing.T) {
 
 	// The holder "crashes": its link goes silent, so no Unlock and no
 	// goodbye reach the server, which expires the session after its timeout.
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := proxy.Expire(ctx, hconn, sessionTimeout); err != nil {
-		t.Fatal(err)
-	}
+	zktest.Expire(t, hconn, proxy)
 	t.Logf("holder session %#x expired", crashedSession)
 
 	var tally event.Tally
@@ -135,8 +131,8 @@ func TestEphemeralLockIsFreedWhenTheHoldersSessionExpires(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("waiter.Lock after the holder's session expired: %v", err)
 	}
-	t.Logf("waiter got the lock %v after the holder crashed (session timeout %v), after %d creates",
-		time.Since(crashed).Round(time.Millisecond), sessionTimeout, tally.Requests("create"))
+	t.Logf("waiter got the lock %v after the holder crashed (session timeout %v granted), after %d creates",
+		time.Since(crashed).Round(time.Millisecond), zktest.SessionTimeout(t, hconn), tally.Requests("create"))
 	if err := waiter.Unlock(ctx); err != nil {
 		t.Fatal(err)
 	}

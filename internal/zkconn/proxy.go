@@ -11,6 +11,8 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
+
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 )
 
 // Proxy is an in-process toxiproxy in front of one ZooKeeper server. Give
@@ -77,31 +79,67 @@ func (p *Proxy) add(name, typ, stream, attrs string) error {
 // Close stops the proxy and drops its connections.
 func (p *Proxy) Close() { p.p.Stop() }
 
-// Expire makes the server expire conn's session for real: it cuts the
-// proxy conn goes through, waits until the session can no longer exist
-// (sessionTimeout plus a margin for the server's tick-based expiry), then
-// restores the link and waits until conn has learned it (its session ID
-// changes or it reports StateExpired).
+// Expire makes the server expire conn's session for real, on any server:
+// it cuts the proxy conn goes through and keeps it cut until the session
+// can no longer exist, then restores the link and waits until conn has
+// learned it (its session ID changes or it reports StateExpired).
+//
+// How long "can no longer exist" takes is the server's business: it
+// expires a session between its granted timeout and one tick later
+// (ZooKeeper checks sessions once a tick, and a tick is at most half the
+// smallest session it grants). So Expire waits 1.5× the timeout the server
+// granted conn (zksession.Timeout; sessionTimeout if unknown, whichever is
+// longer) plus a margin. Should the session still be alive when the link
+// comes back (a server with a custom minSessionTimeout), conn reconnects to
+// it, and Expire cuts again for longer, until ctx ends.
 func (p *Proxy) Expire(ctx context.Context, conn *zk.Conn, sessionTimeout time.Duration) error {
 	old := conn.SessionID()
-	if err := p.Cut(); err != nil {
-		return err
-	}
-	select {
-	case <-time.After(sessionTimeout + sessionTimeout/2 + 500*time.Millisecond):
-	case <-ctx.Done():
-		p.Restore()
-		return ctx.Err()
-	}
-	p.Restore()
-	for {
-		if id := conn.SessionID(); id != old || conn.State() == zk.StateExpired {
-			return nil
+	timeout := max(sessionTimeout, zksession.Timeout(conn))
+	expired := func() bool { return conn.SessionID() != old || conn.State() == zk.StateExpired }
+	for attempt := 1; ; attempt++ {
+		if err := p.Cut(); err != nil {
+			return err
 		}
+		wait := time.Duration(attempt)*timeout + timeout/2 + 500*time.Millisecond
 		select {
+		case <-time.After(wait):
 		case <-ctx.Done():
-			return fmt.Errorf("zkconn: session %#x not expired yet: %w", old, ctx.Err())
-		case <-time.After(20 * time.Millisecond):
+			p.Restore()
+			return ctx.Err()
+		}
+		p.Restore()
+		for {
+			if expired() {
+				return nil
+			}
+			// Back in a session with the old ID: it outlived the cut.
+			if conn.State() == zk.StateHasSession && conn.SessionID() == old && p.reconnected(conn) {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("zkconn: session %#x not expired yet: %w", old, ctx.Err())
+			case <-time.After(20 * time.Millisecond):
+			}
 		}
 	}
+}
+
+// reconnected reports whether conn has a live connection through p now: a
+// request succeeds. (Right after Restore, conn may still believe in the
+// connection the cut broke; a request tells.)
+func (p *Proxy) reconnected(conn *zk.Conn) bool {
+	_, err := conn.Sync("/")
+	return err == nil
+}
+
+// Drop closes every connection through the proxy at once, as a server
+// restart would, and accepts new ones again: the client reconnects through
+// it to the same session.
+func (p *Proxy) Drop() error {
+	p.p.Stop()
+	if err := p.p.Start(); err != nil {
+		return fmt.Errorf("zkconn: restart proxy on %s: %w", p.p.Listen, err)
+	}
+	return nil
 }

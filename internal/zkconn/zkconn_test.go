@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -150,6 +152,73 @@ func TestDialRecordsTheGrantedTimeout(t *testing.T) {
 		conn := zktest.ConnectTimeout(t, time.Hour, zkconn.WithDialer(d))
 		if dials.Load() == 0 || zksession.Timeout(conn) != hi {
 			t.Fatalf("dials %d, Timeout %v: want ≥ 1 and %v", dials.Load(), zksession.Timeout(conn), hi)
+		}
+	})
+}
+
+// ZK_AUTH=user:password: every session authenticates with the digest
+// scheme, the nodes the course creates are creator-only, and another
+// password is refused at once with an error that names ZK_AUTH.
+func TestAuth(t *testing.T) {
+	t.Setenv(zkconn.AuthEnv, "alice:right")
+	owner := zktest.Connect(t)
+	node := "/zkconn-auth-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	if _, err := owner.Create(node, []byte("secret"), 0, zksession.ACL(owner)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { owner.Delete(node, -1) })
+	acl, _, err := owner.GetACL(node)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(acl) != 1 || acl[0].Scheme != "digest" || !strings.HasPrefix(acl[0].ID, "alice:") || acl[0].Perms != zk.PermAll {
+		t.Fatalf("ACL = %+v, want creator-only (digest alice:…, all permissions)", acl)
+	}
+
+	t.Run("the same credentials get in, also after a reconnect", func(t *testing.T) {
+		conn, proxy := zktest.ConnectViaProxy(t, 4*time.Second)
+		if _, _, err := conn.Get(node); err != nil {
+			t.Fatal(err)
+		}
+		old := conn.SessionID()
+		if err := proxy.Drop(); err != nil {
+			t.Fatal(err)
+		}
+		// The first request may meet the dropped connection; the conn then
+		// reconnects, and go-zookeeper sends the credentials again.
+		var err error
+		zktest.Eventually(t, zktest.Patience, "no read after the reconnect", func() bool {
+			_, _, err = conn.Get(node)
+			return !errors.Is(err, zk.ErrConnectionClosed)
+		})
+		if err != nil || conn.SessionID() != old {
+			t.Fatalf("after a reconnect to session %#x (was %#x): %v", conn.SessionID(), old, err)
+		}
+	})
+	for _, who := range []string{"alice:wrong", ""} {
+		t.Run("ZK_AUTH="+who+" is refused at once, with a hint", func(t *testing.T) {
+			t.Setenv(zkconn.AuthEnv, who)
+			conn := zktest.Connect(t)
+			start := time.Now()
+			_, _, err := conn.Get(node)
+			if !errors.Is(err, zk.ErrNoAuth) {
+				t.Fatalf("Get = %v, want zk.ErrNoAuth", err)
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Fatalf("refused after %v, want at once", d)
+			}
+			msg := zksession.Explain(conn, err).Error()
+			if !errors.Is(zksession.Explain(conn, err), zk.ErrNoAuth) || !strings.Contains(msg, "ZK_AUTH") {
+				t.Fatalf("Explain = %q: want zk.ErrNoAuth wrapped with a hint about ZK_AUTH", msg)
+			}
+			t.Log(msg)
+		})
+	}
+	t.Run("a malformed ZK_AUTH is a clear error from Dial", func(t *testing.T) {
+		t.Setenv(zkconn.AuthEnv, "no-colon")
+		_, _, err := zkconn.Dial(context.Background(), zktest.Servers(t), time.Second)
+		if err == nil || !strings.Contains(err.Error(), "ZK_AUTH") || !strings.Contains(err.Error(), "user:password") {
+			t.Fatalf("err = %v, want one naming ZK_AUTH and user:password", err)
 		}
 	})
 }

@@ -20,6 +20,7 @@ package zksession
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"net"
 	"runtime"
 	"strings"
@@ -206,4 +207,19 @@ func ACL(conn *zk.Conn) []zk.ACL {
 func AuthOf(conn *zk.Conn) *Auth {
 	e, _ := lookup(conn)
 	return e.auth
+}
+
+// Explain adds to a zk.ErrNoAuth what usually causes it in the course: the
+// node was created, creator-only, by a session with other credentials
+// (another ZK_AUTH=user:password, or none). Other errors come back as
+// they are, so a caller can wrap every error it returns.
+func Explain(conn *zk.Conn, err error) error {
+	if !errors.Is(err, zk.ErrNoAuth) {
+		return err
+	}
+	who := "this session has no credentials (ZK_AUTH is unset)"
+	if a := AuthOf(conn); a != nil {
+		who = "this session authenticated as " + a.String() + " (ZK_AUTH)"
+	}
+	return fmt.Errorf("%w: %s, and the node's ACL does not let it in. The course makes its nodes creator-only when ZK_AUTH=user:password is set: run with the ZK_AUTH that created them", err, who)
 }

@@ -30,6 +30,7 @@ import (
 
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zkserver"
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 )
 
 var server *zkserver.Server
@@ -72,6 +73,7 @@ var ignoreLeaks = []goleak.Option{
 // Server returns the package's server. Main must have started it.
 func Server(tb testing.TB) *zkserver.Server {
 	tb.Helper()
+	recordEnv()
 	if server == nil {
 		tb.Fatal("zktest: no server; does the package's TestMain call zktest.Main?")
 	}
@@ -98,12 +100,14 @@ func dial(tb testing.TB, servers []string, sessionTimeout time.Duration, opts ..
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	opts = append([]func(*zk.Conn){withNotifyLog()}, opts...)
 	conn, events, err := zkconn.Dial(ctx, servers, sessionTimeout, opts...)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	go zkconn.Drain(events)
-	tb.Cleanup(conn.Close)
+	untrack := track(conn)
+	tb.Cleanup(func() { untrack(); conn.Close() })
 	return conn
 }
 
@@ -125,16 +129,14 @@ var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 // everything under it, when the test ends.
 func Root(tb testing.TB) string {
 	tb.Helper()
-	b := make([]byte, 4)
-	rand.Read(b)
 	name := unsafeChars.ReplaceAllString(tb.Name(), "_")
 	if len(name) > 60 {
 		name = name[:60]
 	}
-	root := "/t-" + name + "-" + hex.EncodeToString(b)
+	root := "/t-" + name + "-" + randomHex()
 	conn := Connect(tb)
-	if _, err := conn.Create(root, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
-		tb.Fatalf("zktest: create %s: %v", root, err)
+	if _, err := conn.Create(root, nil, 0, zksession.ACL(conn)); err != nil {
+		tb.Fatalf("zktest: create %s: %v", root, zksession.Explain(conn, err))
 	}
 	tb.Cleanup(func() {
 		if err := DeleteTree(conn, root); err != nil {
@@ -142,6 +144,12 @@ func Root(tb testing.TB) string {
 		}
 	})
 	return root
+}
+
+func randomHex() string {
+	b := make([]byte, 4)
+	rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 // DeleteTree deletes p and everything below it. A missing node is fine.
@@ -196,6 +204,7 @@ func Describe(nodes []string) string {
 // ExampleServers is Servers for Example functions, which get no testing.TB.
 // It panics if the package's TestMain did not call Main.
 func ExampleServers() []string {
+	recordEnv()
 	if server == nil {
 		panic("zktest: no server; does the package's TestMain call zktest.Main?")
 	}
@@ -225,20 +234,4 @@ func ExampleConn() *zk.Conn {
 	}
 	go zkconn.Drain(events)
 	return conn
-}
-
-// Watched reports whether the test server keeps a watch on path (the wchp
-// four-letter word), to prove that a lock leaves no watch behind.
-func Watched(tb testing.TB, path string) bool {
-	tb.Helper()
-	out, err := zkserver.FourLetter(Context(tb), Servers(tb)[0], "wchp")
-	if err != nil {
-		tb.Fatalf("zktest: wchp: %v", err)
-	}
-	for _, line := range strings.Split(out, "\n") {
-		if strings.TrimSpace(line) == path {
-			return true
-		}
-	}
-	return false
 }
