@@ -4,7 +4,7 @@
 GO      ?= go
 TESTFLAGS ?= -timeout 20m
 
-.PHONY: demo test zookeeper vet check exercise check-exercises
+.PHONY: demo test test-stock zookeeper vet check exercise check-exercises
 
 ## demo: the course's showcase: the visualizer on chapter 04
 demo: zookeeper
@@ -13,6 +13,10 @@ demo: zookeeper
 ## test: every chapter's tests against a real ZooKeeper
 test: zookeeper
 	$(GO) test $(TESTFLAGS) ./...
+
+## test-stock: the tests against ZooKeeper as installed (Debian's stock zoo.cfg), standalone then a 3-server ensemble
+test-stock:
+	./scripts/stock-zookeeper $(STOCK)
 
 ## zookeeper: ZK_SERVERS, Docker, or a local install — installing one if needed
 zookeeper:
