@@ -70,7 +70,7 @@ func main() {
 }
 
 func run(ctx context.Context, env *demo.Env) error {
-	granted := env.Granted()
+	granted := env.Granted(ctx)
 	fmt.Fprintf(env.Out, "%d candidates campaign under %s (session timeout: asked %v, granted %v)\n",
 		candidates, env.Path, env.Session, granted)
 

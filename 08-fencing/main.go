@@ -33,6 +33,7 @@ import (
 	"github.com/lockstep-zk/lockstep/08-fencing/fencing"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/demo"
+	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
 )
 
@@ -101,7 +102,7 @@ func run(ctx context.Context, env *demo.Env) ([]verdict, error) {
 		tl.Show = demo.Milestone
 	}
 	tl.Printf("08 fencing: a paused holder writes after its lock is gone (lock %s, data %s, session timeout: asked %v, granted %v)\n",
-		env.Path, data, env.Session, env.Granted())
+		env.Path, data, env.Session, env.Granted(ctx))
 
 	var verdicts []verdict
 	for i, v := range variants(env.Admin, data) {
@@ -132,7 +133,7 @@ func run(ctx context.Context, env *demo.Env) ([]verdict, error) {
 // play runs the story once: A holds, A pauses, B takes over and writes, A
 // resumes and writes.
 func play(ctx context.Context, env *demo.Env, v variant, tl *demo.Timeline) (verdict, error) {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second+10*env.Granted())
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second+10*env.Granted(ctx))
 	defer cancel()
 
 	// client-A talks to ZooKeeper through its own proxy, so that its
@@ -143,7 +144,9 @@ func play(ctx context.Context, env *demo.Env, v variant, tl *demo.Timeline) (ver
 	}
 	defer proxy.Close()
 	defer connA.Close()
-	connB, err := env.Dial(ctx)
+	// client-B keeps the default session timeout: only client-A's session
+	// is meant to expire.
+	connB, err := env.DialTimeout(ctx, zkconn.DefaultSessionTimeout)
 	if err != nil {
 		return verdict{}, err
 	}

@@ -183,11 +183,11 @@ func (ch Chapter) run(ctx context.Context, env *Env, cfg Config) (Result, error)
 	if cfg.NoLock {
 		mode = "WITHOUT the lock (-nolock)"
 	}
-	who := fmt.Sprintf("%d workers", cfg.Workers)
+	who := plural(cfg.Workers, "worker")
 	if ch.Readers != nil {
 		who += fmt.Sprintf(" (%s, %s)", plural(cfg.Workers-writers, "reader"), plural(writers, "writer"))
 	}
-	fmt.Fprintf(env.Out, "%s × %d rounds on %s, %s; counter %s starts at %d\n", who, cfg.Rounds, cfg.Path, mode, cfg.Counter, start)
+	fmt.Fprintf(env.Out, "%s × %s on %s, %s; counter %s starts at %d\n", who, plural(cfg.Rounds, "round"), cfg.Path, mode, cfg.Counter, start)
 
 	tl := NewTimeline(env.Out)
 	if cfg.Quiet {

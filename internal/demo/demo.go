@@ -82,7 +82,9 @@ type Env struct {
 	// Session is -session: what every session of the run asks for. The
 	// server grants what its configuration allows; Granted says what.
 	Session time.Duration
-	// Admin is a session for setting up, checking and cleaning up.
+	// Admin is a session for setting up, checking and cleaning up. It
+	// holds no lock and is never cut off, so it asks for the default
+	// timeout (zkconn.DefaultSessionTimeout), not -session.
 	Admin *zk.Conn
 	// Set names the flags given on the command line.
 	Set map[string]bool
@@ -90,18 +92,26 @@ type Env struct {
 	mu      sync.Mutex
 	conns   []*zk.Conn
 	proxies []*zkconn.Proxy
+	asked   *zk.Conn // the first session that asked for -session
 }
 
-// Dial opens another session with -session, through zkconn.Dial; its
-// session events are drained (pass zk.WithEventCallback to see them). The
-// session is closed at the end of the run, if the story has not closed it.
+// Dial opens another session that asks for -session, through zkconn.Dial;
+// its session events are drained (pass zk.WithEventCallback to see them).
+// The session is closed at the end of the run, if the story has not
+// closed it.
 func (e *Env) Dial(ctx context.Context, opts ...func(*zk.Conn)) (*zk.Conn, error) {
-	return e.dial(ctx, e.Servers, opts...)
+	return e.dial(ctx, e.Servers, e.Session, opts...)
 }
 
-// DialProxied opens a session through a proxy of its own (zkconn.Proxy),
-// so the story can cut that client alone off. Both are closed at the end
-// of the run.
+// DialTimeout is Dial with another session timeout, for a client that is
+// not the one the story cuts off (08's client-B).
+func (e *Env) DialTimeout(ctx context.Context, session time.Duration, opts ...func(*zk.Conn)) (*zk.Conn, error) {
+	return e.dial(ctx, e.Servers, session, opts...)
+}
+
+// DialProxied opens a session that asks for -session through a proxy of
+// its own (zkconn.Proxy), so the story can cut that client alone off. Both
+// are closed at the end of the run.
 func (e *Env) DialProxied(ctx context.Context, opts ...func(*zk.Conn)) (*zk.Conn, *zkconn.Proxy, error) {
 	proxy, err := zkconn.NewProxy(e.Servers[0])
 	if err != nil {
@@ -110,27 +120,40 @@ func (e *Env) DialProxied(ctx context.Context, opts ...func(*zk.Conn)) (*zk.Conn
 	e.mu.Lock()
 	e.proxies = append(e.proxies, proxy)
 	e.mu.Unlock()
-	conn, err := e.dial(ctx, []string{proxy.Addr()}, opts...)
+	conn, err := e.dial(ctx, []string{proxy.Addr()}, e.Session, opts...)
 	return conn, proxy, err
 }
 
-func (e *Env) dial(ctx context.Context, servers []string, opts ...func(*zk.Conn)) (*zk.Conn, error) {
-	conn, events, err := zkconn.Dial(ctx, servers, e.Session, opts...)
+func (e *Env) dial(ctx context.Context, servers []string, session time.Duration, opts ...func(*zk.Conn)) (*zk.Conn, error) {
+	conn, events, err := zkconn.Dial(ctx, servers, session, opts...)
 	if err != nil {
 		return nil, err
 	}
 	go zkconn.Drain(events)
 	e.mu.Lock()
 	e.conns = append(e.conns, conn)
+	if session == e.Session && e.asked == nil {
+		e.asked = conn
+	}
 	e.mu.Unlock()
 	return conn, nil
 }
 
-// Granted is the session timeout the server granted for -session (every
-// session of the run asks for the same): what session expiry and a lock's
-// loss detection take. A stock server (tickTime 2000) grants at least 4 s.
-func (e *Env) Granted() time.Duration {
-	if t := zksession.Timeout(e.Admin); t > 0 {
+// Granted is the session timeout the server grants for -session: what
+// session expiry and a lock's loss detection take. A stock server
+// (tickTime 2000) grants at least 4 s, whatever -session asks. If no
+// session has asked for -session yet, Granted opens one to find out.
+func (e *Env) Granted(ctx context.Context) time.Duration {
+	e.mu.Lock()
+	conn := e.asked
+	e.mu.Unlock()
+	if conn == nil {
+		var err error
+		if conn, err = e.Dial(ctx); err != nil {
+			return e.Session // the story's own Dial will say what is wrong
+		}
+	}
+	if t := zksession.Timeout(conn); t > 0 {
 		return t
 	}
 	return e.Session
@@ -213,7 +236,7 @@ func Execute(ctx context.Context, p Program, args []string, out io.Writer) error
 	if err != nil {
 		return err
 	}
-	if env.Admin, err = env.Dial(ctx); err != nil {
+	if env.Admin, err = env.DialTimeout(ctx, zkconn.DefaultSessionTimeout); err != nil {
 		return err
 	}
 	// Last in, first out: the story's sessions close (their ephemeral

@@ -50,7 +50,7 @@ func TestSessionFlagDecidesWhenACutOffHolderStepsDown(t *testing.T) {
 			start := time.Now()
 			select {
 			case <-m.Lost():
-				o.granted, o.lostAfter = env.Granted(), time.Since(start)
+				o.granted, o.lostAfter = env.Granted(ctx), time.Since(start)
 				return nil
 			case <-ctx.Done():
 				return fmt.Errorf("Lost() still open: %w", ctx.Err())
