@@ -338,6 +338,15 @@ func TestSignalsLeaveNothingBehind(t *testing.T) {
 	}
 }
 
+func TestHelpNamesTheVisualizer(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-h")
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "Usage: go run ./visualizer [flags]") || strings.Contains(string(out), os.Args[0]) {
+		t.Errorf("-h (%v):\n%s", err, out)
+	}
+}
+
 // TestACrashLeavesNothingBehind runs the visualizer on a lock that
 // panics where no recover reaches: the supervisor says what happened,
 // exits non-zero, and the run's znodes are gone.

@@ -19,6 +19,7 @@ import (
 
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/scene"
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 )
 
 // New returns chapter 01's scene.
@@ -34,7 +35,7 @@ func New() scene.Scene {
 		Leaf:   "config",
 		Watch:  true,
 		Setup: func(_ context.Context, admin *zk.Conn, path string) error {
-			_, err := admin.Create(path, []byte("v0"), 0, zk.WorldACL(zk.PermAll))
+			_, err := admin.Create(path, []byte("v0"), 0, zksession.ACL(admin)) // creator-only under ZK_AUTH
 			return err
 		},
 		NewWorker: func(w scene.Worker) (scene.Part, error) {

@@ -7,8 +7,11 @@ func (m Model) helpView(w int) string {
 	var parts, plain []string
 	for _, k := range keys.helpKeys() {
 		h := k.Help()
-		if k.Keys()[0] == keys.Chapter.Keys()[0] {
+		switch k.Keys()[0] {
+		case keys.Chapter.Keys()[0]:
 			h.Key = m.chapterKeys()
+		case keys.Add.Keys()[0]:
+			h.Desc = m.words.Worker // "a/x candidate" in 07
 		}
 		parts = append(parts, helpKeyStyle.Render(h.Key)+" "+h.Desc)
 		plain = append(plain, h.Key+" "+h.Desc)

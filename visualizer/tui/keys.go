@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -54,10 +55,10 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.status = fmt.Sprintf("hold %v", h)
 		return m, m.do(func(c Controller) { c.SetHold(h) })
 	case key.Matches(msg, keys.Add):
-		m.status = "adding a worker"
+		m.status = "adding a " + m.words.Worker
 		return m, m.do(Controller.AddWorker)
 	case key.Matches(msg, keys.Remove):
-		m.status = "removing a worker (it unlocks and closes its session)"
+		m.status = "removing a " + m.words.Worker + " (it unlocks and closes its session)"
 		return m, m.do(Controller.RemoveWorker)
 	case key.Matches(msg, keys.Up):
 		if len(m.order) > 0 {
@@ -76,7 +77,7 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, keys.Kill), key.Matches(msg, keys.Expire):
 		target := m.selected()
 		if target == "" {
-			m.status = "nobody holds the lock: select a worker with ↑↓ first"
+			m.status = "nobody " + strings.ToLower(m.words.Holds) + ": select a " + m.words.Worker + " with ↑↓ first"
 			return m, nil
 		}
 		if !m.workers[target].state.alive() {

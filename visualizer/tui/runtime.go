@@ -18,6 +18,7 @@ import (
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/scene"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 )
 
 // runtime is the real world behind the view: workers with their own
@@ -58,13 +59,14 @@ type runtime struct {
 }
 
 type runWorker struct {
-	name   string
-	conn   *zk.Conn
-	proxy  *zkconn.Proxy
-	cancel context.CancelFunc
-	done   chan struct{}
-	dead   atomic.Bool // killed or removed: its events are no longer shown
-	cut    atomic.Bool // cut off by Expire, expiry not yet reported
+	name    string
+	session time.Duration // what the server granted
+	conn    *zk.Conn
+	proxy   *zkconn.Proxy
+	cancel  context.CancelFunc
+	done    chan struct{}
+	dead    atomic.Bool // killed or removed: its events are no longer shown
+	cut     atomic.Bool // cut off by Expire, expiry not yet reported
 }
 
 func newRuntime(ctx context.Context, servers []string, base string, session, hold time.Duration) (*runtime, error) {
@@ -141,7 +143,14 @@ func (r *runtime) addWorker(gen int64) error {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	ctx, cancel := context.WithCancel(r.ctx)
-	w := &runWorker{name: name, conn: conn, proxy: proxy, cancel: cancel, done: make(chan struct{})}
+	// The server grants a session timeout between its bounds (a stock
+	// server: at least 4 s), whatever we asked for: the lock, the kill and
+	// expire messages go by what it granted.
+	session := r.session
+	if granted := zksession.Timeout(conn); granted > 0 {
+		session = granted
+	}
+	w := &runWorker{name: name, conn: conn, proxy: proxy, cancel: cancel, done: make(chan struct{}), session: session}
 	r.sessMu.Lock()
 	r.sessions[conn.SessionID()] = name
 	r.sessMu.Unlock()
@@ -153,7 +162,7 @@ func (r *runtime) addWorker(gen int64) error {
 	var part scene.Part
 	err = r.protect(name, func() (err error) {
 		part, err = r.chapter.NewWorker(scene.Worker{Conn: conn, Path: r.path, Index: i, Name: name,
-			Observer: obs, Session: r.session})
+			Observer: obs, Session: session})
 		return err
 	})
 	if err != nil {
@@ -426,7 +435,7 @@ func (r *runtime) Kill(name string) {
 		return
 	}
 	r.inbox.put(WorkerChange{Name: name, State: Crashed,
-		Detail: fmt.Sprintf("its node stays until the server expires the session (%v)", r.session)})
+		Detail: fmt.Sprintf("its node stays until the server expires the session (%v)", w.session)})
 	w.proxy.Close()
 	w.cancel()
 	w.conn.Close()
@@ -439,9 +448,9 @@ func (r *runtime) Expire(name string) {
 		return
 	}
 	r.inbox.put(WorkerChange{Name: name, State: CutOff,
-		Detail: fmt.Sprintf("link cut; the server expires the session after %v", r.session)})
+		Detail: fmt.Sprintf("link cut; the server expires the session after %v", w.session)})
 	w.cut.Store(true)
-	err := w.proxy.Expire(r.ctx, w.conn, r.session)
+	err := w.proxy.Expire(r.ctx, w.conn, w.session)
 	if err != nil && r.ctx.Err() == nil {
 		r.inbox.put(Notice{Text: name + " expire: " + err.Error()})
 		return
@@ -686,7 +695,7 @@ func createParents(conn *zk.Conn, p string) error {
 	cur := ""
 	for _, part := range strings.Split(strings.Trim(path.Dir(p), "/"), "/") {
 		cur += "/" + part
-		if _, err := conn.Create(cur, nil, 0, zk.WorldACL(zk.PermAll)); err != nil && !errors.Is(err, zk.ErrNodeExists) {
+		if _, err := conn.Create(cur, nil, 0, zksession.ACL(conn)); err != nil && !errors.Is(err, zk.ErrNodeExists) {
 			return fmt.Errorf("create %s: %w", cur, err)
 		}
 	}

@@ -1,0 +1,102 @@
+package tui
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/lockstep-zk/lockstep/event"
+)
+
+func TestEachChapterSpeaksItsOwnWords(t *testing.T) {
+	t.Run("07: candidates, the leader, terms", func(t *testing.T) {
+		m := NewModel(nil, nil, testKeys).apply(electionBatch(t))
+		m.width, m.height = 80, 24
+		v := m.View()
+		for _, want := range []string{"4 candidates", "ELECTION", "CANDIDATES", "LEADS", "candidate-2 leader",
+			"candidate-3 follower", "candidate-1 resigned", "terms 2", "woken/resign", "candidate-2 leads: term 8"} {
+			if !strings.Contains(regexp.MustCompile(` +`).ReplaceAllString(v, " "), want) {
+				t.Errorf("no %q in:\n%s", want, v)
+			}
+		}
+		for _, not := range []string{"acquired", "QUEUE", "HOLDS", "holding", "worker"} {
+			if strings.Contains(v, not) {
+				t.Errorf("07 says %q:\n%s", not, v)
+			}
+		}
+	})
+	t.Run("01: writes, reads, watches", func(t *testing.T) {
+		m := NewModel(nil, nil, testKeys).apply(watchBatch(t))
+		m.width, m.height = 80, 24
+		v := m.View()
+		for _, want := range []string{"ZNODE", "writes 1", "fired/write 2.0", "wrote v3 to config", "reads v3", "(watch used up)"} {
+			if !strings.Contains(v, want) {
+				t.Errorf("no %q in:\n%s", want, v)
+			}
+		}
+		for _, not := range []string{"acquired", "released", "wasted", "HOLDS"} {
+			if strings.Contains(v, not) {
+				t.Errorf("01 says %q:\n%s", not, v)
+			}
+		}
+	})
+}
+
+func TestTheCountersLineNeverCutsANumber(t *testing.T) {
+	m := started(t, nil).apply(handOff())
+	m.acquired, m.requests, m.notified, m.wasted, m.releases, m.wakes = 123456, 9876543, 555555, 444444, 123456, 555555
+	for _, w := range []int{40, 60, 80, 100, 200} {
+		line := m.counters(w)
+		if utf8.RuneCountInString(line) > w || strings.Contains(line, "…") {
+			t.Errorf("width %d: %q", w, line)
+		}
+		if !strings.HasPrefix(line, "acq 123456") {
+			t.Errorf("width %d: the acquisitions went first: %q", w, line)
+		}
+	}
+	if line := m.counters(200); !strings.Contains(line, "notified 555555") || !strings.Contains(line, "wasted 444444") {
+		t.Errorf("a wide terminal shows every counter: %q", line)
+	}
+}
+
+func TestAHolderNeverFlashes(t *testing.T) {
+	// A leader (07) or holder may be notified while it holds (a watch it
+	// set as a waiter fires late): its row still says what its node's row
+	// says.
+	m := started(t, nil).apply(handOff())
+	m = m.apply([]any{ev("worker-1", event.Notified, "", node(1), "EventNodeDataChanged")})
+	v := m.View()
+	if !strings.Contains(v, "worker-1 HOLDS") || !regexp.MustCompile(`worker-1\s+holding`).MatchString(v) {
+		t.Errorf("the holder's two rows disagree:\n%s", v)
+	}
+	m.now = t0.Add(time.Hour)
+	if m.flashing() && strings.Contains(m.View(), "NOTIFIED") {
+		t.Error("a flash outlived its time")
+	}
+}
+
+func TestTheHelpBarListsTheScenesKeys(t *testing.T) {
+	if got := NewModel(nil, nil, []string{"01", "02", "03", "04", "05", "06", "07", "09"}).chapterKeys(); got != "1-9" {
+		t.Errorf("keys %q, want 1-9", got)
+	}
+	if got := NewModel(nil, nil, []string{"04"}).chapterKeys(); got != "4" {
+		t.Errorf("keys %q, want 4", got)
+	}
+}
+
+func TestPanicSitesPointIntoTheChapter(t *testing.T) {
+	for in, want := range map[string]string{
+		"/home/me/lockstep/04-sequential-lock/seqlock/node.go": "04-sequential-lock/seqlock/node.go",
+		"/work/main/visualizer/main_test.go":                   "visualizer/main_test.go",
+	} {
+		if got := inModule(in); got != want {
+			t.Errorf("inModule(%q) = %q, want %q", in, got, want)
+		}
+	}
+	e := &PanicError{Worker: "worker-2", Value: "TODO(workshop): x", Where: "04-sequential-lock/seqlock/node.go:9"}
+	if e.Error() != "worker-2: panic: TODO(workshop): x (at 04-sequential-lock/seqlock/node.go:9)" {
+		t.Errorf("%q", e.Error())
+	}
+}
