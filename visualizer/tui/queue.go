@@ -88,6 +88,11 @@ func (m Model) queueView(w, h int) []string {
 		st := Idle
 		if wk, ok := m.workers[owner]; ok {
 			st = wk.state
+			// A holder holds one node: an older one of its own that the
+			// snapshot still lists is not marked.
+			if st == Holding && wk.node != "" && wk.node != m.queue.Dir+"/"+q.Name {
+				st = Idle
+			}
 		}
 		if owner == "" {
 			owner = "?"

@@ -100,3 +100,15 @@ func TestPanicSitesPointIntoTheChapter(t *testing.T) {
 		t.Errorf("%q", e.Error())
 	}
 }
+
+func TestOnlyTheHeldNodeIsMarked(t *testing.T) {
+	// worker-1 released node 1 and holds node 4; the snapshot still lists
+	// both for a moment.
+	m := started(t, nil).apply(handOff())
+	m = m.apply([]any{ev("worker-1", event.Released, "", node(1), ""), ev("worker-1", event.Acquired, "", node(4), ""),
+		QueueSnapshot{Dir: dir, Nodes: []QueueNode{{Name: node(1), Seq: 1, Owner: "worker-1"}, {Name: node(4), Seq: 4, Owner: "worker-1"}}}})
+	v := m.View()
+	if strings.Count(v, "HOLDS") != 1 || !strings.Contains(v, node(4)+" worker-1 HOLDS") {
+		t.Errorf("want only %s marked:\n%s", node(4), v)
+	}
+}

@@ -18,7 +18,10 @@ func (m Model) workersView(w, h int) []string {
 	if showWatch {
 		head += fmt.Sprintf(" %-17s", "watches")
 	}
-	head += " acq  req ntf wst"
+	// The first counter is named as the counters line names it: acq, or
+	// writes (01), terms (07).
+	acqW := max(3, utf8.RuneCountInString(m.words.Acquired))
+	head += fmt.Sprintf(" %*s  req ntf wst", acqW, m.words.Acquired)
 	lines = append(lines, titleStyle.Render(fit(head, w)))
 
 	rows := h - 1
@@ -70,7 +73,7 @@ func (m Model) workersView(w, h int) []string {
 			watch = " " + pad(fit(strings.Join(ns, ","), 17), 17)
 		}
 		name := fit(wk.name, nameW)
-		counters := fmt.Sprintf(" %3d %4d %3d %3d", wk.acquired, wk.requests, wk.notified, wk.wasted)
+		counters := fmt.Sprintf(" %*d %4d %3d %3d", acqW, wk.acquired, wk.requests, wk.notified, wk.wasted)
 		row := cursor + pad(name, nameW) + " " + style.Render(pad(fit(state, stateW), stateW)) + watch + counters
 		if flashing && wk.lastNotice != "" && w >= 39+nameW+stateW+len(wk.lastNotice) {
 			row += " " + wk.lastNotice
@@ -104,7 +107,7 @@ func (m Model) columns() (nameW, stateW int) {
 // workersWidth is the width of a row without the watches column.
 func (m Model) workersWidth() int {
 	nameW, stateW := m.columns()
-	return 2 + nameW + 1 + stateW + len(" acq  req ntf wst")
+	return 2 + nameW + 1 + stateW + 1 + max(3, utf8.RuneCountInString(m.words.Acquired)) + len("  req ntf wst")
 }
 
 func lastElem(p string) string {
