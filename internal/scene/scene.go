@@ -72,7 +72,7 @@ type Worker struct {
 	Index    int            // 1-based
 	Name     string         // "worker-3" (Words.Worker + "-" + Index)
 	Observer event.Observer // stamps Name on every event; pass it to the lock
-	Session  time.Duration  // the session timeout Conn was opened with
+	Session  time.Duration  // the session timeout the server granted Conn
 }
 
 // Words are a chapter's names for what the view shows. Each empty field
