@@ -5,10 +5,15 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 )
 
 // needLocal skips when this machine cannot run the local path (the tests
@@ -202,4 +207,84 @@ func TestZKServersIsCheckedBeforeUse(t *testing.T) {
 			t.Fatalf("srv = %+v, err = %v", srv, err)
 		}
 	})
+}
+
+// TestStockServer starts ZooKeeper as installed (the install's sample
+// zoo.cfg, no JVM options) and checks what a learner's own server is like:
+// it clamps a 1 s session to 2×tickTime and answers only srvr.
+func TestStockServer(t *testing.T) {
+	inst := needLocal(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv, err := startLocalConfig(ctx, inst, Stock)
+	t.Cleanup(srv.Close)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := stockConfig(inst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tick := 2 * time.Second // zoo_sample.cfg's, unless the install's says otherwise
+	for _, line := range cfg {
+		if v, ok := strings.CutPrefix(line, "tickTime="); ok {
+			ms, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil {
+				t.Fatalf("stock %s", line)
+			}
+			tick = time.Duration(ms) * time.Millisecond
+		}
+	}
+	t.Logf("stock ZooKeeper %s (%s), tickTime %v", srv.Version, inst.StockConfig, tick)
+	if srv.Config != Stock || srv.Version == "" || srv.Version != inst.Version() {
+		t.Fatalf("config %v, version %q (install says %q)", srv.Config, srv.Version, inst.Version())
+	}
+
+	t.Run("a 1 s session is granted 2×tickTime, and zksession reads it", func(t *testing.T) {
+		conn, events, err := zkconn.Dial(ctx, srv.Servers, time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		go zkconn.Drain(events)
+		want := max(time.Second, 2*tick)
+		if got := zksession.Timeout(conn); got != want {
+			t.Fatalf("asked 1s from a server with tickTime %v: granted %v, want %v", tick, got, want)
+		}
+	})
+	t.Run("it answers srvr and refuses wchp", func(t *testing.T) {
+		if mode, err := Mode(ctx, srv.Servers[0]); err != nil || mode != "standalone" {
+			t.Fatalf("srvr: mode %q, err %v", mode, err)
+		}
+		out, err := FourLetter(ctx, srv.Servers[0], "wchp")
+		if err != nil || !strings.Contains(out, "not in the whitelist") {
+			t.Fatalf("wchp answered %q (err %v), want a refusal", out, err)
+		}
+	})
+	t.Run("no JVM option was given", func(t *testing.T) {
+		args := jvmArgs(t, inst.Java, srv.dir)
+		for _, arg := range args {
+			if strings.HasPrefix(arg, "-D") || strings.HasPrefix(arg, "-X") {
+				t.Fatalf("the stock server's JVM got %s: %q", arg, args)
+			}
+		}
+	})
+}
+
+// jvmArgs finds the JVM serving from dir in /proc and returns its arguments.
+func jvmArgs(t *testing.T, java, dir string) []string {
+	t.Helper()
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+		if args[0] == java && strings.Contains(string(b), filepath.Join(dir, "zoo.cfg")) {
+			return args[1:]
+		}
+	}
+	t.Skip("cannot find the JVM's command line in /proc")
+	return nil
 }
