@@ -1,0 +1,67 @@
+// Package scene is chapter 09 in the visualizer: a counting semaphore with
+// two leases. The gate (chapter 04's mutex, "G" nodes) queues the workers;
+// its holder waits alone for a free lease ("L" nodes), takes one and
+// opens the gate for the next.
+package scene
+
+import (
+	"context"
+	"strings"
+
+	"github.com/lockstep-zk/lockstep/09-semaphore/semaphore"
+	"github.com/lockstep-zk/lockstep/internal/scene"
+)
+
+// Leases is how many workers may hold at once in the view.
+const Leases = 2
+
+// New returns chapter 09's scene.
+func New() scene.Scene {
+	return scene.Scene{
+		Key:   "09",
+		Name:  "09-semaphore",
+		Title: "counting semaphore: 2 leases (L); the gate (G) lets one waiter count",
+		Look:  "two L holders at most; only the gate's holder watches the leases",
+		Words: scene.Words{Holds: "LEASE", Holding: "leased"},
+		NewWorker: func(w scene.Worker) (scene.Part, error) {
+			s, err := semaphore.New(w.Conn, w.Path, Leases, semaphore.WithObserver(w.Observer),
+				semaphore.WithData([]byte(w.Name)))
+			if err != nil {
+				return nil, err
+			}
+			return &part{s: s}, nil
+		},
+		Tag: func(node string) string {
+			switch {
+			case strings.Contains(node, "-lease-"):
+				return "L"
+			case strings.Contains(node, "-lock-"):
+				return "G"
+			}
+			return ""
+		},
+	}
+}
+
+// part is one worker: Lock takes a lease, Unlock gives it back.
+type part struct {
+	s     *semaphore.Semaphore
+	lease *semaphore.Lease
+}
+
+func (p *part) Lock(ctx context.Context) error {
+	l, err := p.s.Acquire(ctx)
+	if err == nil {
+		p.lease = l
+	}
+	return err
+}
+
+func (p *part) Unlock(ctx context.Context) error {
+	l := p.lease
+	p.lease = nil
+	if l == nil {
+		return semaphore.ErrNotHeld
+	}
+	return l.Release(ctx)
+}

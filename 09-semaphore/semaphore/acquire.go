@@ -1,0 +1,117 @@
+package semaphore
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
+	"github.com/lockstep-zk/lockstep/event"
+)
+
+// This file is the chapter's lesson — the steps of the package comment —
+// and the file the workshop exercise replaces.
+
+// Leases is the rule of the lease queue: the first n nodes hold a lease;
+// a later one waits for the node n places ahead (which, under the gate,
+// never happens: the gate holder creates its lease only when fewer than n
+// are out). Without the gate it is the index rule the package comment
+// explains, and its flaw.
+func Leases(n int) seqlock.Rule {
+	return func(queue []seqlock.Node, ours int) (bool, string) {
+		if ours < n {
+			return true, ""
+		}
+		return false, queue[ours-n].Name
+	}
+}
+
+// Acquire blocks until this client holds one of the n leases, or ctx ends
+// (then it leaves nothing behind).
+func (s *Semaphore) Acquire(ctx context.Context) (*Lease, error) { return s.acquire(ctx, true) }
+
+// TryAcquire takes a lease if one is free now, else returns ErrLocked.
+func (s *Semaphore) TryAcquire(ctx context.Context) (*Lease, error) { return s.acquire(ctx, false) }
+
+func (s *Semaphore) acquire(ctx context.Context, wait bool) (*Lease, error) {
+	// Step 1: the gate. One mutex per acquisition: goroutines sharing the
+	// Semaphore queue at the gate like separate clients.
+	gate, err := seqlock.New(s.conn, s.dir, s.gate...)
+	if err != nil {
+		return nil, err
+	}
+	take := gate.Lock
+	if !wait {
+		take = gate.TryLock
+	}
+	if err := take(ctx); err != nil {
+		return nil, fmt.Errorf("semaphore: gate: %w", err)
+	}
+	defer gate.Unlock(context.WithoutCancel(ctx)) // step 4
+
+	// Step 2: wait, alone, for fewer than n leases.
+	for {
+		out, changed, err := s.count(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if out < s.n {
+			break
+		}
+		if !wait {
+			return nil, ErrLocked
+		}
+		s.emit(event.Waiting, "", s.dir, fmt.Sprintf("%d of %d leases out", out, s.n))
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case ev := <-changed:
+			s.emit(event.Notified, "", s.dir, ev.Type.String())
+		}
+	}
+
+	// Step 3: our lease. Under the gate nobody else creates one, so the
+	// rule lets us hold at once.
+	h, err := s.leases.Acquire(ctx, false)
+	if err != nil {
+		return nil, fmt.Errorf("semaphore: lease: %w", err)
+	}
+	l := &Lease{Hold: h, conn: s.conn, revoked: make(chan struct{})}
+	if s.opts.revocable {
+		l.watchRevocation(s)
+	}
+	return l, nil
+}
+
+// count lists dir with a children watch, which fires at the next node
+// created or deleted there, and counts the leases. The gate holder owns a
+// gate node in dir, so dir exists.
+func (s *Semaphore) count(ctx context.Context) (int, <-chan zk.Event, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, nil, err
+	}
+	s.emit(event.Request, "children", s.dir, "")
+	names, _, changed, err := s.conn.ChildrenW(s.dir)
+	if err != nil {
+		return 0, nil, fmt.Errorf("semaphore: list %s: %w", s.dir, err)
+	}
+	s.emit(event.WatchSet, "children", s.dir, "")
+	out := 0
+	for _, name := range names {
+		if isLease(name) {
+			out++
+		}
+	}
+	return out, changed, nil
+}
+
+// leaseName is what lease nodes are called, beside the gate's "lock-".
+const leaseName = "lease-"
+
+func isLease(name string) bool {
+	const digits = 10
+	n := len(name) - digits
+	return n > 0 && strings.HasSuffix(name[:n], leaseName) && strings.TrimLeft(name[n:], "0123456789") == ""
+}
