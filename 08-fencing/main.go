@@ -154,7 +154,11 @@ func play(ctx context.Context, env *demo.Env, v variant, tl *demo.Timeline) (ver
 
 	bWaits := make(chan struct{})
 	var once sync.Once
-	a, err := seqlock.New(connA, env.Path, seqlock.WithObserver(observer(tl, "client-A", nil)))
+	// client-A's lock has its loss check turned off (WithSessionTimeout(0)):
+	// a process in a stop-the-world pause runs nothing, not even the
+	// goroutine that would notice the silence. It learns of the loss only
+	// when its conn hears, after the pause, that the session expired.
+	a, err := seqlock.New(connA, env.Path, seqlock.WithSessionTimeout(0), seqlock.WithObserver(observer(tl, "client-A", nil)))
 	if err != nil {
 		return verdict{}, err
 	}
