@@ -53,6 +53,9 @@ type Row struct {
 	// Skipped says why a row was not measured (Curator without Java or
 	// its jars); its numbers are then all zero.
 	Skipped string `json:"skipped,omitempty"`
+	// SampleAcquiresPerS is acquires_per_s of each sample, in the order
+	// they were taken (pass by pass): how much the load moved it.
+	SampleAcquiresPerS []float64 `json:"sample_acquires_per_s,omitempty"`
 	// Targets are chapter 04's targets measured on this row (report.go).
 	Targets []Target `json:"targets,omitempty"`
 }
@@ -116,6 +119,9 @@ func (s spec) row(samples []sample) Row {
 		errs    []error
 	)
 	for _, x := range samples {
+		if x.acquires > 0 && x.elapsed > 0 {
+			row.SampleAcquiresPerS = append(row.SampleAcquiresPerS, roundTo(float64(x.acquires)/x.elapsed.Seconds(), 1))
+		}
 		row.Acquires += x.acquires
 		row.Releases += x.releases
 		waits = append(waits, x.waits...)

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"unicode/utf8"
 )
@@ -119,7 +120,8 @@ func targets(rows []Row) []Target {
 			v = rows[contended].AcquiresPerS / rows[other].AcquiresPerS
 		}
 		add(t, row, v, v >= bound, orNeeds(row, needsContention+" and "+name, func() string {
-			return fmt.Sprintf("%.0f vs %.0f acq/s = %.2f×", rows[contended].AcquiresPerS, rows[other].AcquiresPerS, v)
+			return fmt.Sprintf("%.0f vs %.0f acq/s = %.2f×%s", rows[contended].AcquiresPerS, rows[other].AcquiresPerS, v,
+				passRatios(rows[contended], rows[other]))
 		}))
 	}
 	ratio(fmt.Sprintf("04: acquires/s ≥ 1.0× zk.Lock's (%s)", at), gozk, 1, "gozk")
@@ -161,6 +163,22 @@ func targets(rows []Row) []Target {
 		}
 	}
 	return out
+}
+
+// passRatios is " (by pass 0.91–1.10×)": the ratio of a's and b's
+// throughput in each pass, which were taken side by side, so a burst of
+// load that spoiled one pass shows. Empty with fewer than two passes.
+func passRatios(a, b Row) string {
+	n := min(len(a.SampleAcquiresPerS), len(b.SampleAcquiresPerS))
+	if n < 2 || len(a.SampleAcquiresPerS) != len(b.SampleAcquiresPerS) {
+		return ""
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i := range n {
+		r := a.SampleAcquiresPerS[i] / b.SampleAcquiresPerS[i]
+		lo, hi = min(lo, r), max(hi, r)
+	}
+	return fmt.Sprintf(" (by pass %.2f–%.2f×)", lo, hi)
 }
 
 // printTargets writes the targets block: target, measured, verdict.

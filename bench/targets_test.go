@@ -34,7 +34,12 @@ func TestTargets(t *testing.T) {
 
 	t.Run("each target is judged on the rows of its workload and carried by the 04 row it was measured on", func(t *testing.T) {
 		rows := full()
+		rows[2].SampleAcquiresPerS = []float64{1600, 2000, 2400}
+		rows[3].SampleAcquiresPerS = []float64{2000, 2500, 2400}
 		ts := targets(rows)
+		if want := "2000 vs 2500 acq/s = 0.80× (by pass 0.80–1.00×)"; ts[2].Measured != want {
+			t.Fatalf("measured %q, want %q", ts[2].Measured, want)
+		}
 		// requests 5.99 > 5, notifications 2.00, 0.80× zk.Lock, 0.50× floor, 75× Curator, 6.1 packets > 5.5
 		if got, want := statuses(ts), "not met,not met,not met,not met,met,not met"; got != want {
 			t.Fatalf("statuses %s, want %s", got, want)
