@@ -66,14 +66,22 @@ func Dial(ctx context.Context, servers []string, sessionTimeout time.Duration, o
 	}
 	zksession.Register(conn, rec, auth)
 	// go-zookeeper spends 1 s per failed dial and then pauses 1 s before
-	// starting over, so two rounds through the list are a fair bound.
+	// starting over, so two rounds through the list are a fair bound for
+	// reaching a server. Once one has accepted the connection, a busy
+	// server (a loaded machine, a long GC pause) may take longer to grant
+	// the session: that gets slowSession.
 	giveUp := time.NewTimer(time.Duration(2*len(servers)+1) * time.Second)
 	defer giveUp.Stop()
+	reached := false
 	for {
 		select {
 		case ev, ok := <-events:
 			if !ok {
 				return nil, nil, fmt.Errorf("zkconn: connect to %v: connection closed", servers)
+			}
+			if ev.State == zk.StateConnected && !reached {
+				reached = true
+				giveUp.Reset(slowSession)
 			}
 			if ev.State != zk.StateHasSession {
 				continue
@@ -87,6 +95,9 @@ func Dial(ctx context.Context, servers []string, sessionTimeout time.Duration, o
 			return conn, events, nil
 		case <-giveUp.C:
 			conn.Close()
+			if reached {
+				return nil, nil, fmt.Errorf("zkconn: connect to %v: %w: a server accepted the connection but granted no session in %v (overloaded, or more connections from this address than its maxClientCnxns allows)", servers, zk.ErrNoServer, slowSession)
+			}
 			return nil, nil, fmt.Errorf("zkconn: connect to %v: %w", servers, zk.ErrNoServer)
 		case <-ctx.Done():
 			conn.Close()
@@ -94,6 +105,10 @@ func Dial(ctx context.Context, servers []string, sessionTimeout time.Duration, o
 		}
 	}
 }
+
+// slowSession bounds the wait for a session once a server has accepted the
+// connection.
+const slowSession = 30 * time.Second
 
 // AuthEnv names the environment variable that holds user:password for
 // ZooKeeper's digest authentication.
