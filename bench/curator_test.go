@@ -144,7 +144,9 @@ func TestCuratorRow(t *testing.T) {
 			if r.NotificationsPerRelease > 1 {
 				t.Fatalf("row %s: %.2f notifications per release", want[i], r.NotificationsPerRelease)
 			}
-			if r.ServerPacketsPerAcquire < r.RequestsPerAcquire {
+			// (The server counts them too when it answers mntr: a stock
+			// server allows only srvr.)
+			if zktest.Allowed(t, "mntr") && r.ServerPacketsPerAcquire < r.RequestsPerAcquire {
 				t.Fatalf("row %s: server saw %.2f packets per acquisition, the proxy %.2f requests",
 					want[i], r.ServerPacketsPerAcquire, r.RequestsPerAcquire)
 			}
