@@ -9,6 +9,17 @@
 //		root := zktest.Root(t) // "/t-TestSomething-3f9a…", deleted after the test
 //		…
 //	}
+//
+// The server may be one lockstep started (fast: 200 ms ticks, every
+// four-letter word, containers reaped every 500 ms) or the user's own in
+// ZK_SERVERS, as installed. Tests ask rather than assume (server.go):
+//
+//	zktest.SessionTimeout(t, conn) // what the server granted, not what we asked
+//	zktest.Expire(t, conn, proxy)  // expire a session on any server
+//	zktest.Watched(t, path)        // a watch left behind? wchp, or fire and listen
+//	zktest.RequireFastReaping(t)   // skip, saying why, on a once-a-minute reaper
+//	zktest.Allowed(t, "mntr")      // the server's 4lw.commands.whitelist
+//	zktest.StartEnsemble(t, 3)     // members of our own to kill, never ZK_SERVERS'
 package zktest
 
 import (
