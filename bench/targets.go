@@ -55,8 +55,12 @@ func targets(rows []Row) []Target {
 	curator := find("curator", "seed", targetSeed, 1)
 
 	at := fmt.Sprintf("%d sessions × %d rounds", targetContenders, targetRounds)
-	needsContention := fmt.Sprintf("needs -locks with 04, -contenders with %d, -rounds 0 or %d", targetContenders, targetRounds)
-	needsSeed := fmt.Sprintf("needs -locks with 04 and seed, -seed-goroutines %d", targetSeed)
+	needsContention := func(locks string) string {
+		return fmt.Sprintf("needs -locks with %s; -contenders with %d; -rounds 0 or %d; no -shared", locks, targetContenders, targetRounds)
+	}
+	needsSeed := func(locks string) string {
+		return fmt.Sprintf("needs -locks with %s; -seed-goroutines %d", locks, targetSeed)
+	}
 
 	var out []Target
 	add := func(t Target, row int, value float64, ok bool, measured string) {
@@ -90,7 +94,7 @@ func targets(rows []Row) []Target {
 		if contended >= 0 {
 			v = rows[contended].RequestsPerAcquire
 		}
-		add(t, contended, v, v <= t.Bound, orNeeds(contended, needsContention, func() string {
+		add(t, contended, v, v <= t.Bound, orNeeds(contended, needsContention("04"), func() string {
 			return fmt.Sprintf("%.2f at %s", v, at)
 		}))
 	}
@@ -104,7 +108,7 @@ func targets(rows []Row) []Target {
 		if contended >= 0 {
 			v = rows[contended].NotificationsPerRelease
 		}
-		add(t, contended, v, v >= 0.99 && v < 1.005, orNeeds(contended, needsContention, func() string {
+		add(t, contended, v, v >= 0.99 && v < 1.005, orNeeds(contended, needsContention("04"), func() string {
 			return fmt.Sprintf("%.2f at %s", v, at)
 		}))
 	}
@@ -119,7 +123,7 @@ func targets(rows []Row) []Target {
 		if row >= 0 {
 			v = rows[contended].AcquiresPerS / rows[other].AcquiresPerS
 		}
-		add(t, row, v, v >= bound, orNeeds(row, needsContention+" and "+name, func() string {
+		add(t, row, v, v >= bound, orNeeds(row, needsContention("04 and "+name), func() string {
 			return fmt.Sprintf("%.0f vs %.0f acq/s = %.2f×%s", rows[contended].AcquiresPerS, rows[other].AcquiresPerS, v,
 				passRatios(rows[contended], rows[other]))
 		}))
@@ -138,7 +142,7 @@ func targets(rows []Row) []Target {
 		if row >= 0 {
 			v = rows[seed].AcquiresPerS / rows[curator].AcquiresPerS
 		}
-		add(t, row, v, v >= t.Bound, orNeeds(row, needsSeed+" and Curator (curator)", func() string {
+		add(t, row, v, v >= t.Bound, orNeeds(row, needsSeed("04, curator and seed"), func() string {
 			return fmt.Sprintf("%.0f vs %.1f acq/s = %.1f×", rows[seed].AcquiresPerS, rows[curator].AcquiresPerS, v)
 		}))
 	}
@@ -152,7 +156,7 @@ func targets(rows []Row) []Target {
 				v, source = rows[seed].RequestsPerAcquire, "the wire's count (no mntr)"
 			}
 		}
-		add(t, seed, v, v <= t.Bound, orNeeds(seed, needsSeed, func() string {
+		add(t, seed, v, v <= t.Bound, orNeeds(seed, needsSeed("04 and seed"), func() string {
 			return fmt.Sprintf("%.2f (%s)", v, source)
 		}))
 	}
