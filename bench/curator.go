@@ -139,10 +139,11 @@ func compileCurator(ctx context.Context, classpath string) (dir, cp string, err 
 }
 
 // startCurator starts the compiled runner in a JVM, behind one counting
-// proxy per server.
+// proxy per server. The runner's Close removes dir, and so does a failure.
 func startCurator(dir, cp string, servers []string, session time.Duration) (*curator, error) {
 	java, _, err := javaTools()
 	if err != nil {
+		os.RemoveAll(dir)
 		return nil, err
 	}
 	c := &curator{wire: newWire(), dir: dir, session: session, lines: make(chan string, 16),

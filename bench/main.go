@@ -236,6 +236,14 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) int {
 				dir, cp, err := compileCurator(ctx, cfg.classpath)
 				javac <- compiled{dir, cp, err}
 			}()
+			// If the run ends before the runner starts, its classes go.
+			defer func() {
+				if javac != nil {
+					if c := <-javac; c.err == nil {
+						os.RemoveAll(c.dir)
+					}
+				}
+			}()
 		}
 	}
 
@@ -261,6 +269,7 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) int {
 	defer zkconn.DeleteTree(admin, b.base)
 	if javac != nil {
 		c := <-javac
+		javac = nil // taken: the runner's Close removes the classes
 		if c.err == nil {
 			b.curator, c.err = startCurator(c.dir, c.cp, servers, cfg.session)
 		}
