@@ -75,39 +75,8 @@ func New(conn *zk.Conn, path string, opts ...Option) (*Lock, error) {
 	return l, nil
 }
 
-// Lock blocks until this Lock holds the lock or ctx ends.
-//
-// This is the whole algorithm:
-//
-//  1. create the lock node;
-//  2. if that worked, we hold the lock;
-//  3. if the node already exists, somebody else holds it: sleep, go to 1.
-func (l *Lock) Lock(ctx context.Context) error {
-	waiting := false
-	for {
-		err := l.TryLock(ctx)
-		if !errors.Is(err, ErrLocked) {
-			return err // acquired (nil), or a real error
-		}
-		if !waiting {
-			// Say it once per Lock; the requests that follow tell the rest.
-			l.obs.Emit(event.Event{Lock: l.path, Kind: event.Waiting, Node: l.path})
-			waiting = true
-		}
-		// The "while" of the While version. We have no idea when the
-		// holder will let go, so we guess: too short and we flood
-		// ZooKeeper with creates that fail, too long and the lock sits
-		// free while we sleep.
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(l.retry):
-		}
-	}
-}
-
-// TryLock makes one attempt: it creates the lock node and returns nil if
-// that worked, or ErrLocked if somebody else holds the lock.
+// TryLock makes one attempt: nil if this Lock now holds the lock, ErrLocked
+// if somebody else does. The attempt itself is the lesson (lock.go).
 func (l *Lock) TryLock(ctx context.Context) error {
 	if l.token != "" {
 		return ErrAlreadyHeld
@@ -115,38 +84,31 @@ func (l *Lock) TryLock(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	// A fresh random token per attempt: it goes into the node as its data,
-	// so Unlock can tell our node from one somebody else created later.
-	token := newToken()
-	err := l.create(ctx, token)
-	if errors.Is(err, zk.ErrNoNode) {
-		// The parent of the lock path is missing: make it, then try again.
-		if err = l.createParents(); err == nil {
-			err = l.create(ctx, token)
-		}
-	}
-	switch {
-	case err == nil:
-		l.token = token
-		l.obs.Emit(event.Event{Lock: l.path, Kind: event.Acquired, Node: l.path})
-		return nil
-	case errors.Is(err, zk.ErrNodeExists):
-		return ErrLocked
-	case ctx.Err() != nil:
-		return err
-	default:
-		return fmt.Errorf("naivelock: create lock node %s: %w", l.path, zksession.Explain(l.conn, err))
-	}
+	return l.attempt(ctx)
 }
 
-// create sends one create of the lock node with our token as its data.
+// create creates the lock node with token as its data (flags l.flags),
+// and the lock path's missing parents first if the server says they are
+// missing. Its errors are go-zookeeper's (errors.Is(err, zk.ErrNodeExists)
+// holds), or ctx's.
+func (l *Lock) create(ctx context.Context, token string) error {
+	err := l.createNode(ctx, token)
+	if errors.Is(err, zk.ErrNoNode) {
+		if err = l.createParents(); err == nil {
+			err = l.createNode(ctx, token)
+		}
+	}
+	return zksession.Explain(l.conn, err)
+}
+
+// createNode sends one create of the lock node.
 //
 // go-zookeeper's calls take no context, so the create runs in a goroutine
 // and we stop waiting for it when ctx ends. But the create is already on its
 // way: if it still succeeds, nobody would ever delete that node — with a
 // persistent node the lock would be stuck for ever. So whoever stops waiting
 // leaves a goroutine behind that deletes the node if it turns out ours.
-func (l *Lock) create(ctx context.Context, token string) error {
+func (l *Lock) createNode(ctx context.Context, token string) error {
 	l.obs.Emit(event.Event{Lock: l.path, Kind: event.Request, Op: "create", Node: l.path})
 	done := make(chan error, 1)
 	go func() {
@@ -193,31 +155,21 @@ func (l *Lock) Unlock(ctx context.Context) error {
 	return nil
 }
 
-// deleteIfOurs is the compare-and-delete: get the node, check the token,
-// delete with the version we read. If somebody changed or recreated the
-// node in between, the version no longer matches and the delete fails
-// instead of removing their lock.
-func (l *Lock) deleteIfOurs(token string) error {
+// get reads the lock node: its data and its Stat.
+func (l *Lock) get() ([]byte, *zk.Stat, error) {
 	l.obs.Emit(event.Event{Lock: l.path, Kind: event.Request, Op: "get", Node: l.path})
-	data, stat, err := l.conn.Get(l.path)
-	switch {
-	case errors.Is(err, zk.ErrNoNode):
-		return ErrNotLocked
-	case err != nil:
-		return fmt.Errorf("naivelock: read lock node %s: %w", l.path, err)
-	case string(data) != token:
-		return ErrNotLocked
-	}
-	l.obs.Emit(event.Event{Lock: l.path, Kind: event.Request, Op: "delete", Node: l.path})
-	err = l.conn.Delete(l.path, stat.Version)
-	switch {
-	case errors.Is(err, zk.ErrNoNode), errors.Is(err, zk.ErrBadVersion):
-		return ErrNotLocked
-	case err != nil:
-		return fmt.Errorf("naivelock: delete lock node %s: %w", l.path, err)
-	}
-	return nil
+	return l.conn.Get(l.path)
 }
+
+// delete deletes the lock node if its version is still version.
+func (l *Lock) delete(version int32) error {
+	l.obs.Emit(event.Event{Lock: l.path, Kind: event.Request, Op: "delete", Node: l.path})
+	return l.conn.Delete(l.path, version)
+}
+
+// acquired and waiting report those moments to the observer.
+func (l *Lock) acquired() { l.obs.Emit(event.Event{Lock: l.path, Kind: event.Acquired, Node: l.path}) }
+func (l *Lock) waiting()  { l.obs.Emit(event.Event{Lock: l.path, Kind: event.Waiting, Node: l.path}) }
 
 // createParents makes the lock path's missing ancestors, as persistent
 // nodes (they are shared by every contender and stay after us).

@@ -66,55 +66,6 @@ func New(conn *zk.Conn, path string, opts ...Option) (*Lock, error) {
 	return l, nil
 }
 
-// Lock blocks until this Lock holds the lock or ctx ends.
-//
-//  1. create the lock node (ephemeral, so a crashed holder's session frees it);
-//  2. if that worked, we hold the lock;
-//  3. if the node exists, ask "does it exist?" and set a watch, in ONE request;
-//  4. if it is already gone, go to 1 at once;
-//  5. otherwise block until the watch fires (node deleted), then go to 1.
-func (l *Lock) Lock(ctx context.Context) error {
-	for {
-		err := l.TryLock(ctx)
-		if !errors.Is(err, ErrLocked) {
-			return err // acquired (nil), or a real error
-		}
-		// Between our failed create and now, the holder may have let go.
-		// Checking with Exists and then setting a watch would leave a gap
-		// in which the delete goes unnoticed and we wait for ever. ExistsW
-		// does both at once: either the node is gone (and we retry), or the
-		// watch is in place before the server answers.
-		l.obs.Emit(event.Event{Lock: l.path, Kind: event.Request, Op: "exists", Node: l.path})
-		exists, watch, err := l.existsW(ctx)
-		if err != nil {
-			return err
-		}
-		if !exists {
-			continue // released between our create and our exists: try again now
-		}
-		l.obs.Emit(event.Event{Lock: l.path, Kind: event.WatchSet, Op: "exists", Node: l.path})
-		l.obs.Emit(event.Event{Lock: l.path, Kind: event.Waiting, Node: l.path})
-
-		// No polling: we sleep until ZooKeeper tells us something happened.
-		// Every other waiter watches the same node, so the delete that
-		// wakes us wakes all of them — the herd.
-		select {
-		case <-ctx.Done():
-			// The watch stays registered on the server until the node
-			// changes; go-zookeeper then drops the event into the
-			// one-slot channel nobody reads. Nothing leaks.
-			return ctx.Err()
-		case ev := <-watch:
-			l.obs.Emit(event.Event{Lock: l.path, Kind: event.Notified, Node: l.path, Detail: ev.Type.String()})
-			if ev.Err != nil {
-				// Our session expired or the connection was closed: every
-				// watch is gone, and waiting longer would wait for ever.
-				return fmt.Errorf("watchlock: waiting for %s: %w", l.path, ev.Err)
-			}
-		}
-	}
-}
-
 // TryLock makes one attempt: it creates the lock node and returns nil if
 // that worked, or ErrLocked if somebody else holds the lock.
 func (l *Lock) TryLock(ctx context.Context) error {
@@ -173,14 +124,17 @@ func (l *Lock) create(ctx context.Context, token string) error {
 	}
 }
 
-// existsW is conn.ExistsW, given up on when ctx ends (a watch it still sets
-// is harmless: see Lock).
+// existsW asks whether the lock node exists and sets a watch on it, in one
+// request (conn.ExistsW), and reports the request and the watch to the
+// observer. It gives up when ctx ends: a watch the request still sets is
+// harmless (see Lock).
 func (l *Lock) existsW(ctx context.Context) (bool, <-chan zk.Event, error) {
 	type result struct {
 		exists bool
 		watch  <-chan zk.Event
 		err    error
 	}
+	l.obs.Emit(event.Event{Lock: l.path, Kind: event.Request, Op: "exists", Node: l.path})
 	done := make(chan result, 1)
 	go func() {
 		exists, _, watch, err := l.conn.ExistsW(l.path)
@@ -190,6 +144,9 @@ func (l *Lock) existsW(ctx context.Context) (bool, <-chan zk.Event, error) {
 	case r := <-done:
 		if r.err != nil {
 			return false, nil, fmt.Errorf("watchlock: watch lock node %s: %w", l.path, r.err)
+		}
+		if r.exists {
+			l.obs.Emit(event.Event{Lock: l.path, Kind: event.WatchSet, Op: "exists", Node: l.path})
 		}
 		return r.exists, r.watch, nil
 	case <-ctx.Done():
@@ -241,6 +198,12 @@ func (l *Lock) deleteIfOurs(token string) error {
 		return fmt.Errorf("watchlock: delete lock node %s: %w", l.path, err)
 	}
 	return nil
+}
+
+// waiting and notified report those moments to the observer.
+func (l *Lock) waiting() { l.obs.Emit(event.Event{Lock: l.path, Kind: event.Waiting, Node: l.path}) }
+func (l *Lock) notified(ev zk.Event) {
+	l.obs.Emit(event.Event{Lock: l.path, Kind: event.Notified, Node: l.path, Detail: ev.Type.String()})
 }
 
 // createParents makes the lock path's missing ancestors, as persistent nodes.
