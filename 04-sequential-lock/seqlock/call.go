@@ -35,6 +35,10 @@ func call[T any](ctx context.Context, f func() (T, error)) (T, error) {
 	}
 }
 
+// Call is call for chapters that send requests of their own beside the
+// core's (07's Leader and Observe read the directory themselves).
+func Call[T any](ctx context.Context, f func() (T, error)) (T, error) { return call(ctx, f) }
+
 // retry is call for reads: if the connection drops under the read, it is
 // sent again as long as the client is still in the same session — our node,
 // and our place in the queue, are still there, so there is no reason to

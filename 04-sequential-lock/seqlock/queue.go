@@ -108,6 +108,11 @@ func (q *Queue) sorted(names []string) []Node {
 	return nodes
 }
 
+// Sorted is sorted for readers that list the directory themselves (07's
+// Leader and Observe, which set a children watch): the queue as Acquire
+// sees it, lowest sequence first, only this queue's contenders.
+func (q *Queue) Sorted(names []string) []Node { return q.sorted(names) }
+
 // list reads the queue. It also returns the directory's pzxid, the id of
 // the last transaction that added or removed a child: the fencing token of
 // whoever this listing shows holding (see Token).
