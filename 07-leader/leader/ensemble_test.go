@@ -47,7 +47,7 @@ func TestCrashOfTheZooKeeperLeaderElectsNoSecondLeader(t *testing.T) {
 		}
 		go zkconn.Drain(events)
 		t.Cleanup(conn.Close)
-		e := newElection(t, conn, dir, leader.WithSessionTimeout(sessionTimeout), leader.WithObserver(h.observer(who)))
+		e := newElection(t, conn, dir, leader.WithObserver(h.observer(who)))
 		elections = append(elections, e)
 		wg.Add(1)
 		go func() {
@@ -98,15 +98,16 @@ func TestCrashOfTheZooKeeperLeaderElectsNoSecondLeader(t *testing.T) {
 	h.assertOneAtATime(t)
 	h.mu.Lock()
 	for _, l := range h.terms {
-		t.Logf("term %d: %s from +%v to +%v", l.term, l.who,
+		t.Logf("token %d: %s from +%v to +%v", l.token, l.who,
 			l.start.Sub(stopped).Round(time.Millisecond), l.end.Sub(stopped).Round(time.Millisecond))
 	}
 	h.mu.Unlock()
 }
 
 // campaignUntilDone keeps a candidate in the race until ctx ends: campaign,
-// lead until Done, campaign again. A Campaign cut short by the crash (its
-// request failed) is simply retried.
+// lead until Lost, resign (which reports ErrLost and makes sure the node is
+// gone), campaign again. A Campaign cut short by the crash (its request
+// failed) is simply retried.
 func campaignUntilDone(ctx context.Context, t testing.TB, e *leader.Election, who string, h *history) {
 	for ctx.Err() == nil {
 		if err := e.Campaign(ctx, who); err != nil {
@@ -120,12 +121,12 @@ func campaignUntilDone(ctx context.Context, t testing.TB, e *leader.Election, wh
 			continue
 		}
 		select {
-		case <-e.Done():
+		case <-e.Lost():
 		case <-ctx.Done():
 			h.end(who, time.Now())
-			rctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			e.Resign(rctx)
-			cancel()
 		}
+		rctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		e.Resign(rctx)
+		cancel()
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/lockstep-zk/lockstep/07-leader/leader"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
@@ -18,8 +17,8 @@ func ExampleElection() {
 	dir := "/examples/leader/billing"
 	defer zktest.DeleteTree(connA, "/examples/leader")
 
-	a, _ := leader.New(connA, dir, leader.WithSessionTimeout(zkconn.DefaultSessionTimeout))
-	b, _ := leader.New(connB, dir, leader.WithSessionTimeout(zkconn.DefaultSessionTimeout))
+	a, _ := leader.New(connA, dir)
+	b, _ := leader.New(connB, dir)
 
 	if err := a.Campaign(ctx, "host-a"); err != nil {
 		panic(err)
@@ -30,19 +29,19 @@ func ExampleElection() {
 	won := make(chan error, 1)
 	go func() { won <- b.Campaign(ctx, "host-b") }() // waits behind host-a
 
-	termA := a.Term()
+	tokenA := a.Token()
 	a.Resign(ctx) // host-b is woken and leads
 	if err := <-won; err != nil {
 		panic(err)
 	}
 	l, _ = a.Leader(ctx)
 	fmt.Println("leader:", l.Value)
-	fmt.Println("new term is larger:", b.Term() > termA)
+	fmt.Println("new token is larger:", b.Token() > tokenA)
 	b.Resign(ctx)
 	// Output:
 	// leader: host-a
 	// leader: host-b
-	// new term is larger: true
+	// new token is larger: true
 }
 
 func ExampleElection_Observe() {

@@ -1,0 +1,163 @@
+package leader
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
+	"github.com/lockstep-zk/lockstep/event"
+)
+
+// This file is the candidate's bookkeeping: one campaign or leadership at
+// a time, Resign, Token, Lost. The lesson is in election.go; ZooKeeper
+// work is chapter 04's queue core.
+
+// nodeName is what our nodes are called: _c_<uuid>-latch-<sequence>, the
+// names Curator's LeaderLatch gives its nodes. A LeaderLatch stores its id
+// as the node's data, as Campaign stores its value, and it too says the
+// lowest node leads: Java LeaderLatches and these candidates can stand in
+// one election, and each side's Leader names the same leader.
+const nodeName = "latch-"
+
+// Election is one candidate in the election held in a directory. Use one
+// Election per candidate; several may share a *zk.Conn, but each candidate
+// that should survive the others' crashes needs its own session. Token,
+// Node and Lost may be called from any goroutine.
+type Election struct {
+	conn *zk.Conn
+	dir  string
+	q    *seqlock.Queue   // the queue as Leader and Observe read it
+	opts []seqlock.Option // for each campaign's queue
+	obs  event.Observer
+
+	mu      sync.Mutex
+	busy    bool          // a Campaign is running, or a leadership exists (until Resign)
+	current *seqlock.Hold // the current leadership, nil if none
+	last    *seqlock.Hold // the most recent one, for Lost after Resign
+}
+
+// Leadership is who leads an election, as anyone can read it from
+// ZooKeeper: the lowest candidate node of the directory.
+type Leadership struct {
+	Value string // what the leader passed to Campaign
+	Node  string // its node, as a full path
+	// Token is the election directory's pzxid in the listing that showed
+	// this leader: the same definition as Election.Token, which is the
+	// pzxid in the listing in which the leader found itself first. So it is
+	// at least the leader's own Token (equal if no candidate came or went
+	// in between), below its successor's, and it grows from one reported
+	// leader to the next.
+	Token int64
+}
+
+// New returns a candidate for the election held in dir. Nothing is sent to
+// ZooKeeper until Campaign, Leader or Observe.
+func New(conn *zk.Conn, dir string, opts ...Option) (*Election, error) {
+	var c config
+	for _, o := range opts {
+		o(&c)
+	}
+	q, err := seqlock.NewQueue(conn, dir, nodeName, seqlock.First, c.seqlock...)
+	if err != nil {
+		return nil, fmt.Errorf("leader: %w", err)
+	}
+	return &Election{conn: conn, dir: dir, q: q, opts: c.seqlock, obs: c.obs}, nil
+}
+
+// Campaign joins the election and blocks until this candidate leads, ctx
+// ends, or something fails. value (who we are: a host name, an address) is
+// stored in our node, for Leader and Observe to report. If Campaign returns
+// an error, it has left nothing behind in ZooKeeper. It returns
+// ErrAlreadyHeld while this Election campaigns or leads, and after a lost
+// leadership until Resign.
+func (e *Election) Campaign(ctx context.Context, value string) error {
+	e.mu.Lock()
+	if e.busy {
+		e.mu.Unlock()
+		return ErrAlreadyHeld
+	}
+	e.busy = true
+	e.mu.Unlock()
+
+	h, err := e.campaign(ctx, value)
+
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err != nil {
+		e.busy = false
+		return fmt.Errorf("leader: campaign in %s: %w", e.dir, err)
+	}
+	e.current, e.last = h, h
+	return nil
+}
+
+// Resign ends our leadership by deleting our node: the candidate watching
+// it is notified and leads next, without waiting for any timeout. Stop the
+// leader's work before calling it. Resign returns ErrNotHeld if this
+// Election does not lead, and an error wrapping ErrLost if the leadership
+// was lost before Resign (it still makes sure the node is gone).
+func (e *Election) Resign(ctx context.Context) error {
+	e.mu.Lock()
+	h := e.current
+	e.current = nil // claim it: a second Resign gets ErrNotHeld
+	e.mu.Unlock()
+	if h == nil {
+		return ErrNotHeld
+	}
+	err := h.Release(ctx)
+	e.mu.Lock()
+	e.busy = false
+	e.mu.Unlock()
+	return err
+}
+
+// Token is the fencing token of our leadership, 0 if we do not lead: every
+// later leader of the election has a larger one (chapter 04's definition,
+// seqlock.Hold.Token). Stamp what the leader writes with it, and have the
+// resource refuse a token lower than one it has seen (chapter 08).
+func (e *Election) Token() int64 {
+	if h := e.hold(); h != nil {
+		return h.Token()
+	}
+	return 0
+}
+
+// Node is the full path of our node while we lead, "" otherwise.
+func (e *Election) Node() string {
+	if h := e.hold(); h != nil {
+		return h.Node()
+	}
+	return ""
+}
+
+// Lost returns a channel that is closed when our leadership is lost
+// without Resign: the session expired, or the conn has had no session for
+// a sixth of the session timeout, or (seen at Resign) our node was deleted.
+// A leader's work loop selects on it. Resign does not close it. Each
+// leadership has its own channel; between leaderships Lost returns the
+// last one's, and nil (which never fires) before the first.
+func (e *Election) Lost() <-chan struct{} {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	switch {
+	case e.current != nil:
+		return e.current.Lost()
+	case e.last != nil:
+		return e.last.Lost()
+	}
+	return nil
+}
+
+func (e *Election) hold() *seqlock.Hold {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.current
+}
+
+func (e *Election) emit(ev event.Event) {
+	ev.Lock = e.dir
+	e.obs.Emit(ev)
+}
