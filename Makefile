@@ -22,14 +22,15 @@ test-stock:
 zookeeper:
 	@./scripts/ensure-zookeeper
 
-## check: formatting and vet, as CI runs them
+## check: formatting and vet, as CI runs them, and that a broken exercise breaks nothing else
 check:
 	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	@./scripts/check-exercise-isolation
 
-## exercise: a chapter's tests against your lock in NN-name/exercise (make exercise CH=04), or the reference (SOLUTION=1)
+## exercise: a chapter's tests against your lock in NN-name/exercise (make exercise CH=04), the reference (SOLUTION=1), or the visualizer on it (VISUAL=1)
 exercise: zookeeper
-	@./scripts/exercise $(CH) $(if $(filter 1,$(SOLUTION)),SOLUTION=1)
+	@./scripts/exercise $(CH) $(if $(filter 1,$(SOLUTION)),SOLUTION=1) $(if $(filter 1,$(VISUAL)),VISUAL=1)
 
 ## check-exercises: every reference passes its conformance suite, every untouched skeleton stops at a TODO(workshop)
 check-exercises: zookeeper
