@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"regexp"
@@ -40,6 +41,10 @@ func TestMain(m *testing.M) {
 	case "visualizer":
 		os.WriteFile(os.Getenv(fakeArgsEnv), []byte(strings.Join(os.Args[1:], " ")), 0o600)
 		os.Exit(3)
+	case "slow visualizer": // says it runs, then runs until a signal ends it
+		os.WriteFile(os.Getenv(fakeArgsEnv), []byte("running"), 0o600)
+		time.Sleep(time.Minute)
+		os.Exit(0)
 	}
 	zktest.Main(m)
 }
@@ -191,6 +196,35 @@ func TestTUIRunsTheVisualizerAsAChild(t *testing.T) {
 		}
 		if out.Len() > 0 {
 			t.Fatalf("the demo printed %q: -tui should only run the visualizer", out.String())
+		}
+	})
+	t.Run("a SIGTERM sent to the demo reaches the visualizer, and its end is the demo's exit code", func(t *testing.T) {
+		ready := t.TempDir() + "/ready"
+		t.Setenv(childEnv, "slow visualizer")
+		t.Setenv(fakeArgsEnv, ready)
+		build := buildVisualizer
+		buildVisualizer = func(context.Context, string) (string, error) { return os.Args[0], nil }
+		t.Cleanup(func() { buildVisualizer = build })
+
+		done := make(chan error, 1)
+		go func() {
+			done <- Execute(context.Background(), testChapter().Program(nil), []string{"-tui"}, io.Discard)
+		}()
+		zktest.Eventually(t, zktest.Patience, "the visualizer never started", func() bool {
+			_, err := os.Stat(ready)
+			return err == nil
+		})
+		// While the visualizer runs, the demo catches SIGTERM (or this
+		// test binary would die of it) and passes it on.
+		syscall.Kill(os.Getpid(), syscall.SIGTERM)
+		select {
+		case err := <-done:
+			var code ExitCode
+			if !errors.As(err, &code) || code != 128+ExitCode(syscall.SIGTERM) {
+				t.Fatalf("err = %v, want exit code %d: the visualizer ended by SIGTERM", err, 128+int(syscall.SIGTERM))
+			}
+		case <-time.After(zktest.Patience):
+			t.Fatal("the visualizer still runs: the signal was not passed on")
 		}
 	})
 }

@@ -67,14 +67,26 @@ func visualize(ctx context.Context, chapter string, args []string) error {
 		return err
 	}
 
+	cmd := exec.Command(exe, append([]string{"-chapter", chapter}, args...)...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	code, err := RunChild(cmd)
+	if err != nil {
+		return fmt.Errorf("run the visualizer: %w", err)
+	}
+	return ExitCode(code) // its code, even 0 after a signal that ended ours
+}
+
+// RunChild starts cmd, passes every SIGINT, SIGTERM and SIGHUP this
+// process gets on to it while it runs, waits for it, and returns its exit
+// code: 128+n if signal n ended it. The error is only for a cmd that could
+// not start.
+func RunChild(cmd *exec.Cmd) (int, error) {
 	// Catch the signals before the child starts, so none is lost between.
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
-	cmd := exec.Command(exe, append([]string{"-chapter", chapter}, args...)...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start the visualizer: %w", err)
+		return 0, err
 	}
 	exited := make(chan struct{})
 	go func() {
@@ -87,17 +99,17 @@ func visualize(ctx context.Context, chapter string, args []string) error {
 			}
 		}
 	}()
-	err = cmd.Wait()
+	err := cmd.Wait()
 	close(exited)
 	var exit *exec.ExitError
-	if err == nil {
-		return ExitCode(0) // its code, even if a signal cancelled ours
-	}
-	if !errors.As(err, &exit) {
-		return err
+	switch {
+	case err == nil:
+		return 0, nil
+	case !errors.As(err, &exit):
+		return 1, nil // the child ran, but waiting for it failed (its I/O)
 	}
 	if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return ExitCode(128 + int(ws.Signal()))
+		return 128 + int(ws.Signal()), nil
 	}
-	return ExitCode(exit.ExitCode())
+	return exit.ExitCode(), nil
 }
