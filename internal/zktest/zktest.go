@@ -167,8 +167,14 @@ func randomHex() string {
 func DeleteTree(conn *zk.Conn, p string) error { return zkconn.DeleteTree(conn, p) }
 
 // Tree lists every znode below p (not p itself), as sorted full paths.
+// It syncs conn's server with the leader first: in an ensemble, conn may
+// be connected to a member that has not yet applied what another session
+// just did, and the test would see a tree from the past.
 func Tree(tb testing.TB, conn *zk.Conn, p string) []string {
 	tb.Helper()
+	if _, err := conn.Sync("/"); err != nil {
+		tb.Fatalf("zktest: sync before listing %s: %v", p, err)
+	}
 	var out []string
 	var walk func(string)
 	walk = func(n string) {
