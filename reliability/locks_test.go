@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -85,13 +83,7 @@ type rwHolder struct {
 	dir  string
 }
 
-func (h rwHolder) Node(context.Context) (string, error) {
-	token := h.Token() // the sequence number + 1, so that 0 means "not held"
-	if token == 0 {
-		return "", errors.New("not held")
-	}
-	return nodeWithSequence(h.conn, h.dir, token-1)
-}
+func (h rwHolder) Node(context.Context) (string, error) { return h.Side.Node(), nil }
 
 func newRWLock(conn *zk.Conn, dir string, d time.Duration, obs event.Observer) (holder, error) {
 	m, err := rwlock.New(conn, dir, rwlock.WithSessionTimeout(d), rwlock.WithObserver(obs))
@@ -101,52 +93,21 @@ func newRWLock(conn *zk.Conn, dir string, d time.Duration, obs event.Observer) (
 	return rwHolder{m.Write(), conn, dir}, nil
 }
 
-// --- 07: an Election; leading is holding, the term is the token.
+// --- 07: an Election; leading is holding, the leader's token is the token.
 
-type leaderHolder struct {
-	e    *leader.Election
-	conn *zk.Conn
-	dir  string
+type leaderHolder struct{ e *leader.Election }
 
-	mu   sync.Mutex
-	done <-chan struct{} // Done() of the current term, taken when it began
-}
-
-// Lock campaigns until we lead. A campaign whose node vanished with an
-// expired session ends with ErrSessionLost; a caller that wants the lock
-// campaigns again, as seqlock does on its own.
-func (h *leaderHolder) Lock(ctx context.Context) error {
-	for {
-		err := h.e.Campaign(ctx, "reliability")
-		if errors.Is(err, leader.ErrSessionLost) && ctx.Err() == nil {
-			continue
-		}
-		if err == nil {
-			h.mu.Lock()
-			h.done = h.e.Done()
-			h.mu.Unlock()
-		}
-		return err
+// Lock campaigns until we lead (the core queues again by itself if our node
+// vanished with an expired session).
+func (h leaderHolder) Lock(ctx context.Context) error   { return h.e.Campaign(ctx, "reliability") }
+func (h leaderHolder) Unlock(ctx context.Context) error { return h.e.Resign(ctx) }
+func (h leaderHolder) Token() int64                     { return h.e.Token() }
+func (h leaderHolder) Lost() <-chan struct{}            { return h.e.Lost() }
+func (h leaderHolder) Node(context.Context) (string, error) {
+	if n := h.e.Node(); n != "" {
+		return n, nil
 	}
-}
-
-func (h *leaderHolder) Unlock(ctx context.Context) error { return h.e.Resign(ctx) }
-func (h *leaderHolder) Token() int64                     { return h.e.Term() }
-
-// Lost is the current term's Done channel. Done also closes on Resign,
-// which is our Unlock: tests only look at it while the lock is held.
-func (h *leaderHolder) Lost() <-chan struct{} {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.done
-}
-
-func (h *leaderHolder) Node(context.Context) (string, error) {
-	term := h.Token()
-	if term == 0 {
-		return "", errors.New("not leading")
-	}
-	return nodeWithSequence(h.conn, h.dir, term-1)
+	return "", errors.New("not leading")
 }
 
 func newLeader(conn *zk.Conn, dir string, d time.Duration, obs event.Observer) (holder, error) {
@@ -154,25 +115,5 @@ func newLeader(conn *zk.Conn, dir string, d time.Duration, obs event.Observer) (
 	if err != nil {
 		return nil, err
 	}
-	return &leaderHolder{e: e, conn: conn, dir: dir}, nil
-}
-
-// nodeWithSequence finds the child of dir whose name ends in the 10-digit
-// sequence number seq (rwlock and leader name their nodes differently, but
-// both end so).
-func nodeWithSequence(conn *zk.Conn, dir string, seq int64) (string, error) {
-	if seq < 0 {
-		return "", fmt.Errorf("no node with sequence %d", seq)
-	}
-	children, _, err := conn.Children(dir)
-	if err != nil {
-		return "", fmt.Errorf("list %s: %w", dir, err)
-	}
-	suffix := fmt.Sprintf("%010d", seq)
-	for _, c := range children {
-		if strings.HasSuffix(c, suffix) {
-			return dir + "/" + c, nil
-		}
-	}
-	return "", fmt.Errorf("no node with sequence %s in %s", suffix, dir)
+	return leaderHolder{e}, nil
 }
