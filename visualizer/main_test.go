@@ -262,7 +262,7 @@ func TestEveryChapterAt80x24(t *testing.T) {
 			}
 			all := strings.Join(fs, "\n")
 			if sc.Key == "07" {
-				for _, want := range []string{"candidate-", "LEADS", "leads: term ", "ELECTION", "terms "} {
+				for _, want := range []string{"candidate-", "LEADS", "leads: a new term, token ", "ELECTION", "terms "} {
 					if !strings.Contains(all, want) {
 						t.Errorf("never showed %q:\n%s", want, fs[len(fs)-1])
 					}

@@ -8,7 +8,7 @@ package scene
 import (
 	"context"
 	"fmt"
-	"strings"
+	"regexp"
 
 	"github.com/lockstep-zk/lockstep/07-leader/leader"
 	"github.com/lockstep-zk/lockstep/event"
@@ -43,10 +43,11 @@ func describe(e event.Event) string {
 	node := short(e.Node)
 	switch e.Kind {
 	case event.Acquired:
+		// A new term. Its fencing token only grows from term to term.
 		if e.Token != 0 {
-			return fmt.Sprintf("%s leads: term %d (%s)", e.Owner, e.Token, node)
+			return fmt.Sprintf("%s leads: a new term, token %d (%s)", e.Owner, e.Token, node)
 		}
-		return e.Owner + " leads (" + node + ")"
+		return e.Owner + " leads: a new term (" + node + ")"
 	case event.Released:
 		return e.Owner + " resigns: deletes " + node
 	case event.Lost:
@@ -57,14 +58,13 @@ func describe(e event.Event) string {
 	return e.String()
 }
 
-// short drops the directory and the protected GUID: "n_0000000013".
+// short drops the directory and the protected GUID: "latch-0000000013".
 func short(p string) string {
-	p = event.Short(p)
-	if i := strings.LastIndex(p, "-n_"); i >= 0 && strings.HasPrefix(p, "_c_") {
-		return p[i+1:]
-	}
-	return p
+	return protected.ReplaceAllString(event.Short(p), "")
 }
+
+// protected is the GUID in front of a protected node's name.
+var protected = regexp.MustCompile(`^_c_[0-9a-f-]{32,36}-`)
 
 // candidate campaigns with its name as the leader's value: Lock is a
 // campaign that returns once it leads, Unlock resigns.

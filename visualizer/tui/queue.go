@@ -131,7 +131,14 @@ func (m Model) queueView(w, h int) []string {
 			continue
 		}
 		arrow := " ← " + strings.Join(ws, " ")
-		if len(ws) == 1 || utf8.RuneCountInString(row+arrow) <= w {
+		fits := utf8.RuneCountInString(row+arrow) <= w
+		if len(ws) == 1 && !fits && tag != "" && len(lines) < h-1 {
+			// The tag (HOLDS, LEADS, crashed) says more than the arrow:
+			// the arrow goes under the row rather than cut it off.
+			lines = append(lines, style.Render(fit(row, w)), waitingStyle.Render(fit("   "+arrow, w)))
+			continue
+		}
+		if len(ws) == 1 || fits {
 			room := max(w-utf8.RuneCountInString(arrow), w/2)
 			row = fit(row, room)
 			lines = append(lines, style.Render(row)+waitingStyle.Render(fit(arrow, w-utf8.RuneCountInString(row))))

@@ -16,7 +16,7 @@ func TestEachChapterSpeaksItsOwnWords(t *testing.T) {
 		m.width, m.height = 80, 24
 		v := m.View()
 		for _, want := range []string{"4 candidates", "ELECTION", "CANDIDATES", "LEADS", "candidate-2 leader",
-			"candidate-3 follower", "candidate-1 resigned", "terms 2", "woken/resign", "candidate-2 leads: term 8"} {
+			"candidate-3 follower", "candidate-1 resigned", "terms 2", "woken/resign", "candidate-2 leads: a new term, token 8"} {
 			if !strings.Contains(regexp.MustCompile(` +`).ReplaceAllString(v, " "), want) {
 				t.Errorf("no %q in:\n%s", want, v)
 			}
@@ -110,5 +110,29 @@ func TestOnlyTheHeldNodeIsMarked(t *testing.T) {
 	v := m.View()
 	if strings.Count(v, "HOLDS") != 1 || !strings.Contains(v, node(4)+" worker-1 HOLDS") {
 		t.Errorf("want only %s marked:\n%s", node(4), v)
+	}
+}
+
+func TestAnArrowNeverCutsTheLeadersMark(t *testing.T) {
+	// 07's nodes are named like Curator's LeaderLatch ("latch-…"): with
+	// its longer names the row and the arrow do not fit in 80 columns.
+	items := electionBatch(t)
+	for i, it := range items {
+		if q, ok := it.(QueueSnapshot); ok {
+			for j := range q.Nodes {
+				q.Nodes[j].Name = strings.Replace(q.Nodes[j].Name, "-n_", "-latch-", 1)
+			}
+			items[i] = q
+		}
+		if e, ok := it.(event.Event); ok {
+			e.Node = strings.Replace(e.Node, "-n_", "-latch-", 1)
+			items[i] = e
+		}
+	}
+	m := NewModel(nil, nil, testKeys).apply(items)
+	m.width, m.height = 80, 24
+	v := m.View()
+	if !strings.Contains(v, "▶ latch-2 candidate-2 LEADS") || !strings.Contains(v, "← candidate-3") {
+		t.Errorf("the leader's row is cut:\n%s", v)
 	}
 }
