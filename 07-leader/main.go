@@ -1,7 +1,8 @@
 // Command 07-leader shows leader election: -candidates candidates, each
 // with its own ZooKeeper session, campaign under -path. Whoever leads
-// processes jobs ("candidate-1 (term 1) processed job 3"); the others wait,
-// each behind the candidate just before it.
+// processes jobs, stamped with its term, the fencing token ("candidate-1
+// (token 1) processed job 3"); the others wait, each behind the candidate
+// just before it.
 //
 // After -kill-after the demo kills the leader the hard way: its link to
 // ZooKeeper goes silent (its own proxy is cut) and its connection is closed
@@ -150,10 +151,10 @@ func (c *candidate) run(ctx context.Context) {
 				if c.isKilled() {
 					continue // a dead process does no work
 				}
-				c.s.tl.Say(c.name, "(term %d) processed job %d", c.e.Term(), n)
+				c.s.tl.Say(c.name, "(token %d) processed job %d", c.e.Token(), n)
 				c.s.served(c.name, n)
 				continue
-			case <-c.e.Done(): // lost: campaign again (unless dead)
+			case <-c.e.Lost(): // lost: campaign again (unless dead)
 			case <-ctx.Done():
 				rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 				c.e.Resign(rctx)
