@@ -30,6 +30,7 @@ import (
 	"os"
 	"os/signal"
 	"path"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -213,7 +214,8 @@ func Execute(ctx context.Context, p Program, args []string, out io.Writer) error
 		}
 	}
 	if tui {
-		return visualize(ctx, p.Name[:2], tuiArgs(p, set, *servers, session))
+		chapter, _, _ := strings.Cut(p.Name, "-") // "07-leader" → "07"
+		return visualize(ctx, chapter, tuiArgs(p, set, *servers, session))
 	}
 
 	env := &Env{Out: out, Session: session, Set: set, Path: pathFlag}
