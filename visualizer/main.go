@@ -83,7 +83,7 @@ func main() {
 	}
 	o.Scenes, o.Workshop = listScenes(persistent), workshop
 	if os.Getenv(viewEnv) == "" {
-		os.Exit(supervise(o.Servers, o.Base, o.Scenes)) // see supervise.go
+		os.Exit(supervise(o.Servers, o.Base, o.Scenes, o.Frames == 0)) // see supervise.go
 	}
 
 	// Ctrl-C in the view is a key (q does the same); these signals are for

@@ -38,7 +38,8 @@ const viewEnv = "LOCKSTEP_VISUALIZER_VIEW"
 // supervise runs the view as a child process and returns the exit code.
 // servers is the -servers flag, base the -path flag ("" for a root of
 // this run's own), scenes the chapters the child may show.
-func supervise(serversFlag, base string, scenes []scene.Scene) int {
+// interactive: the child draws on the terminal (no -frames).
+func supervise(serversFlag, base string, scenes []scene.Scene, interactive bool) int {
 	// Signals are the child's business (it cleans up); we only pass on
 	// the ones sent to us alone (kill PID) and wait for it.
 	sigs := make(chan os.Signal, 4)
@@ -97,16 +98,17 @@ func supervise(serversFlag, base string, scenes []scene.Scene) int {
 	code := exitCodeOf(err)
 
 	out := stderr.String()
-	crashed := strings.Contains(out, "\ngoroutine ") && (strings.HasPrefix(out, "panic: ") || strings.Contains(out, "\npanic: "))
-	if crashed {
+	// A panic or a fatal error of the Go runtime: a stack on stderr, exit 2.
+	crashed := code == 2 && strings.Contains(out, "\ngoroutine ")
+	if interactive && (crashed || code > 128) { // also after a SIGKILL
 		restoreTerminal(saved)
 	}
 	if err := removeRun(servers, base, own, scenes); err != nil {
 		fmt.Fprintf(os.Stderr, "visualizer: warning: could not delete %s: %v\n", base, err)
 	}
+	value, where := panicOf(out)
 	switch {
-	case crashed && workshop:
-		value, where := panicOf(out)
+	case crashed && workshop && value != "":
 		fmt.Fprintf(os.Stderr, "visualizer: your chapter %s lock is not finished yet: a worker panicked%s\n  %s\n", chapterFlag(), where, value)
 		fmt.Fprintf(os.Stderr, "run its tests with: make exercise CH=%s\n", chapterFlag())
 		return 1
