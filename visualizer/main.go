@@ -64,7 +64,9 @@ func main() {
 	var o tui.Options
 	var persistent bool
 	flag.StringVar(&o.Servers, "servers", "", "ZooKeeper servers host:port,… (default: $ZK_SERVERS, else Docker, else a local install)")
-	flag.StringVar(&o.Chapter, "chapter", "04", "chapter to show: 01 to 07 (keys 1-7 switch while running)")
+	first, last := chapterRange()
+	flag.StringVar(&o.Chapter, "chapter", "04", fmt.Sprintf("chapter to show: %s to %s (keys %s-%s switch while running)",
+		first, last, strings.TrimLeft(first, "0"), strings.TrimLeft(last, "0")))
 	flag.IntVar(&o.Workers, "workers", 5, "workers, each with its own session")
 	flag.DurationVar(&o.Hold, "hold", 300*time.Millisecond, "time each holder keeps the lock")
 	flag.DurationVar(&o.Session, "session", zkconn.DefaultSessionTimeout, "ZooKeeper session timeout")
@@ -158,6 +160,12 @@ func learnerFile(where string) string {
 // chapterFlag is the -chapter flag's value.
 func chapterFlag() string { return flag.Lookup("chapter").Value.String() }
 
+// chapterRange is the first and the last chapter listed in scenes.
+func chapterRange() (first, last string) {
+	all := listScenes(false)
+	return all[0].Key, all[len(all)-1].Key
+}
+
 func usage() {
 	out := flag.CommandLine.Output()
 	fmt.Fprintf(out, `Usage: go run ./visualizer [flags]
@@ -165,7 +173,7 @@ func usage() {
 Shows a chapter's real lock at work: workers with their own ZooKeeper
 sessions, the queue as ZooKeeper has it, who watches whom, whom a release
 wakes. Keys: space pause, +/- speed, a/x add/remove a worker, ↑↓ select,
-k kill, e expire a session, 1-7 switch chapter, q quit.
+k kill, e expire a session, a chapter's digit switches to it, q quit.
 
 Flags:
 `)
