@@ -7,6 +7,14 @@
 //	go run ./04-sequential-lock -workers 3 -rounds 1
 //	go run ./04-sequential-lock -tui      # the visualizer on this chapter
 //
+// -inventory runs the shop of the Curator article instead: 1000 buyers,
+// goroutines sharing ONE session, each with its own Mutex, buy from a stock
+// of 100; the last line is stock=0 sold=100 oversold=0. With -nolock the
+// same shop oversells.
+//
+//	go run ./04-sequential-lock -inventory
+//	go run ./04-sequential-lock -inventory -nolock
+//
 // The lock learns the session timeout from what the server granted the
 // worker's session (-session asks for it), and steps down by it.
 package main
@@ -21,8 +29,9 @@ import (
 
 func main() {
 	demo.Main(demo.Chapter{
-		Name:  "04-sequential-lock",
-		Title: "04 sequential lock: queue with ephemeral sequential nodes, watch only your predecessor",
+		Name:      "04-sequential-lock",
+		Title:     "04 sequential lock: queue with ephemeral sequential nodes, watch only your predecessor",
+		Inventory: true,
 		NewLock: func(conn *zk.Conn, path string, obs event.Observer) (demo.Locker, error) {
 			return seqlock.New(conn, path, seqlock.WithObserver(obs))
 		},

@@ -37,6 +37,9 @@ type Chapter struct {
 	// read the counter under NewReadLock's lock instead of incrementing it.
 	Readers     func(workers int) (int, error)
 	NewReadLock func(conn *zk.Conn, path string, obs event.Observer) (Locker, error)
+	// Inventory adds -inventory: the article's shop (inventory.go) instead
+	// of the workers.
+	Inventory bool
 	// Flags adds the chapter's own flags; TUIArgs carries them over to the
 	// visualizer (see Program).
 	Flags   func(fs *flag.FlagSet)
@@ -61,6 +64,7 @@ type Config struct {
 type Result struct {
 	Start, Final, Expected int
 	Tally                  *event.Tally
+	Shop                   *ShopResult // after -inventory
 }
 
 // Main is a lock chapter's whole main function.
@@ -70,6 +74,7 @@ func Main(ch Chapter) { MainProgram(ch.Program(nil)) }
 // of a run that finished (tests read it).
 func (ch Chapter) Program(done func(Result)) Program {
 	var cfg Config
+	var s shop
 	return Program{
 		Name: ch.Name, Path: "lock", PathUsage: "lock path",
 		Flags: func(fs *flag.FlagSet) {
@@ -79,11 +84,14 @@ func (ch Chapter) Program(done func(Result)) Program {
 			fs.DurationVar(&cfg.Hold, "hold", 50*time.Millisecond, "time spent inside the critical section")
 			fs.BoolVar(&cfg.NoLock, "nolock", false, "skip the lock: show the lost updates")
 			fs.BoolVar(&cfg.Quiet, "quiet", false, "print only acquisitions, waits, releases, losses and the result")
+			if ch.Inventory {
+				s.flags(fs)
+			}
 			if ch.Flags != nil {
 				ch.Flags(fs)
 			}
 		},
-		Check: cfg.check,
+		Check: func() error { return errors.Join(cfg.check(), s.check()) },
 		TUI:   true,
 		TUIArgs: func(set map[string]bool) []string {
 			var args []string
@@ -100,6 +108,13 @@ func (ch Chapter) Program(done func(Result)) Program {
 		},
 		Run: func(ctx context.Context, env *Env) error {
 			cfg.Path, cfg.Session, cfg.Set = env.Path, env.Session, env.Set
+			if s.on {
+				r, err := ch.shop(ctx, env, cfg, s)
+				if err == nil && done != nil {
+					done(Result{Shop: &r})
+				}
+				return err
+			}
 			res, err := ch.run(ctx, env, cfg)
 			if err == nil && done != nil {
 				done(res)

@@ -137,6 +137,27 @@ func TestLockChapter(t *testing.T) {
 			}
 		}
 	})
+	t.Run("-inventory: buyers on one session sell exactly the stock with the lock, and oversell without it", func(t *testing.T) {
+		ch := testChapter()
+		ch.Inventory = true
+		out, res, err := execute(t, ch, "-inventory", "-buyers", "200", "-stock", "50")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if *res.Shop != (ShopResult{Stock: 0, Sold: 50, Oversold: 0}) || !strings.HasSuffix(out, "stock=0 sold=50 oversold=0\n") {
+			t.Fatalf("with the lock: %+v\n%s", *res.Shop, out)
+		}
+		// 200 buyers read the stock at about the same time and each think
+		// 1 ms before writing it back: without the lock many read the same
+		// count.
+		out, res, err = execute(t, ch, "-inventory", "-buyers", "200", "-stock", "50", "-nolock")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Shop.Oversold == 0 {
+			t.Fatalf("without the lock nothing was oversold: %+v\n%s", *res.Shop, out)
+		}
+	})
 	t.Run("a counter that is not a number is a clear error", func(t *testing.T) {
 		root := zktest.Root(t)
 		zktest.Connect(t).Create(root+"/counter", []byte("forty"), 0, zk.WorldACL(zk.PermAll))
@@ -157,11 +178,14 @@ func TestBadFlagsAreErrorsBeforeAnythingConnects(t *testing.T) {
 		{"-path", "/a//lock"},
 		{"-counter", "/a/"},
 		{"-no-such-flag"},
+		{"-inventory", "-buyers", "0"},
 	} {
 		var out bytes.Buffer
 		// Nothing listens on port 1: a connection attempt would fail
 		// differently, and print the first line.
-		err := Execute(context.Background(), testChapter().Program(nil), append([]string{"-servers", "127.0.0.1:1"}, args...), &out)
+		ch := testChapter()
+		ch.Inventory = true
+		err := Execute(context.Background(), ch.Program(nil), append([]string{"-servers", "127.0.0.1:1"}, args...), &out)
 		if err == nil {
 			t.Errorf("%q was accepted", args)
 		}
