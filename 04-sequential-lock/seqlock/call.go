@@ -68,6 +68,9 @@ func retryCall[T any](ctx context.Context, conn *zk.Conn, session int64, f func(
 		v, err := call(ctx, f)
 		dropped := errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer)
 		if !dropped || session == 0 || conn.SessionID() != session || closed(ctx, conn) {
+			if cerr := ctx.Err(); dropped && cerr != nil {
+				return v, cerr // the caller gave up while the connection was down
+			}
 			return v, err
 		}
 	}

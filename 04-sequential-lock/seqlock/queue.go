@@ -159,7 +159,7 @@ func (q *Queue) join(ctx context.Context) (node string, session int64, err error
 			// session's node, if any, do we have? Look for our UUID.
 			found, ferr := q.findOurs(ctx, prefix, session)
 			if ferr != nil {
-				return "", 0, q.giveUp(node, fmt.Errorf("seqlock: create %s: %v; then looking for it: %w", prefix, err, ferr))
+				return "", 0, q.giveUp(node, prefix, session, fmt.Errorf("seqlock: create %s: %v; then looking for it: %w", prefix, err, ferr))
 			}
 			if found != "" {
 				if err != nil {
@@ -179,10 +179,30 @@ func (q *Queue) join(ctx context.Context) (node string, session int64, err error
 	return "", 0, fmt.Errorf("seqlock: create %s: gave up: %w", prefix, err)
 }
 
-// giveUp removes node (if any) before join returns err, so nothing is left.
-func (q *Queue) giveUp(node string, err error) error {
+// giveUp makes sure join leaves nothing behind when it returns err. It
+// removes node if we know it. If we don't (the create's reply was lost and
+// the lookup failed too: the server is out of reach, or ctx ended), the
+// create may still have made a node in our live session, an orphan that
+// would block the queue: so it keeps looking for it in the background, as
+// long as the session can live, and removes it once found. The caller
+// waits at most cleanupWait.
+func (q *Queue) giveUp(node, prefix string, session int64, err error) error {
 	if node != "" {
 		q.remove(node)
+		return err
+	}
+	cleaned := make(chan struct{})
+	go func() {
+		defer close(cleaned)
+		ctx, cancel := context.WithTimeout(context.Background(), guaranteedDeleteFor)
+		defer cancel()
+		if found, ferr := q.findOurs(ctx, prefix, session); ferr == nil && found != "" {
+			q.remove(found)
+		}
+	}()
+	select {
+	case <-cleaned:
+	case <-time.After(cleanupWait):
 	}
 	return err
 }
