@@ -34,15 +34,15 @@ import (
 	rwlock "github.com/lockstep-zk/lockstep/05-rwlock/scene"
 	reentrant "github.com/lockstep-zk/lockstep/06-reentrant/scene"
 	leader "github.com/lockstep-zk/lockstep/07-leader/scene"
+	semaphore "github.com/lockstep-zk/lockstep/09-semaphore/scene"
 	"github.com/lockstep-zk/lockstep/internal/scene"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/visualizer/tui"
 )
 
 // scenes is every chapter the visualizer can show, in order: the one place
-// that lists them. A new chapter (say 09-semaphore) writes its own
-// NN-name/scene package, the way 04-sequential-lock/scene does, and adds
-// one line here.
+// that lists them. A new chapter writes its own NN-name/scene package, the
+// way 04-sequential-lock/scene does, and adds one line here (09 did).
 func scenes(persistent bool) []scene.Scene {
 	return []scene.Scene{
 		watch.New(),
@@ -52,6 +52,7 @@ func scenes(persistent bool) []scene.Scene {
 		rwlock.New(),
 		reentrant.New(),
 		leader.New(),
+		semaphore.New(),
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/lockstep-zk/lockstep/09-semaphore/semaphore"
+	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/scene"
 )
 
@@ -24,7 +25,7 @@ func New() scene.Scene {
 		Look:  "two L holders at most; only the gate's holder watches the leases",
 		Words: scene.Words{Holds: "LEASE", Holding: "leased"},
 		NewWorker: func(w scene.Worker) (scene.Part, error) {
-			s, err := semaphore.New(w.Conn, w.Path, Leases, semaphore.WithObserver(w.Observer),
+			s, err := semaphore.New(w.Conn, w.Path, Leases, semaphore.WithObserver(gateAsInfo(w.Observer)),
 				semaphore.WithData([]byte(w.Name)))
 			if err != nil {
 				return nil, err
@@ -40,6 +41,22 @@ func New() scene.Scene {
 			}
 			return ""
 		},
+	}
+}
+
+// gateAsInfo passes events on, except that taking and opening the gate are
+// told as Info: for the view, holding means holding a lease.
+func gateAsInfo(o event.Observer) event.Observer {
+	return func(e event.Event) {
+		if strings.Contains(e.Node, "-lock-") {
+			switch e.Kind {
+			case event.Acquired:
+				e.Kind, e.Detail, e.Token = event.Info, "takes the gate", 0
+			case event.Released:
+				e.Kind, e.Detail = event.Info, "opens the gate"
+			}
+		}
+		o.Emit(e)
 	}
 }
 
