@@ -1,53 +1,42 @@
 package rwlock
 
 import (
-	"errors"
 	"time"
 
+	"github.com/go-zookeeper/zk"
+
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/event"
 )
 
-// The errors a side returns; check them with errors.Is.
-var (
-	// ErrNotLocked: Unlock on a side that does not hold the lock.
-	ErrNotLocked = errors.New("rwlock: not locked")
-	// ErrLocked: TryLock found the lock held in a way that excludes this side.
-	ErrLocked = errors.New("rwlock: locked by someone else")
-	// ErrHeld: Lock or TryLock on a side that already holds the lock. This
-	// lock is not reentrant: that is chapter 06.
-	ErrHeld = errors.New("rwlock: already held by this side (the lock is not reentrant)")
-	// ErrUpgrade: the write side was asked for while this RWMutex holds the
-	// read side. Waiting would deadlock (our writer would wait for our own
-	// reader), so it is refused at once: release the read lock first.
-	ErrUpgrade = errors.New("rwlock: cannot upgrade a read lock to a write lock")
-	// ErrDowngrade: the read side was asked for while this RWMutex holds the
-	// write side and another writer is already queued behind it. Our reader
-	// would queue behind that writer, which waits for our own write lock.
-	ErrDowngrade = errors.New("rwlock: cannot downgrade: another writer is already queued")
-	// ErrLost: the lock went away without Unlock (session expired, node
-	// deleted); whatever was done under it may not have been exclusive.
-	ErrLost = errors.New("rwlock: lock lost")
-)
-
-// Option configures an RWMutex.
+// Option configures an RWMutex: both its sides.
 type Option func(*options)
 
 type options struct {
-	observer       event.Observer
-	sessionTimeout time.Duration
+	core []seqlock.Option // passed on to chapter 04's queue core, for each side
 }
 
 // WithObserver makes both sides report every request, watch, notification,
-// acquisition and release to o.
+// acquisition, release and loss to o.
 func WithObserver(o event.Observer) Option {
-	return func(opts *options) { opts.observer = o }
+	return func(opts *options) { opts.core = append(opts.core, seqlock.WithObserver(o)) }
 }
 
-// WithSessionTimeout tells the lock the session timeout its connection
-// asked for (go-zookeeper has no accessor for it). A holder then declares
-// the lock lost once its connection has been down that long: by then the
-// server has expired the session and given the lock to someone else, even
-// though the client only hears of the expiry after it reconnects.
+// WithSessionTimeout is seqlock.WithSessionTimeout. By default a holder
+// uses the session timeout the server granted its conn, and closes Lost
+// once the conn has had no session for a sixth of it — before the server
+// can expire the session and let a writer in. d <= 0 turns that check off:
+// a cut-off holder then learns of its loss only when it reconnects.
 func WithSessionTimeout(d time.Duration) Option {
-	return func(opts *options) { opts.sessionTimeout = d }
+	return func(opts *options) { opts.core = append(opts.core, seqlock.WithSessionTimeout(d)) }
+}
+
+// WithData stores b in each of our lock nodes (who holds it), as Curator does.
+func WithData(b []byte) Option {
+	return func(opts *options) { opts.core = append(opts.core, seqlock.WithData(b)) }
+}
+
+// WithACL gives the nodes the lock creates the ACL acl (see seqlock.WithACL).
+func WithACL(acl []zk.ACL) Option {
+	return func(opts *options) { opts.core = append(opts.core, seqlock.WithACL(acl)) }
 }

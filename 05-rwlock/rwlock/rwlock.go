@@ -2,9 +2,11 @@
 // may hold it at once; a writer holds it alone; everyone is served in the
 // order they asked, so a stream of readers cannot starve a writer.
 //
-// It is the sequential lock of chapter 04 with one change: each node says
-// whether it reads or writes, and the rule "am I first?" becomes "is there a
-// writer before me?" for readers. The node names are Curator's, so a Java
+// It is chapter 04's queue core with another rule (rule.go): each node says
+// whether it reads or writes, and for readers "am I first?" becomes "is a
+// writer ahead of me?". Each side is a seqlock.Mutex built with its rule,
+// as Curator builds its InterProcessReadWriteLock from two
+// InterProcessMutexes; the node names are Curator's, so a Java
 // InterProcessReadWriteLock on the same path takes part in the same queue.
 //
 //	m, err := rwlock.New(conn, "/locks/orders")
@@ -15,241 +17,144 @@ package rwlock
 import (
 	"context"
 	"errors"
-	"fmt"
-	"sync"
+	"path"
+	"slices"
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/lockstep-zk/lockstep/event"
-	"github.com/lockstep-zk/lockstep/internal/zkpath"
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
+)
+
+// The errors a side returns; check them with errors.Is. All but ErrUpgrade
+// and ErrDowngrade are chapter 04's values (docs/concepts.md).
+var (
+	// ErrNotHeld: Unlock on a side that does not hold the lock.
+	ErrNotHeld = seqlock.ErrNotHeld
+	// ErrLocked: TryLock found the lock held in a way that excludes this side.
+	ErrLocked = seqlock.ErrLocked
+	// ErrAlreadyHeld: Lock or TryLock on a side that already holds the lock,
+	// or is acquiring it. This lock is not reentrant: that is chapter 06.
+	ErrAlreadyHeld = seqlock.ErrAlreadyHeld
+	// ErrLost is wrapped in the error Unlock returns when the hold went away
+	// without Unlock (session expired, node deleted, cut off too long):
+	// whatever was done under it may not have been exclusive.
+	ErrLost = seqlock.ErrLost
+	// ErrNilConn: New was given a nil *zk.Conn.
+	ErrNilConn = seqlock.ErrNilConn
+	// ErrUpgrade: the write side was asked for while this RWMutex holds the
+	// read side. Waiting would deadlock (our writer would wait for our own
+	// reader), so it is refused at once: release the read lock first.
+	ErrUpgrade = errors.New("rwlock: cannot upgrade a read lock to a write lock")
+	// ErrDowngrade: the read side was asked for while this RWMutex holds the
+	// write side and another writer is already queued behind it. Our reader
+	// would queue behind that writer, which waits for our own write lock.
+	ErrDowngrade = errors.New("rwlock: cannot downgrade: another writer is already queued")
 )
 
 // RWMutex is one client's handle on a read-write lock directory. Its two
 // sides, Read and Write, are locked and unlocked separately.
 type RWMutex struct {
-	conn        *zk.Conn
-	dir         string
-	opts        options
-	mu          sync.Mutex // guards both sides' state: upgrade and downgrade look across
 	read, write *Side
 }
 
-// Side is the read or the write half of an RWMutex.
+// Side is the read or the write half of an RWMutex: a chapter 04 Mutex
+// with the reader's or the writer's rule.
 type Side struct {
-	m      *RWMutex
-	marker string        // readMarker or writeMarker
-	node   string        // our lock node while we hold it
-	busy   bool          // a Lock is under way
-	lost   chan struct{} // closed when the hold is lost
-	stop   chan struct{} // closed by Unlock: the hold ends on purpose
+	m  *seqlock.Mutex
+	rw *RWMutex
 }
 
-// New returns a read-write lock on the directory dir, created on first use.
+// New returns a read-write lock on the directory dir, created on first use
+// (as a container, like Curator's). Nothing is sent to ZooKeeper until a
+// side's Lock.
 func New(conn *zk.Conn, dir string, opts ...Option) (*RWMutex, error) {
-	if conn == nil {
-		return nil, errors.New("rwlock: nil *zk.Conn")
+	var o options
+	for _, opt := range opts {
+		opt(&o)
 	}
-	if err := zkpath.Validate(dir); err != nil {
-		return nil, fmt.Errorf("rwlock: %w", err)
+	rw := &RWMutex{}
+	read, err := seqlock.NewWithRule(conn, dir, readMarker, rw.readRule,
+		slices.Concat(o.core, []seqlock.Option{seqlock.WithContenders(writeMarker)})...)
+	if err != nil {
+		return nil, err
 	}
-	m := &RWMutex{conn: conn, dir: dir}
-	for _, o := range opts {
-		o(&m.opts)
+	write, err := seqlock.NewWithRule(conn, dir, writeMarker, writeRule,
+		slices.Concat(o.core, []seqlock.Option{seqlock.WithContenders(readMarker)})...)
+	if err != nil {
+		return nil, err
 	}
-	m.read = &Side{m: m, marker: readMarker, lost: make(chan struct{})}
-	m.write = &Side{m: m, marker: writeMarker, lost: make(chan struct{})}
-	return m, nil
+	rw.read, rw.write = &Side{read, rw}, &Side{write, rw}
+	return rw, nil
 }
 
-// Read is the shared side. Write is the exclusive side.
-func (m *RWMutex) Read() *Side  { return m.read }
-func (m *RWMutex) Write() *Side { return m.write }
+// readRule is the reader's rule with our own held write node, if any.
+func (rw *RWMutex) readRule(queue []seqlock.Node, ours int) (bool, string) {
+	own := ""
+	if n := rw.write.m.Node(); n != "" {
+		own = path.Base(n)
+	}
+	return readRule(queue, ours, own)
+}
+
+// Read is the shared side.
+func (rw *RWMutex) Read() *Side { return rw.read }
+
+// Write is the exclusive side.
+func (rw *RWMutex) Write() *Side { return rw.write }
 
 // Lock waits until this side holds the lock, or ctx ends. A Lock that gives
 // up removes its node before returning, so it never blocks anyone later.
+//
+// Downgrade: the write holder may take the read side (its own writer does
+// not block its reader), then release the write side; if another writer is
+// already queued behind ours, it returns ErrDowngrade at once. Upgrade: the
+// read holder asking for the write side gets ErrUpgrade at once.
 func (s *Side) Lock(ctx context.Context) error { return s.lock(ctx, true) }
 
 // TryLock takes the lock if it can be had now, else returns ErrLocked.
 func (s *Side) TryLock(ctx context.Context) error { return s.lock(ctx, false) }
 
 func (s *Side) lock(ctx context.Context, wait bool) error {
-	m := s.m
-	m.mu.Lock()
+	rw := s.rw
 	switch {
-	case s.node != "" || s.busy:
-		m.mu.Unlock()
-		return ErrHeld
-	case s == m.write && m.read.node != "":
-		// A writer must wait for every reader before it, ours included:
-		// our own read lock would never be released. Curator waits for
-		// ever here; we say no at once.
-		m.mu.Unlock()
+	case s.m.Node() != "":
+		return ErrAlreadyHeld
+	case s == rw.write && rw.read.m.Node() != "":
+		// A writer waits for every reader ahead of it, ours included, and
+		// our reader waits for us: Curator waits for ever here; we say no.
 		return ErrUpgrade
-	}
-	s.busy = true
-	m.mu.Unlock()
-
-	node, err := s.acquire(ctx, wait)
-	if err == nil {
-		err = s.hold(node)
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	s.busy = false
-	if err != nil {
+	case s == rw.read && rw.write.m.Node() != "":
+		// We hold the write lock, so our writer is first. The only thing
+		// that can stand before our reader is another writer queued behind
+		// ours — which waits for us. Look once, never wait.
+		err := s.m.TryLock(ctx)
+		if errors.Is(err, ErrLocked) {
+			return ErrDowngrade
+		}
 		return err
+	case wait:
+		return s.m.Lock(ctx)
 	}
-	s.node = node
-	s.emit(event.Event{Kind: event.Acquired, Node: node, Token: tokenOf(node)})
-	return nil
+	return s.m.TryLock(ctx)
 }
 
-// acquire is the recipe from the ZooKeeper docs:
-//
-//  1. create an EPHEMERAL_SEQUENTIAL node "…__READ__" or "…__WRIT__";
-//  2. list the directory;
-//  3. if nothing we must wait for comes before our node, we hold the lock;
-//  4. else watch exactly the one node we wait for, and go back to 2 when it changes.
-func (s *Side) acquire(ctx context.Context, wait bool) (string, error) {
-	node, err := s.create(ctx)
-	if err != nil {
-		return "", err
-	}
-	for {
-		blocker, err := s.blocker(node)
-		switch {
-		case err != nil:
-			return "", s.abandon(node, err)
-		case blocker == "":
-			return node, nil
-		case !wait:
-			return "", s.abandon(node, ErrLocked)
-		}
-		// As in chapter 04 the watch is a data watch (GetW), not ExistsW:
-		// if the blocker left between our listing and now, GetW fails with
-		// ErrNoNode and leaves nothing on the server, whereas ExistsW would
-		// leave a creation watch on a name that never comes back.
-		s.emit(event.Event{Kind: event.Request, Op: "get", Node: blocker})
-		_, _, changed, err := s.m.conn.GetW(blocker)
-		if errors.Is(err, zk.ErrNoNode) {
-			continue // it left between our listing and our watch: look again
-		}
-		if err != nil {
-			return "", s.abandon(node, fmt.Errorf("watch %s: %w", blocker, err))
-		}
-		s.emit(event.Event{Kind: event.WatchSet, Op: "get", Node: blocker})
-		s.emit(event.Event{Kind: event.Waiting, Node: blocker})
-		select {
-		case ev := <-changed:
-			s.emit(event.Event{Kind: event.Notified, Node: blocker, Detail: ev.Type.String()})
-			if ev.Type == zk.EventNotWatching {
-				// The session expired (our node with it) or the conn closed.
-				return "", s.abandon(node, fmt.Errorf("wait for %s: %w", blocker, ev.Err))
-			}
-		case <-ctx.Done():
-			return "", s.abandon(node, ctx.Err())
-		}
-	}
-}
+// Unlock releases this side by deleting its node. It returns ErrNotHeld if
+// the side does not hold the lock, and an error wrapping ErrLost if the
+// hold was lost before Unlock.
+func (s *Side) Unlock(ctx context.Context) error { return s.m.Unlock(ctx) }
 
-// blocker lists the queue and returns the node we must wait for, or "" if
-// we may hold the lock now. Here is the whole difference between the sides:
-//
-//   - a writer waits until it is first; it watches only the node just
-//     before it (as in chapter 04), whatever that node is;
-//   - a reader waits only for writers; it watches only the last writer
-//     before it. Readers before it don't matter: they share with it.
-//
-// When a writer leaves, the readers behind it wake; when a reader leaves,
-// only a writer right behind it wakes. Nobody else is disturbed.
-func (s *Side) blocker(node string) (string, error) {
-	s.emit(event.Event{Kind: event.Request, Op: "children", Node: s.m.dir})
-	children, _, err := s.m.conn.Children(s.m.dir)
-	if err != nil {
-		return "", fmt.Errorf("list %s: %w", s.m.dir, err)
-	}
-	queue := queueOf(children)
-	me := -1
-	for i, c := range queue {
-		if s.m.dir+"/"+c.name == node {
-			me = i
-		}
-	}
-	switch {
-	case me < 0:
-		return "", fmt.Errorf("%w: our node %s is gone", ErrLost, node)
-	case s.marker == writeMarker && me == 0:
-		return "", nil
-	case s.marker == writeMarker:
-		return s.m.dir + "/" + queue[me-1].name, nil
-	}
-	s.m.mu.Lock()
-	ownWrite := s.m.write.node
-	s.m.mu.Unlock()
-	last := ""
-	for _, c := range queue[:me] {
-		// Our own write lock doesn't block our reader: that is a downgrade.
-		if c.write && s.m.dir+"/"+c.name != ownWrite {
-			last = s.m.dir + "/" + c.name
-		}
-	}
-	if last != "" && ownWrite != "" {
-		return "", ErrDowngrade // we'd wait for a writer that waits for us
-	}
-	return last, nil
-}
+// Token returns the fencing token of this side's current hold, 0 if none:
+// chapter 04's token (docs/concepts.md), the lock directory's pzxid in the
+// listing that let us in. It only grows from one holder to the next, for
+// readers and writers alike; pass it to what the lock guards.
+func (s *Side) Token() int64 { return s.m.Token() }
 
-// Unlock releases this side. It returns ErrNotLocked if the side does not
-// hold the lock, and ErrLost if the lock had been lost before.
-func (s *Side) Unlock(ctx context.Context) error {
-	s.m.mu.Lock()
-	node, stop, lost := s.node, s.stop, s.lost
-	s.node = ""
-	s.m.mu.Unlock()
-	if node == "" {
-		return ErrNotLocked
-	}
-	close(stop)
-	s.emit(event.Event{Kind: event.Request, Op: "delete", Node: node})
-	done := make(chan error, 1)
-	go func() { done <- s.m.conn.Delete(node, -1) }()
-	var err error
-	select {
-	case err = <-done:
-	case <-ctx.Done():
-		return fmt.Errorf("delete %s (it goes when the session ends): %w", node, ctx.Err())
-	}
-	select {
-	case <-lost:
-		return fmt.Errorf("%w: %s", ErrLost, node)
-	default:
-	}
-	if errors.Is(err, zk.ErrNoNode) {
-		s.emit(event.Event{Kind: event.Lost, Node: node, Detail: "node was gone at Unlock"})
-		return fmt.Errorf("%w: %s was already gone", ErrLost, node)
-	}
-	if err != nil {
-		return fmt.Errorf("delete %s (it goes when the session ends): %w", node, err)
-	}
-	s.emit(event.Event{Kind: event.Released, Node: node})
-	return nil
-}
+// Lost is closed when this side's current (or last) hold ends without
+// Unlock: the session expired, or the conn had no session for a sixth of
+// the session timeout, or (seen at Unlock) our node was deleted. nil, which
+// never fires, before the first hold.
+func (s *Side) Lost() <-chan struct{} { return s.m.Lost() }
 
-// Token is the sequence number of the node this side holds plus one, 0 if
-// none: the first node of a directory has sequence 0, and its holder must
-// not look like nobody. For writers it only ever grows (the directory is
-// persistent, so its counter never restarts): a fencing token for whatever
-// the lock guards.
-func (s *Side) Token() int64 {
-	s.m.mu.Lock()
-	defer s.m.mu.Unlock()
-	if s.node == "" {
-		return 0
-	}
-	return tokenOf(s.node)
-}
-
-func (s *Side) emit(e event.Event) {
-	e.Lock = s.m.dir
-	s.m.opts.observer.Emit(e)
-}
+// Node is the full path of this side's node while it holds the lock, ""
+// otherwise.
+func (s *Side) Node() string { return s.m.Node() }

@@ -32,7 +32,7 @@ func TestWriteSideConformance(t *testing.T) {
 			}
 			return m.Write(), nil
 		},
-		ErrNotLocked: rwlock.ErrNotLocked,
+		ErrNotLocked: rwlock.ErrNotHeld,
 		ErrLocked:    rwlock.ErrLocked,
 	})
 }
@@ -47,7 +47,7 @@ func TestReadSideBadInput(t *testing.T) {
 			}
 			return m.Read(), nil
 		},
-		ErrNotLocked: rwlock.ErrNotLocked,
+		ErrNotLocked: rwlock.ErrNotHeld,
 	})
 }
 
@@ -375,6 +375,41 @@ func TestOnlyTheRightWaitersWake(t *testing.T) {
 	})
 }
 
+// TestRequestsPerContendedAcquire counts what a waiter sends from Lock to
+// the end of its Unlock: create, children, get (the watch), children after
+// the notification, delete — the five requests a predecessor-watch lock
+// needs, for a writer behind a writer and for a reader behind a writer.
+func TestRequestsPerContendedAcquire(t *testing.T) {
+	for _, reader := range []bool{false, true} {
+		name := map[bool]string{false: "a writer", true: "a reader"}[reader]
+		t.Run(name+" behind a writer sends five requests and gets one notification", func(t *testing.T) {
+			root := zktest.Root(t)
+			dir := root + "/lock"
+			ctx := zktest.Context(t)
+			rec, tally := &recorder{}, &event.Tally{}
+			w := mutex(t, dir, "w", rec.observe)
+			must(t, w.Write().Lock(ctx))
+			m := mutex(t, dir, "m", event.Tee(rec.observe, tally.Observe))
+			side := m.Write()
+			if reader {
+				side = m.Read()
+			}
+			done := lockAsync(ctx, side)
+			rec.waitQueued(t, "m")
+			must(t, w.Write().Unlock(ctx))
+			await(t, done, name)
+			must(t, side.Unlock(ctx))
+			t.Logf("%s behind a writer: %d requests (create %d, children %d, get %d, delete %d), %d notification(s)", name,
+				tally.Requests(""), tally.Requests("create"), tally.Requests("children"), tally.Requests("get"), tally.Requests("delete"), tally.Count(event.Notified))
+			if tally.Requests("") != 5 || tally.Requests("children") != 2 || tally.Count(event.Notified) != 1 {
+				t.Errorf("%d requests (%d listings) and %d notifications, want 5 (create, children, get, children, delete) and 1",
+					tally.Requests(""), tally.Requests("children"), tally.Count(event.Notified))
+			}
+			locktest.AssertClean(t, zktest.Connect(t), root, dir)
+		})
+	}
+}
+
 func TestWatchesLeaveNothingBehind(t *testing.T) {
 	t.Run("a blocker gone before our watch leaves no watch behind", func(t *testing.T) {
 		// Right before the waiter's GetW on the writer it waits for (the
@@ -408,7 +443,6 @@ func TestWatchesLeaveNothingBehind(t *testing.T) {
 		if tally.Count(event.Waiting) != 0 || tally.Requests("children") != 2 {
 			t.Errorf("waits %d, listings %d: want no wait and a second listing", tally.Count(event.Waiting), tally.Requests("children"))
 		}
-		waitLost(t, w.Write(), "the writer whose node was deleted never saw Lost")
 		if zktest.Watched(t, blocker) {
 			t.Errorf("the server still keeps a watch on %s", blocker)
 		}
@@ -419,45 +453,51 @@ func TestWatchesLeaveNothingBehind(t *testing.T) {
 		if !zktest.Watched(t, blocker) {
 			t.Errorf("control failed: wchp does not show the ExistsW watch on %s", blocker)
 		}
-		w.Write().Unlock(ctx)
+		lost := w.Write().Lost()
+		if err := w.Write().Unlock(ctx); !errors.Is(err, rwlock.ErrLost) {
+			t.Errorf("the writer whose node was deleted: Unlock = %v, want ErrLost", err)
+		}
+		waitClosed(t, lost, "the writer whose node was deleted never saw Lost")
 		must(t, r.Read().Unlock(ctx))
 		locktest.AssertClean(t, admin, root, dir)
 	})
 
-	t.Run("a holder whose node is gone before its own watch gets ErrLost and leaves no watch", func(t *testing.T) {
-		// An uncontended writer's only GetW is on its own node (the lost
-		// watch). Deleting that node just before it makes Lock fail.
+	t.Run("holding sets no watch; someone deleting the holder's node is reported by Unlock and closes Lost", func(t *testing.T) {
+		// The core does not watch its own node (that would cost a request
+		// and a notification per hold): an uncontended Lock is a create and
+		// a listing. A deletion by someone else is seen at Unlock.
 		root := zktest.Root(t)
 		dir := root + "/lock"
 		ctx := zktest.Context(t)
 		admin := zktest.Connect(t)
-		var own atomic.Value
-		obs := func(e event.Event) {
-			if e.Kind == event.Request && e.Op == "get" && own.CompareAndSwap(nil, e.Node) {
-				if err := admin.Delete(e.Node, -1); err != nil {
-					t.Errorf("delete %s: %v", e.Node, err)
-				}
-			}
+		var tally event.Tally
+		m := mutex(t, dir, "m", tally.Observe)
+		must(t, m.Write().Lock(ctx))
+		if tally.Requests("get") != 0 || tally.Requests("children") != 1 || tally.Count(event.WatchSet) != 0 {
+			t.Errorf("an uncontended Lock sent %d gets, %d listings and set %d watches, want one listing and no watch",
+				tally.Requests("get"), tally.Requests("children"), tally.Count(event.WatchSet))
 		}
-		m := mutex(t, dir, "m", obs)
-		if err := m.Write().Lock(ctx); !errors.Is(err, rwlock.ErrLost) {
-			t.Fatalf("Lock = %v, want ErrLost", err)
-		}
-		node, _ := own.Load().(string)
+		node := m.Write().Node()
 		if zktest.Watched(t, node) {
-			t.Errorf("the server keeps a watch on %s", node)
+			t.Errorf("the server keeps a watch on the holder's own node %s", node)
 		}
+		must(t, admin.Delete(node, -1))
+		lost := m.Write().Lost()
+		if err := m.Write().Unlock(ctx); !errors.Is(err, rwlock.ErrLost) {
+			t.Fatalf("Unlock after someone deleted our node = %v, want ErrLost", err)
+		}
+		waitClosed(t, lost, "Lost never closed after Unlock found the node deleted")
 		if m.Write().Token() != 0 {
-			t.Error("a failed Lock left a token")
+			t.Error("Token() after Unlock is not 0")
 		}
 		locktest.AssertClean(t, admin, root, dir)
 	})
 }
 
-func waitLost(t testing.TB, s *rwlock.Side, msg string) {
+func waitClosed(t testing.TB, ch <-chan struct{}, msg string) {
 	t.Helper()
 	select {
-	case <-s.Lost():
+	case <-ch:
 	case <-time.After(zktest.Patience):
 		t.Fatal(msg)
 	}
@@ -597,10 +637,11 @@ func TestCuratorNames(t *testing.T) {
 			}
 			t.Logf("node %s", name)
 		}
+		readToken := r.Read().Token()
 		must(t, r.Read().Unlock(ctx))
 		await(t, wdone, "writer")
-		if tok := w.Write().Token(); tok != 2 {
-			t.Errorf("writer's token = %d, want 2 (its sequence number 1, plus one)", tok)
+		if tok := w.Write().Token(); tok <= readToken {
+			t.Errorf("writer's token %d is not above the reader's %d before it", tok, readToken)
 		}
 		must(t, w.Write().Unlock(ctx))
 		locktest.AssertClean(t, conn, root, dir)
@@ -629,50 +670,70 @@ func TestCuratorNames(t *testing.T) {
 	})
 }
 
+// TestTokens: the token is chapter 04's (docs/concepts.md), the lock
+// directory's pzxid in the listing that let the holder in.
 func TestTokens(t *testing.T) {
-	t.Run("the first holder of a new directory gets token 1, never the 0 of nothing held", func(t *testing.T) {
-		// Its node has sequence number 0; the token is the sequence + 1.
+	t.Run("no hold has token 0; each later holder, reader or writer, has a larger one", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
 		ctx := zktest.Context(t)
-		m := mutex(t, dir, "m", nil)
+		m, other := mutex(t, dir, "m", nil), mutex(t, dir, "other", nil)
 		if tok := m.Write().Token(); tok != 0 {
 			t.Errorf("Token() before any Lock = %d, want 0", tok)
 		}
+		var tokens []int64
 		must(t, m.Write().Lock(ctx))
-		if tok := m.Write().Token(); tok != 1 {
-			t.Errorf("the first writer's token = %d, want 1", tok)
-		}
+		tokens = append(tokens, m.Write().Token())
 		must(t, m.Write().Unlock(ctx))
 		must(t, m.Read().Lock(ctx))
-		if tok := m.Read().Token(); tok != 2 {
-			t.Errorf("the next holder's token = %d, want 2", tok)
-		}
+		must(t, other.Read().Lock(ctx)) // shares with m
+		tokens = append(tokens, m.Read().Token(), other.Read().Token())
 		must(t, m.Read().Unlock(ctx))
+		must(t, other.Read().Unlock(ctx))
+		must(t, other.Write().Lock(ctx))
+		tokens = append(tokens, other.Write().Token())
+		must(t, other.Write().Unlock(ctx))
+		for i, tok := range tokens {
+			if tok <= 0 || i > 0 && tok <= tokens[i-1] {
+				t.Errorf("tokens %v: want each above 0 and above the one before", tokens)
+				break
+			}
+		}
+		if m.Write().Token() != 0 || m.Read().Token() != 0 {
+			t.Error("Token() after Unlock is not 0")
+		}
 		locktest.AssertClean(t, zktest.Connect(t), root, dir)
 	})
 
-	t.Run("a writer's token keeps growing after the directory has been empty for a while", func(t *testing.T) {
+	t.Run("a writer's token keeps growing after the empty container directory is reaped", func(t *testing.T) {
+		// A new directory numbers its children from 0 again; the token
+		// (a zxid) does not go back.
+		zktest.RequireFastReaping(t)
 		root := zktest.Root(t)
 		dir := root + "/lock"
 		ctx := zktest.Context(t)
+		conn := zktest.Connect(t)
 		m := mutex(t, dir, "m", nil)
-		must(t, m.Write().Lock(ctx))
-		first := m.Write().Token()
-		must(t, m.Write().Unlock(ctx))
-		// Long enough for the test server's container reaper (every 500 ms)
-		// to delete an empty container directory, had we made one.
-		time.Sleep(1500 * time.Millisecond)
-		must(t, m.Write().Lock(ctx))
-		second := m.Write().Token()
-		must(t, m.Write().Unlock(ctx))
-		if second <= first {
-			t.Fatalf("token %d after %d: tokens went backwards", second, first)
+		var tokens []int64
+		var seqs []string
+		for range 2 {
+			must(t, m.Write().Lock(ctx))
+			tokens = append(tokens, m.Write().Token())
+			seqs = append(seqs, m.Write().Node()[len(m.Write().Node())-10:])
+			must(t, m.Write().Unlock(ctx))
+			zktest.Eventually(t, zktest.Patience, "the empty lock directory was never reaped", func() bool {
+				ok, _, err := conn.Exists(dir)
+				return err == nil && !ok
+			})
 		}
-		if m.Write().Token() != 0 {
-			t.Errorf("Token() after Unlock = %d, want 0", m.Write().Token())
+		if seqs[0] != seqs[1] {
+			t.Errorf("sequences %v: expected the new directory to restart the count", seqs)
 		}
-		locktest.AssertClean(t, zktest.Connect(t), root, dir)
+		if tokens[1] <= tokens[0] {
+			t.Fatalf("token %d after %d: tokens went backwards", tokens[1], tokens[0])
+		}
+		t.Logf("sequence numbers %v, tokens %v", seqs, tokens)
+		locktest.AssertClean(t, conn, root, dir)
 	})
 }
 
@@ -710,15 +771,15 @@ func TestLostSession(t *testing.T) {
 		locktest.AssertClean(t, zktest.Connect(t), root, dir)
 	})
 
-	t.Run("a holder cut off only learns it lost the lock when it reconnects, unless it knows its session timeout", func(t *testing.T) {
+	t.Run("a holder cut off learns it lost the lock while still cut off; with the check off, only when it reconnects", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
 		ctx := zktest.Context(t)
 		plainConn, plainProxy := zktest.ConnectViaProxy(t, session)
 		timedConn, timedProxy := zktest.ConnectViaProxy(t, session)
-		plain, err := rwlock.New(plainConn, dir)
+		plain, err := rwlock.New(plainConn, dir, rwlock.WithSessionTimeout(0)) // the check turned off
 		must(t, err)
-		timed, err := rwlock.New(timedConn, dir, rwlock.WithSessionTimeout(session))
+		timed, err := rwlock.New(timedConn, dir) // the session timeout the server granted
 		must(t, err)
 		must(t, plain.Read().Lock(ctx))
 		must(t, timed.Read().Lock(ctx))
@@ -732,9 +793,10 @@ func TestLostSession(t *testing.T) {
 		select {
 		case <-timed.Read().Lost():
 		case <-time.After(zktest.Patience):
-			t.Fatal("WithSessionTimeout: Lost never closed while cut off")
+			t.Fatal("the reader with the granted session timeout: Lost never closed while cut off")
 		}
-		t.Logf("WithSessionTimeout(%v): Lost closed %v after the cut, while still cut off", session, time.Since(cut).Round(time.Millisecond))
+		t.Logf("session timeout %v (granted): Lost closed %v after the cut, while still cut off",
+			zktest.SessionTimeout(t, timedConn), time.Since(cut).Round(time.Millisecond))
 		// The flaw: the plain reader still believes it reads, beside a writer.
 		select {
 		case <-plain.Read().Lost():
@@ -762,15 +824,15 @@ func TestLostSession(t *testing.T) {
 // TestNotReentrant is this chapter's flaw: one owner cannot take a side it
 // already holds. The Side refuses; two handles in the same program deadlock.
 func TestNotReentrant(t *testing.T) {
-	t.Run("locking a side it already holds is refused with ErrHeld", func(t *testing.T) {
+	t.Run("locking a side it already holds is refused with ErrAlreadyHeld", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
 		ctx := zktest.Context(t)
 		m := mutex(t, dir, "m", nil)
 		for _, s := range []*rwlock.Side{m.Read(), m.Write()} {
 			must(t, s.Lock(ctx))
-			if err := s.Lock(ctx); !errors.Is(err, rwlock.ErrHeld) {
-				t.Fatalf("second Lock = %v, want ErrHeld", err)
+			if err := s.Lock(ctx); !errors.Is(err, rwlock.ErrAlreadyHeld) {
+				t.Fatalf("second Lock = %v, want ErrAlreadyHeld", err)
 			}
 			must(t, s.Unlock(ctx))
 		}
