@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/05-rwlock/rwlock"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/locktest"
@@ -666,6 +667,32 @@ func TestCuratorNames(t *testing.T) {
 		must(t, conn.Delete(foreign, -1)) // the Java writer unlocks
 		await(t, rdone, "reader")
 		must(t, r.Read().Unlock(ctx))
+		locktest.AssertClean(t, conn, root, dir)
+	})
+}
+
+func TestWithData(t *testing.T) {
+	t.Run("both sides store WithData in their nodes, which Participants lists in queue order", func(t *testing.T) {
+		root := zktest.Root(t)
+		dir := root + "/lock"
+		ctx := zktest.Context(t)
+		conn := zktest.Connect(t)
+		m, err := rwlock.New(conn, dir, rwlock.WithData([]byte("host-a")))
+		must(t, err)
+		must(t, m.Write().Lock(ctx))
+		must(t, m.Read().Lock(ctx)) // a downgrade: both our nodes are in the queue
+		ps, err := seqlock.Participants(conn, dir)
+		must(t, err)
+		if len(ps) != 2 || ps[0].Node != m.Write().Node() || ps[1].Node != m.Read().Node() {
+			t.Fatalf("participants %v, want our writer then our reader", ps)
+		}
+		for _, p := range ps {
+			if string(p.Data) != "host-a" {
+				t.Errorf("%s holds %q, want host-a", p.Node, p.Data)
+			}
+		}
+		must(t, m.Write().Unlock(ctx))
+		must(t, m.Read().Unlock(ctx))
 		locktest.AssertClean(t, conn, root, dir)
 	})
 }
