@@ -84,7 +84,7 @@ func Run(t *testing.T, impl Impl) {
 	t.Run("a Lock whose context expires while waiting returns the context's error and leaves nothing", func(t *testing.T) { deadline(t, impl) })
 	t.Run("a Lock whose context is cancelled while waiting returns promptly", func(t *testing.T) { cancelled(t, impl) })
 	if !impl.HolderCrashKeepsLock {
-		t.Run("a waiter gets the lock when the holder's session is closed", func(t *testing.T) { holderClosed(t, impl) })
+		t.Run("a waiter gets the lock when the holder's session is closed, and a holder with Lost() is told", func(t *testing.T) { holderClosed(t, impl) })
 	}
 	if impl.ErrLocked != nil {
 		t.Run("TryLock on a held lock returns ErrLocked at once and leaves nothing", func(t *testing.T) { tryLock(t, impl) })
@@ -342,6 +342,14 @@ func holderClosed(t *testing.T, impl Impl) {
 		t.Fatal(err)
 	}
 	AssertClean(t, h.conn, h.root, h.path)
+	// A lock that can say it lost its hold says so when its conn is gone.
+	if l, ok := h.holder.(interface{ Lost() <-chan struct{} }); ok {
+		select {
+		case <-l.Lost():
+		case <-time.After(zktest.Patience):
+			t.Fatal("the holder whose session was closed was never told: Lost() is still open")
+		}
+	}
 }
 
 func tryLock(t *testing.T, impl Impl) {
