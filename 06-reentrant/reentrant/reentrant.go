@@ -53,7 +53,7 @@ var (
 // safe for concurrent use, but every goroutine using the same Mutex is the
 // same owner (see the package comment).
 type Mutex struct {
-	lock *seqlock.Mutex // chapter 04 does all the ZooKeeper work
+	lock lock // chapter 04 (or one side of 05) does all the ZooKeeper work
 	conn *zk.Conn
 	dir  string
 	obs  event.Observer
@@ -69,18 +69,31 @@ type Mutex struct {
 	session int64
 }
 
+// lock is what the hold count sits on: chapter 04's Mutex, or one side of
+// chapter 05's read/write lock (rwmutex.go).
+type lock interface {
+	Lock(ctx context.Context) error
+	TryLock(ctx context.Context) error
+	Unlock(ctx context.Context) error
+	Token() int64
+	Node() string
+	Lost() <-chan struct{}
+}
+
 // New returns a Mutex for the lock directory dir, with depth 0. Nothing is
 // sent to ZooKeeper until Lock.
 func New(conn *zk.Conn, dir string, opts ...Option) (*Mutex, error) {
-	var c config
-	for _, o := range opts {
-		o(&c)
-	}
-	lock, err := seqlock.New(conn, dir, c.seqlock...)
+	c := configure(opts)
+	lock, err := seqlock.New(conn, dir, c.seqlock()...)
 	if err != nil {
 		return nil, err // a nil conn or a bad path: seqlock says which
 	}
-	return &Mutex{lock: lock, conn: conn, dir: dir, obs: c.obs, turn: make(chan struct{}, 1)}, nil
+	return counted(lock, conn, dir, c.obs), nil
+}
+
+// counted puts a hold count on lock.
+func counted(lock lock, conn *zk.Conn, dir string, obs event.Observer) *Mutex {
+	return &Mutex{lock: lock, conn: conn, dir: dir, obs: obs, turn: make(chan struct{}, 1)}
 }
 
 // Lock takes the lock, or takes it once more if this Mutex already holds it.
