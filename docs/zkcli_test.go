@@ -53,6 +53,11 @@ var updateZkCli = flag.Bool("update-zkcli", false, "replay docs/zkcli.md against
 const zkcliPage = "zkcli.md"
 
 func TestZkCliTranscriptsStillRun(t *testing.T) {
+	if p := os.Getenv("ZKCLI"); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("ZKCLI=%s: %v (unset it to look in the usual places)", p, err)
+		}
+	}
 	cli := findZkCli()
 	if cli == "" {
 		if *updateZkCli {
