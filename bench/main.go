@@ -46,12 +46,13 @@ import (
 
 // autoAcquisitions is how many acquisitions a sample aims at when -rounds
 // is 0: with three samples a row, enough for a p99, few enough that the
-// default run stays around a minute. At 10 contenders it gives the 10
+// default run stays under two minutes on a busy 2-core machine. At 10
+// contenders it gives the 10
 // sessions × 50 rounds that chapter 04's targets are measured on.
 const autoAcquisitions = 500
 
 // targetContenders, targetRounds and targetSeed are the workloads of chapter
-// 04's targets (report.go): 10 sessions × 50 rounds, and 200 goroutines on
+// 04's targets (targets.go): 10 sessions × 50 rounds, and 200 goroutines on
 // one session.
 const (
 	targetContenders = 10
