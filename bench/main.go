@@ -47,8 +47,8 @@ import (
 // autoAcquisitions is how many acquisitions a sample aims at when -rounds
 // is 0: with three samples a row, enough for a p99, few enough that the
 // default run stays under two minutes on a busy 2-core machine. At 10
-// contenders it gives the 10
-// sessions × 50 rounds that chapter 04's targets are measured on.
+// contenders it gives the 10 sessions × 50 rounds that chapter 04's
+// targets are measured on.
 const autoAcquisitions = 500
 
 // targetContenders, targetRounds and targetSeed are the workloads of chapter
