@@ -21,6 +21,9 @@ func call[T any](ctx context.Context, f func() (T, error)) (T, error) {
 		var zero T
 		return zero, err
 	}
+	if ctx.Done() == nil {
+		return f() // a ctx that never ends: no goroutine needed
+	}
 	done := make(chan result, 1)
 	go func() {
 		v, err := f()

@@ -24,10 +24,10 @@ type Hold struct {
 	session int64 // the session that owns node
 	lost    chan struct{}
 	stop    chan struct{} // closed by Release: the hold ends on purpose
-	done    chan struct{} // closed when the watching goroutine has ended
 
 	released atomic.Bool
 	mu       sync.Mutex
+	ended    bool   // Release has begun: the watcher's word no longer counts
 	reason   string // why the hold was lost, "" while it is not
 }
 
@@ -44,7 +44,7 @@ type Hold struct {
 // the Children reply carries the directory's Stat.
 func (q *Queue) hold(node string, session, pzxid int64) *Hold {
 	h := &Hold{q: q, node: node, token: pzxid, session: session,
-		lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
+		lost: make(chan struct{}), stop: make(chan struct{})}
 	q.opts.observer.Emit(event.Event{Lock: q.dir, Kind: event.Acquired, Node: node, Token: h.token})
 	go h.watch(q.sessionTimeout())
 	return h
@@ -93,7 +93,6 @@ func (h *Hold) Lost() <-chan struct{} { return h.lost }
 // watched for — that would cost a request and a notification per hold —
 // but Release notices it and reports ErrLost.
 func (h *Hold) watch(d time.Duration) {
-	defer close(h.done)
 	poll, grace := 100*time.Millisecond, time.Duration(0)
 	if d > 0 {
 		poll, grace = min(d/20, poll), d/6
@@ -108,15 +107,25 @@ func (h *Hold) watch(d time.Duration) {
 		case now := <-t.C:
 			switch {
 			case h.q.conn.SessionID() != h.session:
-				h.lose("session expired")
+				h.loseWhileHeld("session expired")
 				return
 			case h.q.conn.State() == zk.StateHasSession:
 				lastSession = now
 			case grace > 0 && now.Sub(lastSession) >= grace:
-				h.lose(fmt.Sprintf("no session for %v, a sixth of the session timeout", grace.Round(time.Millisecond)))
+				h.loseWhileHeld(fmt.Sprintf("no session for %v, a sixth of the session timeout", grace.Round(time.Millisecond)))
 				return
 			}
 		}
+	}
+}
+
+// loseWhileHeld is lose for the watcher: once Release has begun, what the
+// watcher sees is Release's own doing, not a loss.
+func (h *Hold) loseWhileHeld(reason string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.ended {
+		h.loseLocked(reason)
 	}
 }
 
@@ -124,6 +133,10 @@ func (h *Hold) watch(d time.Duration) {
 func (h *Hold) lose(reason string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.loseLocked(reason)
+}
+
+func (h *Hold) loseLocked(reason string) {
 	if h.reason != "" {
 		return
 	}
@@ -146,9 +159,12 @@ func (h *Hold) Release(ctx context.Context) error {
 	if h.released.Swap(true) {
 		return ErrNotHeld
 	}
-	// Stop watching first, so nothing we do now is taken for a loss.
+	// Stop the watcher first, so nothing we do now is taken for a loss. We
+	// do not wait for it to go: it checks ended under mu before it speaks.
+	h.mu.Lock()
+	h.ended = true
+	h.mu.Unlock()
 	close(h.stop)
-	<-h.done
 
 	q := h.q
 	q.emit(event.Request, "delete", h.node, "")

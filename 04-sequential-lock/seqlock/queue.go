@@ -276,6 +276,9 @@ func (q *Queue) findOurs(ctx context.Context, prefix string, session int64) (str
 // again. Later joins skip it; if the directory was reaped since, their
 // create fails with ErrNoNode and join creates it again.
 func (q *Queue) ensureDir(ctx context.Context) error {
+	if v, ok := knownDirs.Load(q.dir); ok && isClosed(v.(*dirCreation).done) {
+		return nil // made before: the usual case, no allocation
+	}
 	c := &dirCreation{done: make(chan struct{})}
 	if v, loaded := knownDirs.LoadOrStore(q.dir, c); loaded {
 		c = v.(*dirCreation)
@@ -295,6 +298,15 @@ func (q *Queue) ensureDir(ctx context.Context) error {
 }
 
 type dirCreation struct{ done chan struct{} }
+
+func isClosed(ch chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
 
 // knownDirs: the directories this process has created or is creating. (A
 // directory known here but missing on a server costs one failed create.)
