@@ -56,34 +56,7 @@ func TestWireCountsWhatTheClientSends(t *testing.T) {
 		w := newWire()
 		// 400 ms is the server's minimum: go-zookeeper pings every ~130 ms.
 		conn := zktest.ConnectTimeout(t, 400*time.Millisecond, zkconn.WithDialer(w.dialer()))
-		root := zktest.Root(t)
-		before := w.snapshot()
-
-		node, err := conn.Create(root+"/n", nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, _, watch, err := conn.GetW(node)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := conn.Delete(node, -1); err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case <-watch:
-		case <-time.After(30 * time.Second):
-			t.Fatal("the watch on the deleted node never fired")
-		}
-		time.Sleep(time.Second) // a few pings go by
-
-		got := w.snapshot().sub(before)
-		if ops := got.byName(); len(ops) != 3 || ops["create"] != 1 || ops["get"] != 1 || ops["delete"] != 1 {
-			t.Fatalf("requests %v, want create, get and delete once each", ops)
-		}
-		if got.notifications != 1 {
-			t.Fatalf("notifications %d, want 1", got.notifications)
-		}
+		checkOneOfEach(t, conn, w)
 	})
 }
 
@@ -190,7 +163,11 @@ func BenchmarkGozkUncontended(b *testing.B) {
 
 func benchmarkUncontended(b *testing.B, newLock func(conn *zk.Conn, dir string) locker) {
 	w := newWire()
-	conn := zktest.Connect(b, zkconn.WithDialer(w.dialer()))
+	benchmarkOn(b, zktest.Connect(b, zkconn.WithDialer(w.dialer())), w, newLock)
+}
+
+// benchmarkOn is benchmarkUncontended on a session counted by w.
+func benchmarkOn(b *testing.B, conn *zk.Conn, w *wire, newLock func(conn *zk.Conn, dir string) locker) {
 	dir := zktest.Root(b)
 	l := newLock(conn, dir)
 	ctx := context.Background()

@@ -17,54 +17,69 @@ import (
 func TestCountingProxy(t *testing.T) {
 	t.Run("a client behind the proxy is counted as the wire wrapper counts it", func(t *testing.T) {
 		w := newWire()
-		p, err := newCountingProxy(zktest.Servers(t)[0], w)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(p.Close)
-		conn, events, err := zk.Connect([]string{p.Addr()}, 400*time.Millisecond, zk.WithLogInfo(false))
-		t.Cleanup(conn.Close)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for ev := range events {
-			if ev.State == zk.StateHasSession {
-				break
-			}
-		}
-		go func() {
-			for range events {
-			}
-		}()
-		root := zktest.Root(t)
-		before := w.snapshot()
-
-		node, err := conn.Create(root+"/n", nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, _, watch, err := conn.GetW(node)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := conn.Delete(node, -1); err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case <-watch:
-		case <-time.After(30 * time.Second):
-			t.Fatal("the watch on the deleted node never fired")
-		}
-		time.Sleep(time.Second) // a few pings go by
-
-		got := w.snapshot().sub(before)
-		if ops := got.byName(); len(ops) != 3 || ops["create"] != 1 || ops["get"] != 1 || ops["delete"] != 1 {
-			t.Fatalf("requests %v, want create, get and delete once each", ops)
-		}
-		if got.notifications != 1 {
-			t.Fatalf("notifications %d, want 1", got.notifications)
-		}
+		checkOneOfEach(t, dialThroughProxy(t, w, 400*time.Millisecond), w)
 	})
+}
+
+// dialThroughProxy opens a session through a new counting proxy that
+// reports to w; both end with the test.
+func dialThroughProxy(tb testing.TB, w *wire, sessionTimeout time.Duration) *zk.Conn {
+	tb.Helper()
+	p, err := newCountingProxy(zktest.Servers(tb)[0], w)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(p.Close)
+	conn, events, err := zk.Connect([]string{p.Addr()}, sessionTimeout, zk.WithLogInfo(false))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(conn.Close)
+	for ev := range events {
+		if ev.State == zk.StateHasSession {
+			break
+		}
+	}
+	go func() {
+		for range events {
+		}
+	}()
+	return conn
+}
+
+// checkOneOfEach sends a create, a GetW and a delete on conn, waits for
+// the watch and a few pings, and checks that w counted exactly those three
+// requests and the one notification.
+func checkOneOfEach(t *testing.T, conn *zk.Conn, w *wire) {
+	t.Helper()
+	root := zktest.Root(t)
+	before := w.snapshot()
+
+	node, err := conn.Create(root+"/n", nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, watch, err := conn.GetW(node)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.Delete(node, -1); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-watch:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the watch on the deleted node never fired")
+	}
+	time.Sleep(time.Second) // a few pings go by
+
+	got := w.snapshot().sub(before)
+	if ops := got.byName(); len(ops) != 3 || ops["create"] != 1 || ops["get"] != 1 || ops["delete"] != 1 {
+		t.Fatalf("requests %v, want create, get and delete once each", ops)
+	}
+	if got.notifications != 1 {
+		t.Fatalf("notifications %d, want 1", got.notifications)
+	}
 }
 
 func TestCuratorRowWithoutJars(t *testing.T) {
@@ -194,37 +209,8 @@ func runJSON(t *testing.T, args ...string) ([]Row, string) {
 // through the counting proxy the Curator rows use: the difference is what
 // the proxy's extra loopback hop costs a pair of requests.
 func BenchmarkFloorThroughProxy(b *testing.B) {
-	p, err := newCountingProxy(zktest.Servers(b)[0], newWire())
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(p.Close)
-	conn, events, err := zk.Connect([]string{p.Addr()}, 10*time.Second, zk.WithLogInfo(false))
-	b.Cleanup(conn.Close)
-	if err != nil {
-		b.Fatal(err)
-	}
-	go func() {
-		for range events {
-		}
-	}()
-	dir := zktest.Root(b)
-	l := &floorLock{conn: conn, dir: dir}
-	ctx := context.Background()
-	for range 500 { // as benchmarkUncontended: the server's JIT first
-		if err := l.Lock(ctx); err != nil {
-			b.Fatal(err)
-		}
-		if err := l.Unlock(ctx); err != nil {
-			b.Fatal(err)
-		}
-	}
-	for b.Loop() {
-		if err := l.Lock(ctx); err != nil {
-			b.Fatal(err)
-		}
-		if err := l.Unlock(ctx); err != nil {
-			b.Fatal(err)
-		}
-	}
+	w := newWire()
+	benchmarkOn(b, dialThroughProxy(b, w, 10*time.Second), w, func(conn *zk.Conn, dir string) locker {
+		return &floorLock{conn: conn, dir: dir}
+	})
 }

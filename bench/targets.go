@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -63,103 +65,58 @@ func targets(rows []Row) []Target {
 	}
 
 	var out []Target
-	add := func(t Target, row int, value float64, ok bool, measured string) {
-		t.row = row
-		switch {
-		case row < 0:
-			t.Status, t.Measured = targetNotMeasured, measured
-		default:
-			t.Value, t.Met, t.Measured = roundTo(value, 3), ok, measured
-			t.Status = targetNotMet
-			if ok {
+	// judge adds one target, measured on the 04 row ours. It is not
+	// measured, and says what to run, when a row it needs is missing.
+	judge := func(what string, bound float64, ours int, needed []int, needs string, measure func() (v float64, met bool, text string)) {
+		t := Target{Target: what, Bound: bound, Status: targetNotMeasured, Measured: needs, row: -1}
+		if !slices.Contains(needed, -1) {
+			v, met, text := measure()
+			t.row, t.Value, t.Met, t.Measured, t.Status = ours, roundTo(v, 3), met, text, targetNotMet
+			if met {
 				t.Status = targetMet
 			}
-			if rows[row].Partial {
+			if slices.ContainsFunc(needed, func(i int) bool { return rows[i].Partial }) {
 				t.Measured += " (partial row)"
 			}
 		}
 		out = append(out, t)
 	}
-	orNeeds := func(row int, needs string, measured func() string) string {
-		if row < 0 {
-			return needs
-		}
-		return measured()
+	// perAcquire judges a count on 04's 10 × 50 row.
+	perAcquire := func(what string, bound float64, count func(Row) float64, met func(float64) bool) {
+		judge(what, bound, contended, []int{contended}, needsContention("04"), func() (float64, bool, string) {
+			v := count(rows[contended])
+			return v, met(v), fmt.Sprintf("%.2f at %s", v, at)
+		})
+	}
+	// ratio judges 04's throughput against another row of the same run.
+	ratio := func(what string, bound float64, ours, other int, needs string) {
+		judge(what, bound, ours, []int{ours, other}, needs, func() (float64, bool, string) {
+			a, b := rows[ours], rows[other]
+			v := a.AcquiresPerS / b.AcquiresPerS
+			return v, v >= bound, fmt.Sprintf("%s vs %s acq/s = %.2f×%s", rate(a.AcquiresPerS), rate(b.AcquiresPerS), v, passRatios(a, b))
+		})
 	}
 
-	// Requests and notifications per acquisition, on 04's 10 × 50 row.
-	{
-		t := Target{Target: "04: requests per contended acquire ≤ 5.0", Bound: 5}
-		var v float64
-		if contended >= 0 {
-			v = rows[contended].RequestsPerAcquire
-		}
-		add(t, contended, v, v <= t.Bound, orNeeds(contended, needsContention("04"), func() string {
-			return fmt.Sprintf("%.2f at %s", v, at)
-		}))
-	}
-	{
-		// One notification per release, never more. A release with nobody
-		// waiting (the last of a sample, and any while the queue is
-		// empty) wakes nobody, so a perfect lock measures a hair under 1:
-		// up to 1 % under is allowed, nothing over.
-		t := Target{Target: "04: watch notifications per release = 1.0", Bound: 1}
-		var v float64
-		if contended >= 0 {
-			v = rows[contended].NotificationsPerRelease
-		}
-		add(t, contended, v, v >= 0.99 && v < 1.005, orNeeds(contended, needsContention("04"), func() string {
-			return fmt.Sprintf("%.2f at %s", v, at)
-		}))
-	}
-	// Throughput against zk.Lock and the floor, same run.
-	ratio := func(what string, other int, bound float64, name string) {
-		t := Target{Target: what, Bound: bound}
-		row := contended
-		if other < 0 {
-			row = -1
-		}
-		var v float64
-		if row >= 0 {
-			v = rows[contended].AcquiresPerS / rows[other].AcquiresPerS
-		}
-		add(t, row, v, v >= bound, orNeeds(row, needsContention("04 and "+name), func() string {
-			return fmt.Sprintf("%.0f vs %.0f acq/s = %.2f×%s", rows[contended].AcquiresPerS, rows[other].AcquiresPerS, v,
-				passRatios(rows[contended], rows[other]))
-		}))
-	}
-	ratio(fmt.Sprintf("04: acquires/s ≥ 1.0× zk.Lock's (%s)", at), gozk, 1, "gozk")
-	ratio(fmt.Sprintf("04: acquires/s ≥ 0.9× the floor's (%s)", at), floorRow, 0.9, "floor")
-
-	// 200 goroutines on one session.
-	{
-		t := Target{Target: fmt.Sprintf("04: %d goroutines on one session ≥ 15× Curator's acquires/s (%d threads, one CuratorFramework)", targetSeed, targetSeed), Bound: 15}
-		row := seed
-		if curator < 0 {
-			row = -1
-		}
-		var v float64
-		if row >= 0 {
-			v = rows[seed].AcquiresPerS / rows[curator].AcquiresPerS
-		}
-		add(t, row, v, v >= t.Bound, orNeeds(row, needsSeed("04, curator and seed"), func() string {
-			return fmt.Sprintf("%.0f vs %.1f acq/s = %.1f×", rows[seed].AcquiresPerS, rows[curator].AcquiresPerS, v)
-		}))
-	}
-	{
-		t := Target{Target: fmt.Sprintf("04: %d goroutines on one session ≤ 5.5 packets per acquire", targetSeed), Bound: 5.5}
-		var v float64
-		source := "the server's count"
-		if seed >= 0 {
-			v = rows[seed].ServerPacketsPerAcquire
+	perAcquire("04: requests per contended acquire ≤ 5.0", 5,
+		func(r Row) float64 { return r.RequestsPerAcquire }, func(v float64) bool { return v <= 5 })
+	// One notification per release, never more. A release with nobody
+	// waiting (the last of a sample, and any while the queue is empty)
+	// wakes nobody, so a perfect lock measures a hair under 1: up to 1 %
+	// under is allowed, nothing over.
+	perAcquire("04: watch notifications per release = 1.0", 1,
+		func(r Row) float64 { return r.NotificationsPerRelease }, func(v float64) bool { return v >= 0.99 && v < 1.005 })
+	ratio(fmt.Sprintf("04: acquires/s ≥ 1.0× zk.Lock's (%s)", at), 1, contended, gozk, needsContention("04 and gozk"))
+	ratio(fmt.Sprintf("04: acquires/s ≥ 0.9× the floor's (%s)", at), 0.9, contended, floorRow, needsContention("04 and floor"))
+	ratio(fmt.Sprintf("04: %d goroutines on one session ≥ 15× Curator's acquires/s (%d threads, one CuratorFramework)", targetSeed, targetSeed),
+		15, seed, curator, needsSeed("04, curator and seed"))
+	judge(fmt.Sprintf("04: %d goroutines on one session ≤ 5.5 packets per acquire", targetSeed), 5.5, seed, []int{seed},
+		needsSeed("04 and seed"), func() (float64, bool, string) {
+			v, source := rows[seed].ServerPacketsPerAcquire, "the server's count"
 			if v < 0 { // mntr failed: the wire's count, which leaves out pings
 				v, source = rows[seed].RequestsPerAcquire, "the wire's count (no mntr)"
 			}
-		}
-		add(t, seed, v, v <= t.Bound, orNeeds(seed, needsSeed("04 and seed"), func() string {
-			return fmt.Sprintf("%.2f (%s)", v, source)
-		}))
-	}
+			return v, v <= 5.5, fmt.Sprintf("%.2f (%s)", v, source)
+		})
 
 	for _, t := range out {
 		if t.row >= 0 {
@@ -167,6 +124,15 @@ func targets(rows []Row) []Target {
 		}
 	}
 	return out
+}
+
+// rate prints acquisitions per second with the digits that matter:
+// "1025", "21.8".
+func rate(v float64) string {
+	if v < 100 {
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 0, 64)
 }
 
 // passRatios is " (by pass 0.91–1.10×)": the ratio of a's and b's
