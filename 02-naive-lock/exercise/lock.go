@@ -43,12 +43,12 @@ func (l *Lock) attempt(ctx context.Context) error {
 //
 //   - read the lock node (l.get()): its data and its Stat;
 //   - if it is gone (zk.ErrNoNode) or its data is not token, return
-//     ErrNotLocked: it is not ours, and somebody else's lock stays as it is;
+//     ErrNotHeld: it is not ours, and somebody else's lock stays as it is;
 //   - delete exactly the version you read (l.delete(stat.Version)); if that
 //     fails with zk.ErrNoNode or zk.ErrBadVersion, somebody changed it in
-//     between: ErrNotLocked.
+//     between: ErrNotHeld.
 //
 // Wrap any other error with %w.
 func (l *Lock) deleteIfOurs(token string) error {
-	panic("TODO(workshop): get the lock node, compare its data with our token, delete exactly that version (else ErrNotLocked) — step 4 of 02-naive-lock/README.md")
+	panic("TODO(workshop): get the lock node, compare its data with our token, delete exactly that version (else ErrNotHeld) — step 4 of 02-naive-lock/README.md")
 }

@@ -68,16 +68,16 @@ func (l *Lock) deleteIfOurs(token string) error {
 	data, stat, err := l.get()
 	switch {
 	case errors.Is(err, zk.ErrNoNode):
-		return ErrNotLocked
+		return ErrNotHeld
 	case err != nil:
 		return fmt.Errorf("naivelock: read lock node %s: %w", l.path, err)
 	case string(data) != token:
-		return ErrNotLocked
+		return ErrNotHeld
 	}
 	err = l.delete(stat.Version)
 	switch {
 	case errors.Is(err, zk.ErrNoNode), errors.Is(err, zk.ErrBadVersion):
-		return ErrNotLocked
+		return ErrNotHeld
 	case err != nil:
 		return fmt.Errorf("naivelock: delete lock node %s: %w", l.path, err)
 	}

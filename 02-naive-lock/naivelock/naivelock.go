@@ -34,8 +34,8 @@ import (
 )
 
 var (
-	// ErrNotLocked is returned by Unlock when this Lock does not hold the lock.
-	ErrNotLocked = errors.New("naivelock: not locked")
+	// ErrNotHeld is returned by Unlock when this Lock does not hold the lock.
+	ErrNotHeld = errors.New("naivelock: not held")
 	// ErrLocked is returned by TryLock when someone else holds the lock.
 	ErrLocked = errors.New("naivelock: locked by someone else")
 	// ErrAlreadyHeld is returned by Lock and TryLock on a Lock that already
@@ -131,10 +131,10 @@ func (l *Lock) createNode(ctx context.Context, token string) error {
 // Unlock deletes the lock node, but only if it is still ours: it reads the
 // node, compares the data with our token, and deletes that exact version of
 // the node. Anything else — we never locked, we already unlocked, our
-// ephemeral node went with our session — is ErrNotLocked.
+// ephemeral node went with our session — is ErrNotHeld.
 func (l *Lock) Unlock(ctx context.Context) error {
 	if l.token == "" {
-		return ErrNotLocked
+		return ErrNotHeld
 	}
 	token := l.token
 	// We forget the lock whatever happens next: if the delete fails, the

@@ -24,8 +24,8 @@ func impl(opts ...naivelock.Option) locktest.Impl {
 		New: func(conn *zk.Conn, path string) (locktest.Locker, error) {
 			return naivelock.New(conn, path, opts...)
 		},
-		ErrNotLocked: naivelock.ErrNotLocked,
-		ErrLocked:    naivelock.ErrLocked,
+		ErrNotHeld: naivelock.ErrNotHeld,
+		ErrLocked:  naivelock.ErrLocked,
 	}
 }
 
@@ -269,7 +269,7 @@ func ExampleLock() {
 	// Output:
 	// alice holds the lock
 	// bob tries: naivelock: locked by someone else
-	// bob unlocks: naivelock: not locked
+	// bob unlocks: naivelock: not held
 	// alice unlocks: <nil>
 	// bob tries again: <nil>
 	// bob unlocks: <nil>

@@ -27,8 +27,8 @@ import (
 )
 
 var (
-	// ErrNotLocked is returned by Unlock when this Lock does not hold the lock.
-	ErrNotLocked = errors.New("watchlock: not locked")
+	// ErrNotHeld is returned by Unlock when this Lock does not hold the lock.
+	ErrNotHeld = errors.New("watchlock: not held")
 	// ErrLocked is returned by TryLock when someone else holds the lock.
 	ErrLocked = errors.New("watchlock: locked by someone else")
 	// ErrAlreadyHeld is returned by Lock and TryLock on a Lock that already
@@ -158,7 +158,7 @@ func (l *Lock) existsW(ctx context.Context) (bool, <-chan zk.Event, error) {
 // same version). Deleting it is what fires every waiter's watch.
 func (l *Lock) Unlock(ctx context.Context) error {
 	if l.token == "" {
-		return ErrNotLocked
+		return ErrNotHeld
 	}
 	token := l.token
 	l.token = "" // forget it whatever happens: retrying would not help
@@ -183,17 +183,17 @@ func (l *Lock) deleteIfOurs(token string) error {
 	data, stat, err := l.conn.Get(l.path)
 	switch {
 	case errors.Is(err, zk.ErrNoNode):
-		return ErrNotLocked
+		return ErrNotHeld
 	case err != nil:
 		return fmt.Errorf("watchlock: read lock node %s: %w", l.path, err)
 	case string(data) != token:
-		return ErrNotLocked
+		return ErrNotHeld
 	}
 	l.obs.Emit(event.Event{Lock: l.path, Kind: event.Request, Op: "delete", Node: l.path})
 	err = l.conn.Delete(l.path, stat.Version)
 	switch {
 	case errors.Is(err, zk.ErrNoNode), errors.Is(err, zk.ErrBadVersion):
-		return ErrNotLocked
+		return ErrNotHeld
 	case err != nil:
 		return fmt.Errorf("watchlock: delete lock node %s: %w", l.path, err)
 	}

@@ -23,8 +23,8 @@ func TestConformance(t *testing.T) {
 		New: func(conn *zk.Conn, path string) (locktest.Locker, error) {
 			return watchlock.New(conn, path)
 		},
-		ErrNotLocked: watchlock.ErrNotLocked,
-		ErrLocked:    watchlock.ErrLocked,
+		ErrNotHeld: watchlock.ErrNotHeld,
+		ErrLocked:  watchlock.ErrLocked,
 	})
 }
 

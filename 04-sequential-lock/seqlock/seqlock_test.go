@@ -56,8 +56,8 @@ func TestConformance(t *testing.T) {
 		New: func(conn *zk.Conn, path string) (locktest.Locker, error) {
 			return seqlock.New(conn, path)
 		},
-		ErrNotLocked: seqlock.ErrNotHeld,
-		ErrLocked:    seqlock.ErrLocked,
+		ErrNotHeld: seqlock.ErrNotHeld,
+		ErrLocked:  seqlock.ErrLocked,
 	})
 }
 

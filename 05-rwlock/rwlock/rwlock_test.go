@@ -33,8 +33,8 @@ func TestWriteSideConformance(t *testing.T) {
 			}
 			return m.Write(), nil
 		},
-		ErrNotLocked: rwlock.ErrNotHeld,
-		ErrLocked:    rwlock.ErrLocked,
+		ErrNotHeld: rwlock.ErrNotHeld,
+		ErrLocked:  rwlock.ErrLocked,
 	})
 }
 
@@ -48,7 +48,7 @@ func TestReadSideBadInput(t *testing.T) {
 			}
 			return m.Read(), nil
 		},
-		ErrNotLocked: rwlock.ErrNotHeld,
+		ErrNotHeld: rwlock.ErrNotHeld,
 	})
 }
 

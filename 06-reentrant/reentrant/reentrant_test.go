@@ -35,8 +35,8 @@ func TestConformance(t *testing.T) {
 		New: func(conn *zk.Conn, path string) (locktest.Locker, error) {
 			return reentrant.New(conn, path)
 		},
-		ErrNotLocked: reentrant.ErrNotHeld,
-		ErrLocked:    reentrant.ErrLocked,
+		ErrNotHeld: reentrant.ErrNotHeld,
+		ErrLocked:  reentrant.ErrLocked,
 	})
 }
 

@@ -47,7 +47,7 @@ func TestElectionPassesTheLockConformanceSuite(t *testing.T) {
 			}
 			return asLock{e}, nil
 		},
-		ErrNotLocked: leader.ErrNotHeld,
+		ErrNotHeld: leader.ErrNotHeld,
 	})
 }
 

@@ -66,8 +66,8 @@ func TestASemaphoreOfOneLeasePassesTheLockConformanceSuite(t *testing.T) {
 			s, err := semaphore.New(conn, path, 1)
 			return &mutex{s: s}, err
 		},
-		ErrNotLocked: semaphore.ErrNotHeld,
-		ErrLocked:    semaphore.ErrLocked,
+		ErrNotHeld: semaphore.ErrNotHeld,
+		ErrLocked:  semaphore.ErrLocked,
 	})
 }
 

@@ -9,7 +9,7 @@
 // nothing left behind in ZooKeeper.
 //
 //	func TestConformance(t *testing.T) {
-//		locktest.Run(t, locktest.Impl{New: …, ErrNotLocked: mylock.ErrNotLocked})
+//		locktest.Run(t, locktest.Impl{New: …, ErrNotHeld: mylock.ErrNotHeld})
 //	}
 package locktest
 
@@ -49,8 +49,8 @@ type Impl struct {
 	// New returns a lock on path over conn. It may reject bad input itself
 	// or leave that to Lock; either way it must be an error, not a panic.
 	New func(conn *zk.Conn, path string) (Locker, error)
-	// ErrNotLocked is what Unlock returns for a lock this object does not hold.
-	ErrNotLocked error
+	// ErrNotHeld is what Unlock returns for a lock this object does not hold.
+	ErrNotHeld error
 	// ErrLocked is what TryLock returns when someone else holds the lock
 	// (only for TryLockers).
 	ErrLocked error
@@ -78,8 +78,8 @@ func (impl Impl) sizes() (int, int) {
 func Run(t *testing.T, impl Impl) {
 	t.Run("contenders never hold the lock at once and no update is lost", func(t *testing.T) { exclusion(t, impl) })
 	t.Run("a lock can be taken and released many times on one session", func(t *testing.T) { reuse(t, impl) })
-	t.Run("unlocking a lock never locked returns ErrNotLocked", func(t *testing.T) { unlockUnheld(t, impl) })
-	t.Run("unlocking twice returns ErrNotLocked the second time", func(t *testing.T) { doubleUnlock(t, impl) })
+	t.Run("unlocking a lock never locked returns ErrNotHeld", func(t *testing.T) { unlockUnheld(t, impl) })
+	t.Run("unlocking twice returns ErrNotHeld the second time", func(t *testing.T) { doubleUnlock(t, impl) })
 	t.Run("another lock object cannot unlock the holder's lock", func(t *testing.T) { foreignUnlock(t, impl) })
 	t.Run("a Lock whose context expires while waiting returns the context's error and leaves nothing", func(t *testing.T) { deadline(t, impl) })
 	t.Run("a Lock whose context is cancelled while waiting returns promptly", func(t *testing.T) { cancelled(t, impl) })
@@ -208,8 +208,8 @@ func unlockUnheld(t *testing.T, impl Impl) {
 	root := zktest.Root(t)
 	conn := zktest.Connect(t)
 	l := newLock(t, impl, conn, root+"/lock")
-	if err := l.Unlock(zktest.Context(t)); !errors.Is(err, impl.ErrNotLocked) {
-		t.Fatalf("Unlock = %v, want %v", err, impl.ErrNotLocked)
+	if err := l.Unlock(zktest.Context(t)); !errors.Is(err, impl.ErrNotHeld) {
+		t.Fatalf("Unlock = %v, want %v", err, impl.ErrNotHeld)
 	}
 	AssertClean(t, conn, root, root+"/lock")
 }
@@ -225,8 +225,8 @@ func doubleUnlock(t *testing.T, impl Impl) {
 	if err := l.Unlock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.Unlock(ctx); !errors.Is(err, impl.ErrNotLocked) {
-		t.Fatalf("second Unlock = %v, want %v", err, impl.ErrNotLocked)
+	if err := l.Unlock(ctx); !errors.Is(err, impl.ErrNotHeld) {
+		t.Fatalf("second Unlock = %v, want %v", err, impl.ErrNotHeld)
 	}
 	AssertClean(t, conn, root, root+"/lock")
 }
@@ -273,8 +273,8 @@ func await(t *testing.T, done <-chan error, what string) error {
 
 func foreignUnlock(t *testing.T, impl Impl) {
 	h := holdOne(t, impl)
-	if err := h.other.Unlock(h.ctx); !errors.Is(err, impl.ErrNotLocked) {
-		t.Fatalf("other.Unlock = %v, want %v", err, impl.ErrNotLocked)
+	if err := h.other.Unlock(h.ctx); !errors.Is(err, impl.ErrNotHeld) {
+		t.Fatalf("other.Unlock = %v, want %v", err, impl.ErrNotHeld)
 	}
 	// The holder must still hold: another contender cannot get in.
 	short, cancel := context.WithTimeout(h.ctx, 300*time.Millisecond)
