@@ -13,115 +13,60 @@ package watchlock
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
 	"fmt"
-	"path"
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/lockstep-zk/lockstep/02-naive-lock/naivelock"
 	"github.com/lockstep-zk/lockstep/event"
-	"github.com/lockstep-zk/lockstep/internal/zkpath"
-	"github.com/lockstep-zk/lockstep/internal/zksession"
 )
 
+// Chapter 02's errors: this lock is chapter 02's, and a caller can test
+// errors.Is(err, naivelock.ErrLocked) or watchlock.ErrLocked alike.
 var (
 	// ErrNotHeld is returned by Unlock when this Lock does not hold the lock.
-	ErrNotHeld = errors.New("watchlock: not held")
+	ErrNotHeld = naivelock.ErrNotHeld
 	// ErrLocked is returned by TryLock when someone else holds the lock.
-	ErrLocked = errors.New("watchlock: locked by someone else")
+	ErrLocked = naivelock.ErrLocked
 	// ErrAlreadyHeld is returned by Lock and TryLock on a Lock that already
-	// holds the lock: it is not reentrant (chapter 06 is), and waiting for
-	// ourselves would wait for ever.
-	ErrAlreadyHeld = errors.New("watchlock: already held by this Lock")
+	// holds the lock: it is not reentrant (chapter 06 is).
+	ErrAlreadyHeld = naivelock.ErrAlreadyHeld
 	// ErrNilConn is returned by New for a nil connection.
-	ErrNilConn = errors.New("watchlock: nil *zk.Conn")
+	ErrNilConn = naivelock.ErrNilConn
 )
 
-// Lock is a lock on one znode path. Each contender makes its own Lock (one
-// goroutine at a time uses it), usually each with its own ZooKeeper session.
+// Lock is chapter 02's lock with a different wait. TryLock (steps 1–2:
+// create the ephemeral lock node with a random token) and Unlock (step 6:
+// compare the token, delete that version) are chapter 02's, promoted from
+// the embedded *naivelock.Lock; Lock, in lock.go, is this chapter's lesson.
+// Each contender makes its own Lock (one goroutine at a time uses it),
+// usually each with its own ZooKeeper session.
 type Lock struct {
+	*chapter02
 	conn *zk.Conn
 	path string
 	obs  event.Observer
-
-	// token is what we wrote into the lock node: it proves the node is ours
-	// when we unlock. Empty when we do not hold the lock.
-	token string
 }
+
+// chapter02 names the embedded lock (a field named Lock would clash with
+// the method).
+type chapter02 = naivelock.Lock
 
 // New returns a lock on path. Nothing is sent to ZooKeeper until Lock.
 func New(conn *zk.Conn, path string, opts ...Option) (*Lock, error) {
-	if conn == nil {
-		return nil, ErrNilConn
-	}
-	if err := zkpath.Validate(path); err != nil {
-		return nil, fmt.Errorf("watchlock: %w", err)
-	}
 	l := &Lock{conn: conn, path: path}
 	for _, o := range opts {
 		o(l)
 	}
+	// Chapter 02's lock checks conn and path, with its defaults: an
+	// ephemeral node. Its retry interval is never used: Lock below waits on
+	// a watch instead of sleeping.
+	inner, err := naivelock.New(conn, path, naivelock.WithObserver(l.obs))
+	if err != nil {
+		return nil, err
+	}
+	l.chapter02 = inner
 	return l, nil
-}
-
-// TryLock makes one attempt: it creates the lock node and returns nil if
-// that worked, or ErrLocked if somebody else holds the lock.
-func (l *Lock) TryLock(ctx context.Context) error {
-	if l.token != "" {
-		return ErrAlreadyHeld
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	// A fresh random token per attempt: it goes into the node as its data,
-	// so Unlock can tell our node from one somebody else created later.
-	token := newToken()
-	err := l.create(ctx, token)
-	if errors.Is(err, zk.ErrNoNode) {
-		// The parent of the lock path is missing: make it, then try again.
-		if err = l.createParents(); err == nil {
-			err = l.create(ctx, token)
-		}
-	}
-	switch {
-	case err == nil:
-		l.token = token
-		l.obs.Emit(event.Event{Lock: l.path, Kind: event.Acquired, Node: l.path})
-		return nil
-	case errors.Is(err, zk.ErrNodeExists):
-		return ErrLocked
-	case ctx.Err() != nil:
-		return err
-	default:
-		return fmt.Errorf("watchlock: create lock node %s: %w", l.path, zksession.Explain(l.conn, err))
-	}
-}
-
-// create sends one create of the ephemeral lock node with our token as its
-// data. go-zookeeper's calls take no context, so the create runs in a
-// goroutine and we stop waiting when ctx ends; if the create still
-// succeeds after that, the goroutine deletes the node again, so a Lock we
-// gave up on never holds the lock behind our back.
-func (l *Lock) create(ctx context.Context, token string) error {
-	l.obs.Emit(event.Event{Lock: l.path, Kind: event.Request, Op: "create", Node: l.path})
-	done := make(chan error, 1)
-	go func() {
-		_, err := l.conn.Create(l.path, []byte(token), zk.FlagEphemeral, zksession.ACL(l.conn))
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		go func() {
-			if err := <-done; err == nil {
-				l.deleteIfOurs(token)
-			}
-		}()
-		return ctx.Err()
-	}
 }
 
 // existsW asks whether the lock node exists and sets a watch on it, in one
@@ -154,76 +99,8 @@ func (l *Lock) existsW(ctx context.Context) (bool, <-chan zk.Event, error) {
 	}
 }
 
-// Unlock deletes the lock node, but only if it is still ours (same token,
-// same version). Deleting it is what fires every waiter's watch.
-func (l *Lock) Unlock(ctx context.Context) error {
-	if l.token == "" {
-		return ErrNotHeld
-	}
-	token := l.token
-	l.token = "" // forget it whatever happens: retrying would not help
-	done := make(chan error, 1)
-	go func() { done <- l.deleteIfOurs(token) }()
-	select {
-	case err := <-done:
-		if err != nil {
-			return err
-		}
-	case <-ctx.Done():
-		return fmt.Errorf("watchlock: unlock %s: %w", l.path, ctx.Err())
-	}
-	l.obs.Emit(event.Event{Lock: l.path, Kind: event.Released, Node: l.path})
-	return nil
-}
-
-// deleteIfOurs is the compare-and-delete of chapter 02: get the node, check
-// the token, delete exactly the version we read.
-func (l *Lock) deleteIfOurs(token string) error {
-	l.obs.Emit(event.Event{Lock: l.path, Kind: event.Request, Op: "get", Node: l.path})
-	data, stat, err := l.conn.Get(l.path)
-	switch {
-	case errors.Is(err, zk.ErrNoNode):
-		return ErrNotHeld
-	case err != nil:
-		return fmt.Errorf("watchlock: read lock node %s: %w", l.path, err)
-	case string(data) != token:
-		return ErrNotHeld
-	}
-	l.obs.Emit(event.Event{Lock: l.path, Kind: event.Request, Op: "delete", Node: l.path})
-	err = l.conn.Delete(l.path, stat.Version)
-	switch {
-	case errors.Is(err, zk.ErrNoNode), errors.Is(err, zk.ErrBadVersion):
-		return ErrNotHeld
-	case err != nil:
-		return fmt.Errorf("watchlock: delete lock node %s: %w", l.path, err)
-	}
-	return nil
-}
-
 // waiting and notified report those moments to the observer.
 func (l *Lock) waiting() { l.obs.Emit(event.Event{Lock: l.path, Kind: event.Waiting, Node: l.path}) }
 func (l *Lock) notified(ev zk.Event) {
 	l.obs.Emit(event.Event{Lock: l.path, Kind: event.Notified, Node: l.path, Detail: ev.Type.String()})
-}
-
-// createParents makes the lock path's missing ancestors, as persistent nodes.
-func (l *Lock) createParents() error {
-	var missing []string
-	for p := path.Dir(l.path); p != "/"; p = path.Dir(p) {
-		missing = append([]string{p}, missing...)
-	}
-	for _, p := range missing {
-		l.obs.Emit(event.Event{Lock: l.path, Kind: event.Request, Op: "create", Node: p})
-		_, err := l.conn.Create(p, nil, zk.FlagPersistent, zksession.ACL(l.conn))
-		if err != nil && !errors.Is(err, zk.ErrNodeExists) {
-			return fmt.Errorf("watchlock: create parent %s: %w", p, zksession.Explain(l.conn, err))
-		}
-	}
-	return nil
-}
-
-func newToken() string {
-	b := make([]byte, 16)
-	rand.Read(b)
-	return hex.EncodeToString(b)
 }
