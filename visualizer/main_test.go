@@ -412,7 +412,7 @@ func (s *stub) Unlock(context.Context) error { return nil }
 
 func TestBadOptionsFailBeforeConnecting(t *testing.T) {
 	all := scenes(false)
-	for _, o := range []tui.Options{{Chapter: "09"}, {Workers: -1}, {Width: 10, Frames: 1}, {Script: "k"}, {Base: "relative"},
+	for _, o := range []tui.Options{{Chapter: "99"}, {Workers: -1}, {Width: 10, Frames: 1}, {Script: "k"}, {Base: "relative"},
 		{Scenes: append(all, all[0])}, {Scenes: []scene.Scene{{Key: "4", Name: "04-x"}}}} {
 		if o.Scenes == nil {
 			o.Scenes = all

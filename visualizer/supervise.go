@@ -78,24 +78,11 @@ func supervise(serversFlag, base string, scenes []scene.Scene, interactive bool)
 	var stderr bytes.Buffer
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, &stderr
 	saved := terminalState()
-	if err := cmd.Start(); err != nil {
+	code, err := demo.RunChild(cmd) // passes on the signals sent to us alone
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "visualizer: start the view:", err)
 		return 1
 	}
-	exited := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case s := <-sigs:
-				cmd.Process.Signal(s)
-			case <-exited:
-				return
-			}
-		}
-	}()
-	err = cmd.Wait()
-	close(exited)
-	code := exitCodeOf(err)
 
 	out := stderr.String()
 	// A panic or a fatal error of the Go runtime: a stack on stderr, exit 2.
@@ -117,22 +104,6 @@ func supervise(serversFlag, base string, scenes []scene.Scene, interactive bool)
 	}
 	os.Stderr.WriteString(out)
 	return code
-}
-
-// exitCodeOf is the child's exit code, 128+n if signal n killed it.
-func exitCodeOf(err error) int {
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-		return 0
-	case !errors.As(err, &exit):
-		fmt.Fprintln(os.Stderr, "visualizer:", err)
-		return 1
-	}
-	if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return exit.ExitCode()
 }
 
 // terminalState is `stty -g` of our terminal, "" if stdin is none.

@@ -97,7 +97,14 @@ func TestLeases(t *testing.T) {
 							break
 						}
 					}
-					time.Sleep(20 * time.Millisecond)
+					// Hold until n are inside together (once), so that "n are
+					// reached" does not depend on how the machine schedules
+					// us: a semaphore that lets fewer than n in keeps every
+					// holder here until the deadline, and the test fails.
+					for deadline := time.Now().Add(10 * time.Second); maxSeen.Load() < n && time.Now().Before(deadline); {
+						time.Sleep(5 * time.Millisecond)
+					}
+					time.Sleep(5 * time.Millisecond)
 					inside.Add(-1)
 					if err := l.Release(ctx); err != nil {
 						errs <- err
