@@ -285,11 +285,11 @@ func plural(n int, what string) string {
 // and returns its value.
 func ensureCounter(conn *zk.Conn, counter string) (int, error) {
 	if err := createParents(conn, counter); err != nil {
-		return 0, fmt.Errorf("create the parents of counter %s: %w", counter, err)
+		return 0, fmt.Errorf("create the parents of counter %s: %w", counter, zksession.Explain(conn, err))
 	}
 	_, err := conn.Create(counter, []byte("0"), 0, zksession.ACL(conn))
 	if err != nil && !errors.Is(err, zk.ErrNodeExists) {
-		return 0, fmt.Errorf("create counter %s: %w", counter, err)
+		return 0, fmt.Errorf("create counter %s: %w", counter, zksession.Explain(conn, err))
 	}
 	return contend.ReadCounter(conn, counter)
 }

@@ -309,7 +309,7 @@ func createAll(conn *zk.Conn, p string) error {
 			return nil
 		}
 		if !errors.Is(err, zk.ErrNoNode) {
-			return fmt.Errorf("create %s: %w", p, err)
+			return fmt.Errorf("create %s: %w", p, zksession.Explain(conn, err))
 		}
 	}
 	return fmt.Errorf("create %s: its parent keeps disappearing", p)

@@ -50,7 +50,7 @@ type ShopResult struct{ Stock, Sold, Oversold int }
 func (ch Chapter) shop(ctx context.Context, env *Env, cfg Config, s shop) (ShopResult, error) {
 	stock := env.Root + "/stock"
 	if _, err := env.Admin.Create(stock, []byte(strconv.Itoa(s.stock)), 0, zksession.ACL(env.Admin)); err != nil {
-		return ShopResult{}, fmt.Errorf("create the stock %s: %w", stock, err)
+		return ShopResult{}, fmt.Errorf("create the stock %s: %w", stock, zksession.Explain(env.Admin, err))
 	}
 	defer env.Admin.Delete(stock, -1)
 	conn, err := env.Dial(ctx) // one session for every buyer
