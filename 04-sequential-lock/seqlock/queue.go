@@ -123,7 +123,7 @@ func (q *Queue) list(ctx context.Context, session int64) ([]Node, int64, error) 
 		return nil, 0, nil // the directory itself is gone, so is our node
 	}
 	if err != nil {
-		return nil, 0, fmt.Errorf("seqlock: list %s: %w", q.dir, err)
+		return nil, 0, fmt.Errorf("seqlock: list %s: %w", q.dir, zksession.Explain(q.conn, err))
 	}
 	return q.sorted(names), stat.Pzxid, nil
 }
@@ -173,7 +173,7 @@ func (q *Queue) join(ctx context.Context) (node string, session int64, err error
 			}
 		case errors.Is(err, zk.ErrSessionExpired):
 		default:
-			return "", 0, fmt.Errorf("seqlock: create %s: %w", prefix, err)
+			return "", 0, fmt.Errorf("seqlock: create %s: %w", prefix, zksession.Explain(q.conn, err))
 		}
 	}
 	return "", 0, fmt.Errorf("seqlock: create %s: gave up: %w", prefix, err)
@@ -334,7 +334,7 @@ func (q *Queue) createDir(ctx context.Context) error {
 			// The reply was lost; creating a directory again is harmless
 			// (ErrNodeExists counts as done), so send it again.
 		default:
-			return fmt.Errorf("seqlock: create lock directory %s: %w", p, err)
+			return fmt.Errorf("seqlock: create lock directory %s: %w", p, zksession.Explain(q.conn, err))
 		}
 	}
 }
