@@ -9,10 +9,6 @@ package semaphore
 
 import (
 	"context"
-	"fmt"
-	"strings"
-
-	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/event"
@@ -37,8 +33,8 @@ func (s *Semaphore) TryAcquire(ctx context.Context) (*Lease, error) { return s.a
 
 // acquire is the recipe of the package comment:
 //
-//  1. take the gate: a chapter 04 mutex on s.dir (seqlock.New(s.conn,
-//     s.dir, s.gate...)); Lock if wait, else TryLock; Unlock it when done;
+//  1. take the gate: a chapter 04 mutex on s.gateDir() (seqlock.New(s.conn,
+//     s.gateDir(), s.gate...)); Lock if wait, else TryLock; Unlock it when done;
 //  2. under the gate, s.count(ctx) the leases; while s.n are out, wait for
 //     the children watch count returns (or ctx), then count again — with
 //     wait false, return ErrLocked instead;
@@ -47,37 +43,6 @@ func (s *Semaphore) TryAcquire(ctx context.Context) (*Lease, error) { return s.a
 //     and if s.opts.revocable call l.watchRevocation(s);
 //  4. let go of the gate (a deferred Unlock does it).
 func (s *Semaphore) acquire(ctx context.Context, wait bool) (*Lease, error) {
-	_ = event.Waiting // report waits with s.emit(event.Waiting, "", s.dir, "…") if you like
+	_ = event.Waiting // report waits with s.emit(event.Waiting, "", s.leaseDir(), "…") if you like
 	panic("TODO(workshop): the gate (step 1), the wait for a free lease (step 2), the lease (step 3)")
-}
-
-// count lists dir with a children watch, which fires at the next node
-// created or deleted there, and counts the leases. The gate holder owns a
-// gate node in dir, so dir exists.
-func (s *Semaphore) count(ctx context.Context) (int, <-chan zk.Event, error) {
-	if err := ctx.Err(); err != nil {
-		return 0, nil, err
-	}
-	s.emit(event.Request, "children", s.dir, "")
-	names, _, changed, err := s.conn.ChildrenW(s.dir)
-	if err != nil {
-		return 0, nil, fmt.Errorf("semaphore: list %s: %w", s.dir, err)
-	}
-	s.emit(event.WatchSet, "children", s.dir, "")
-	out := 0
-	for _, name := range names {
-		if isLease(name) {
-			out++
-		}
-	}
-	return out, changed, nil
-}
-
-// leaseName is what lease nodes are called, beside the gate's "lock-".
-const leaseName = "lease-"
-
-func isLease(name string) bool {
-	const digits = 10
-	n := len(name) - digits
-	return n > 0 && strings.HasSuffix(name[:n], leaseName) && strings.TrimLeft(name[n:], "0123456789") == ""
 }

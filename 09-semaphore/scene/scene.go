@@ -24,6 +24,7 @@ func New() scene.Scene {
 		Title: "counting semaphore: 2 leases (L); the gate (G) lets one waiter count",
 		Look:  "two L holders at most; only the gate's holder watches the leases",
 		Words: scene.Words{Holds: "LEASE", Holding: "leased"},
+		Dirs:  []string{"leases", "locks"},
 		NewWorker: func(w scene.Worker) (scene.Part, error) {
 			s, err := semaphore.New(w.Conn, w.Path, Leases, semaphore.WithObserver(gateAsInfo(w.Observer)),
 				semaphore.WithData([]byte(w.Name)))

@@ -3,9 +3,6 @@ package semaphore
 import (
 	"context"
 	"fmt"
-	"strings"
-
-	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/event"
@@ -38,7 +35,7 @@ func (s *Semaphore) TryAcquire(ctx context.Context) (*Lease, error) { return s.a
 func (s *Semaphore) acquire(ctx context.Context, wait bool) (*Lease, error) {
 	// Step 1: the gate. One mutex per acquisition: goroutines sharing the
 	// Semaphore queue at the gate like separate clients.
-	gate, err := seqlock.New(s.conn, s.dir, s.gate...)
+	gate, err := seqlock.New(s.conn, s.gateDir(), s.gate...)
 	if err != nil {
 		return nil, err
 	}
@@ -63,12 +60,12 @@ func (s *Semaphore) acquire(ctx context.Context, wait bool) (*Lease, error) {
 		if !wait {
 			return nil, ErrLocked
 		}
-		s.emit(event.Waiting, "", s.dir, fmt.Sprintf("%d of %d leases out", out, s.n))
+		s.emit(event.Waiting, "", s.leaseDir(), fmt.Sprintf("%d of %d leases out", out, s.n))
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case ev := <-changed:
-			s.emit(event.Notified, "", s.dir, ev.Type.String())
+			s.emit(event.Notified, "", s.leaseDir(), ev.Type.String())
 		}
 	}
 
@@ -83,35 +80,4 @@ func (s *Semaphore) acquire(ctx context.Context, wait bool) (*Lease, error) {
 		l.watchRevocation(s)
 	}
 	return l, nil
-}
-
-// count lists dir with a children watch, which fires at the next node
-// created or deleted there, and counts the leases. The gate holder owns a
-// gate node in dir, so dir exists.
-func (s *Semaphore) count(ctx context.Context) (int, <-chan zk.Event, error) {
-	if err := ctx.Err(); err != nil {
-		return 0, nil, err
-	}
-	s.emit(event.Request, "children", s.dir, "")
-	names, _, changed, err := s.conn.ChildrenW(s.dir)
-	if err != nil {
-		return 0, nil, fmt.Errorf("semaphore: list %s: %w", s.dir, err)
-	}
-	s.emit(event.WatchSet, "children", s.dir, "")
-	out := 0
-	for _, name := range names {
-		if isLease(name) {
-			out++
-		}
-	}
-	return out, changed, nil
-}
-
-// leaseName is what lease nodes are called, beside the gate's "lock-".
-const leaseName = "lease-"
-
-func isLease(name string) bool {
-	const digits = 10
-	n := len(name) - digits
-	return n > 0 && strings.HasSuffix(name[:n], leaseName) && strings.TrimLeft(name[n:], "0123456789") == ""
 }

@@ -8,17 +8,19 @@
 //	select { case <-lease.Lost(): …; case <-lease.Revoked(): … }
 //
 // It is chapter 04's queue core used twice, the way Curator's
-// InterProcessSemaphoreV2 and kazoo's Semaphore are built:
+// InterProcessSemaphoreV2 and kazoo's Semaphore are built, in two
+// subdirectories of dir named as Curator names them, so a Java client can
+// share the semaphore:
 //
-//  1. Take the gate: a chapter 04 mutex on dir (its nodes are named
+//  1. Take the gate: a chapter 04 mutex on dir/locks (its nodes are named
 //     …-lock-<seq>). Waiters queue there, each watching only its
 //     predecessor, so nobody herds.
-//  2. The gate holder lists dir with a children watch and counts the
-//     leases (…-lease-<seq>). While n are out, it waits for that watch:
-//     one waiter, woken by any change (a release, or someone joining the
-//     gate queue: then it counts again).
+//  2. The gate holder lists dir/leases with a children watch and counts the
+//     leases. While n are out, it waits for that watch: one waiter, woken
+//     only when a lease comes or goes.
 //  3. With fewer than n out, it creates its lease: an ephemeral-sequential
-//     node …-lease-<seq> in dir (the core's Acquire with the rule Leases(n)).
+//     node …-lease-<seq> in dir/leases (the core's Acquire with the rule
+//     Leases(n)).
 //  4. It lets go of the gate; the next in line takes it.
 //  5. Release deletes the lease, which wakes whoever holds the gate.
 //
@@ -34,7 +36,9 @@ package semaphore
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/go-zookeeper/zk"
 
@@ -55,7 +59,7 @@ var (
 // It may be shared by goroutines: each Acquire returns its own Lease.
 type Semaphore struct {
 	conn   *zk.Conn
-	dir    string
+	dir    string // the semaphore: gateDir and leaseDir are in it
 	n      int
 	opts   options
 	gate   []seqlock.Option // for each acquisition's gate mutex
@@ -79,7 +83,7 @@ func New(conn *zk.Conn, dir string, n int, opts ...Option) (*Semaphore, error) {
 		o(&s.opts)
 	}
 	s.gate = s.opts.core
-	leases, err := seqlock.NewQueue(conn, dir, leaseName, Leases(n), s.opts.core...)
+	leases, err := seqlock.NewQueue(conn, s.leaseDir(), leaseName, Leases(n), s.opts.core...)
 	if err != nil {
 		return nil, err
 	}
@@ -87,10 +91,17 @@ func New(conn *zk.Conn, dir string, n int, opts ...Option) (*Semaphore, error) {
 	return s, nil
 }
 
+// gateDir and leaseDir are Curator's: path/locks and path/leases.
+func (s *Semaphore) gateDir() string  { return s.dir + "/locks" }
+func (s *Semaphore) leaseDir() string { return s.dir + "/leases" }
+
 // Holders returns the full paths of the leases out now, oldest first: whom
 // Revoke can ask.
 func (s *Semaphore) Holders(ctx context.Context) ([]string, error) {
-	ps, err := seqlock.Participants(s.conn, s.dir)
+	ps, err := seqlock.Participants(s.conn, s.leaseDir())
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil, ctx.Err() // no lease was ever taken, or the directory was reaped
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -105,4 +116,39 @@ func (s *Semaphore) Holders(ctx context.Context) ([]string, error) {
 
 func (s *Semaphore) emit(kind event.Kind, op, node, detail string) {
 	s.opts.observer.Emit(event.Event{Lock: s.dir, Kind: kind, Op: op, Node: node, Detail: detail})
+}
+
+// count lists the lease directory with a children watch, which fires at
+// the next lease created or deleted, and counts the leases. No directory
+// yet: no lease is out (and no watch is needed, we do not wait).
+func (s *Semaphore) count(ctx context.Context) (int, <-chan zk.Event, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, nil, err
+	}
+	dir := s.leaseDir()
+	s.emit(event.Request, "children", dir, "")
+	names, _, changed, err := s.conn.ChildrenW(dir)
+	if errors.Is(err, zk.ErrNoNode) {
+		return 0, nil, nil
+	}
+	if err != nil {
+		return 0, nil, fmt.Errorf("semaphore: list %s: %w", dir, err)
+	}
+	s.emit(event.WatchSet, "children", dir, "")
+	out := 0
+	for _, name := range names {
+		if isLease(name) {
+			out++
+		}
+	}
+	return out, changed, nil
+}
+
+// leaseName is what lease nodes are called (Curator's "lease-").
+const leaseName = "lease-"
+
+func isLease(name string) bool {
+	const digits = 10
+	n := len(name) - digits
+	return n > 0 && strings.HasSuffix(name[:n], leaseName) && strings.TrimLeft(name[n:], "0123456789") == ""
 }

@@ -155,6 +155,71 @@ func TestLeases(t *testing.T) {
 		locktest.AssertClean(t, admin, root, dir)
 	})
 
+	t.Run("the gate's holder is woken by a lease going, not by clients joining the gate", func(t *testing.T) {
+		dir := zktest.Root(t) + "/sem"
+		ctx := zktest.Context(t)
+		lease, err := newSemaphore(t, zktest.Connect(t), dir, 1).Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The waiter takes the gate and waits for the one lease.
+		var woken atomic.Int64
+		waiting := make(chan struct{}, 1)
+		obs := event.Observer(func(e event.Event) {
+			switch {
+			case e.Kind == event.Waiting && strings.HasSuffix(e.Node, "/leases"):
+				select {
+				case waiting <- struct{}{}:
+				default:
+				}
+			case e.Kind == event.Notified && strings.HasSuffix(e.Node, "/leases"):
+				woken.Add(1)
+			}
+		})
+		wconn := zktest.Connect(t)
+		got := make(chan error, 1)
+		go func() {
+			l, err := newSemaphore(t, wconn, dir, 1, semaphore.WithObserver(obs)).Acquire(ctx)
+			if err == nil {
+				err = l.Release(ctx)
+			}
+			got <- err
+		}()
+		<-waiting
+		// Three more clients queue at the gate behind it.
+		joinCtx, cancelJoins := context.WithCancel(ctx)
+		var joins sync.WaitGroup
+		for range 3 {
+			joins.Add(1)
+			go func() {
+				defer joins.Done()
+				newSemaphore(t, zktest.Connect(t), dir, 1).Acquire(joinCtx)
+			}()
+		}
+		waitNodes(t, wconn, dir+"/locks", 4)
+		// Any notification their creates caused reached the waiter's session
+		// before the answer to a sync sent after them; give its goroutine a
+		// moment to count it.
+		if _, err := wconn.Sync(dir + "/locks"); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(200 * time.Millisecond)
+		if n := woken.Load(); n != 0 {
+			t.Fatalf("the gate's holder was woken %d times by clients joining the gate, want 0", n)
+		}
+		cancelJoins()
+		joins.Wait()
+		if err := lease.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-got; err != nil {
+			t.Fatal(err)
+		}
+		if n := woken.Load(); n != 1 {
+			t.Errorf("the gate's holder was woken %d times, want once: by the lease that went", n)
+		}
+	})
+
 	t.Run("a killed holder's lease comes back to the waiters", func(t *testing.T) {
 		dir := zktest.Root(t) + "/sem"
 		ctx := zktest.Context(t)
@@ -353,7 +418,7 @@ func TestNew(t *testing.T) {
 
 func leaseCount(t testing.TB, conn *zk.Conn, dir string) int {
 	t.Helper()
-	names, _, err := conn.Children(dir)
+	names, _, err := conn.Children(dir + "/leases")
 	if err != nil {
 		t.Fatalf("list %s: %v", dir, err)
 	}
@@ -371,5 +436,14 @@ func waitLeases(t testing.TB, conn *zk.Conn, dir string, n int) {
 	zktest.Eventually(t, zktest.Patience, fmt.Sprintf("%s never had %d nodes", dir, n), func() bool {
 		ps, err := seqlock.Participants(conn, dir)
 		return err == nil && len(ps) == n
+	})
+}
+
+// waitNodes waits until dir has n children.
+func waitNodes(t testing.TB, conn *zk.Conn, dir string, n int) {
+	t.Helper()
+	zktest.Eventually(t, zktest.Patience, fmt.Sprintf("%s never had %d nodes", dir, n), func() bool {
+		names, _, err := conn.Children(dir)
+		return err == nil && len(names) == n
 	})
 }

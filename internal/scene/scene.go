@@ -37,6 +37,10 @@ type Scene struct {
 	Single bool
 	// Leaf is the last element of the lock path; default "lock".
 	Leaf string
+	// Dirs: the queue panel shows the children of these subdirectories of
+	// the lock path together, in this order (09: "leases", "locks"); none:
+	// the children of the lock path itself.
+	Dirs []string
 	// Watch: there is no lock, only watches (01). Nobody competes, so no
 	// notification is a wasted wake-up and nobody is marked as holding.
 	Watch bool

@@ -15,8 +15,11 @@ var protectedPrefix = regexp.MustCompile(`^_c_[0-9a-f-]{32,36}-`)
 // protectedAnywhere finds the same GUID inside a log line.
 var protectedAnywhere = regexp.MustCompile(`_c_[0-9a-f-]{32,36}-`)
 
-// shortNode is a node name as the queue shows it: "lock-0000000012".
-func shortNode(name string) string { return protectedPrefix.ReplaceAllString(name, "") }
+// shortNode is a node name as the queue shows it: "lock-0000000012" (also
+// for "leases/_c_…-lease-0000000012", a node of a scene with Dirs).
+func shortNode(name string) string {
+	return protectedPrefix.ReplaceAllString(name[strings.LastIndexByte(name, '/')+1:], "")
+}
 
 // compactNode drops the sequence's leading zeros ("lock-12") for narrow
 // terminals; the log keeps the full name.

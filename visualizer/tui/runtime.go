@@ -117,7 +117,11 @@ func (r *runtime) start(ch scene.Scene, n int) error {
 	go func() {
 		defer r.wg.Done()
 		defer close(r.dirDone)
-		r.watchDir(dctx, gen, dir, only, ch.Tag)
+		if len(ch.Dirs) > 0 {
+			r.watchDirs(dctx, gen, dir, ch.Dirs, ch.Tag)
+			return
+		}
+		r.watchDir(dctx, gen, dir, only, ch.Tag, r.putQueue(gen))
 	}()
 	r.nextID = 0
 	for range n {
@@ -254,15 +258,51 @@ func (r *runtime) watchSession(w *runWorker, events <-chan zk.Event, gen int64) 
 	}
 }
 
-// watchDir keeps the queue panel true to ZooKeeper: a children watch on
-// dir, re-set after each change; each new child is read once for its owner.
-func (r *runtime) watchDir(ctx context.Context, gen int64, dir, only string, tag func(string) string) {
-	known := map[string]QueueNode{}
-	put := func(s QueueSnapshot) {
+// putQueue hands a queue snapshot to the model, unless the chapter changed
+// since the watch began.
+func (r *runtime) putQueue(gen int64) func(QueueSnapshot) {
+	return func(s QueueSnapshot) {
 		if r.gen.Load() == gen {
 			r.inbox.put(s)
 		}
 	}
+}
+
+// watchDirs is watchDir on several subdirectories of dir at once (09's
+// semaphore: its gate queue and its leases): one queue panel, each
+// subdirectory's nodes in turn, named "sub/node".
+func (r *runtime) watchDirs(ctx context.Context, gen int64, dir string, subs []string, tag func(string) string) {
+	var mu sync.Mutex
+	parts := make([]QueueSnapshot, len(subs))
+	put := r.putQueue(gen)
+	var wg sync.WaitGroup
+	for i, sub := range subs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.watchDir(ctx, gen, dir+"/"+sub, "", tag, func(s QueueSnapshot) {
+				mu.Lock()
+				defer mu.Unlock()
+				for j := range s.Nodes {
+					s.Nodes[j].Name = sub + "/" + s.Nodes[j].Name
+				}
+				parts[i] = s
+				merged := QueueSnapshot{Dir: dir}
+				for _, p := range parts {
+					merged.Nodes = append(merged.Nodes, p.Nodes...)
+				}
+				put(merged)
+			})
+		}()
+	}
+	wg.Wait()
+}
+
+// watchDir keeps the queue panel true to ZooKeeper: a children watch on
+// dir, re-set after each change; each new child is read once for its owner.
+// Each snapshot goes to put.
+func (r *runtime) watchDir(ctx context.Context, gen int64, dir, only string, tag func(string) string, put func(QueueSnapshot)) {
+	known := map[string]QueueNode{}
 	for ctx.Err() == nil {
 		children, _, changed, err := r.admin.ChildrenW(dir)
 		if errors.Is(err, zk.ErrNoNode) {
