@@ -162,11 +162,18 @@ func TestHerdVersusHandOffOnScreen(t *testing.T) {
 
 func TestKilledHolder(t *testing.T) {
 	t.Run("chapter 04: the next in line takes over once the session times out", func(t *testing.T) {
-		fs := frames(t, tui.Options{Chapter: "04", Workers: 3, Hold: 300 * time.Millisecond, Session: time.Second,
-			Frames: 12, Interval: 400 * time.Millisecond, Width: 100, Height: 60,
+		// A 2 s session keeps the crashed holder's node in the queue for
+		// several frames (with 1 s a loaded machine's frames can miss it).
+		// The server may grant more (a stock server: at least 4 s): the
+		// frames go on until well after the session it grants has expired.
+		lo, _ := zktest.SessionBounds(t)
+		session := max(2*time.Second, lo)
+		n := int((time.Second+2*session)/(400*time.Millisecond)) + 3
+		fs := frames(t, tui.Options{Chapter: "04", Workers: 3, Hold: 300 * time.Millisecond, Session: session,
+			Frames: n, Interval: 400 * time.Millisecond, Width: 100, Height: 60,
 			// A second press in case the first fell in a hand-off's
 			// millisecond with no holder; if the first hit, nobody holds
-			// again before the session times out (≥ 1 s), so it does nothing.
+			// again before the session times out (≥ 2 s), so it does nothing.
 			Script: "1s:k,1.6s:k"})
 		all := strings.Join(fs, "\n")
 		m := regexp.MustCompile(`(worker-\d) CRASHED`).FindStringSubmatch(all)
