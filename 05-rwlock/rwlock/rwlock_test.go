@@ -372,6 +372,11 @@ func TestOnlyTheRightWaitersWake(t *testing.T) {
 		await(t, r4done, "r4")
 		must(t, r4.Read().Unlock(ctx))
 		t.Logf("notifications per owner: w1=%d w2=%d r4=%d", rec.count("w1", event.Notified), rec.count("w2", event.Notified), rec.count("r4", event.Notified))
+		// r4 watches the LAST writer ahead of it (w2), so w1 leaving does
+		// not wake it: one notification, when w2 leaves.
+		if got := rec.count("r4", event.Notified); got != 1 {
+			t.Errorf("r4 was notified %d times, want 1: a reader watches only the last writer ahead of it", got)
+		}
 		locktest.AssertClean(t, zktest.Connect(t), root, dir)
 	})
 }

@@ -441,7 +441,10 @@ func TestObserversSeeEveryChangeInOrder(t *testing.T) {
 	for i, who := range names {
 		waitFor(t, results[i], who)
 		select {
-		case l := <-changes:
+		case l, ok := <-changes:
+			if !ok {
+				t.Fatalf("Observe's channel closed before it reported %s", who)
+			}
 			seen = append(seen, l)
 		case <-time.After(zktest.Patience):
 			t.Fatalf("the observer never reported %s", who)
