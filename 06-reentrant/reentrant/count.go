@@ -11,17 +11,9 @@ import (
 // counts down, and only the last one deletes our node. (The workshop
 // exercise replaces this file: 06-reentrant/exercise/count.go.)
 
-// acquire is Lock and TryLock: take is the lock underneath's Lock or TryLock.
+// acquire is Lock and TryLock, run in this Mutex's turn: take is the lock
+// underneath's Lock or TryLock.
 func (m *Mutex) acquire(ctx context.Context, take func(context.Context) error) error {
-	// A finished ctx means "don't take the lock", even for a re-entry.
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := m.takeTurn(ctx); err != nil {
-		return err
-	}
-	defer m.endTurn()
-
 	if depth := m.depth.Load(); depth > 0 {
 		// Re-entry. This is where Curator's users got hurt: a count in
 		// memory says "you hold it" while ZooKeeper may have expired the
@@ -46,23 +38,13 @@ func (m *Mutex) acquire(ctx context.Context, take func(context.Context) error) e
 	return nil
 }
 
-// Unlock undoes one Lock. Only the last one (depth 1 → 0) deletes our node
-// in ZooKeeper and lets the next owner in. It returns ErrNotHeld if this
-// Mutex does not hold the lock (the depth stays 0), and an error wrapping
-// ErrLost if the hold was lost — at every depth, so each level of a nested
-// critical section learns that it was not protected; the depth still goes
-// down by one, and the last Unlock cleans up as usual.
-func (m *Mutex) Unlock(ctx context.Context) error {
-	// A Mutex that holds nothing needs no turn: say so at once, even if
-	// another goroutine of this owner is busy waiting in Lock.
-	if m.depth.Load() == 0 {
-		return ErrNotHeld
-	}
-	if err := m.takeTurn(ctx); err != nil {
-		return err
-	}
-	defer m.endTurn()
-
+// release is Unlock, run in this Mutex's turn: one level down. Only the
+// last one (depth 1 → 0) deletes our node in ZooKeeper and lets the next
+// owner in. An error wrapping ErrLost if the hold was lost — at every
+// depth, so each level of a nested critical section learns that it was not
+// protected; the depth still goes down by one, and the last release cleans
+// up as usual.
+func (m *Mutex) release(ctx context.Context) error {
 	depth := m.depth.Load()
 	switch {
 	case depth == 0:

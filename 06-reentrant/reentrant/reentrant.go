@@ -104,13 +104,43 @@ func counted(lock lock, conn *zk.Conn, dir string, obs event.Observer) *Mutex {
 // error wrapping ErrLost and leaves the depth as it is, so the callers
 // above learn it from their own Unlock.
 func (m *Mutex) Lock(ctx context.Context) error {
-	return m.acquire(ctx, m.lock.Lock)
+	return m.inTurn(ctx, m.lock.Lock)
 }
 
 // TryLock is Lock without waiting: ErrLocked at once if another owner holds
 // the lock. Re-entry never waits anyway, so at depth ≥ 1 it is Lock.
 func (m *Mutex) TryLock(ctx context.Context) error {
-	return m.acquire(ctx, m.lock.TryLock)
+	return m.inTurn(ctx, m.lock.TryLock)
+}
+
+// inTurn runs acquire (count.go) in this Mutex's turn.
+func (m *Mutex) inTurn(ctx context.Context, take func(context.Context) error) error {
+	// A finished ctx means "don't take the lock", even for a re-entry.
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := m.takeTurn(ctx); err != nil {
+		return err
+	}
+	defer m.endTurn()
+	return m.acquire(ctx, take)
+}
+
+// Unlock undoes one Lock. Only the last one (depth 1 → 0) deletes our node
+// in ZooKeeper and lets the next owner in. It returns ErrNotHeld if this
+// Mutex does not hold the lock (the depth stays 0), and an error wrapping
+// ErrLost if the hold was lost (see release, in count.go).
+func (m *Mutex) Unlock(ctx context.Context) error {
+	// A Mutex that holds nothing needs no turn: say so at once, even if
+	// another goroutine of this owner is busy waiting in Lock.
+	if m.depth.Load() == 0 {
+		return ErrNotHeld
+	}
+	if err := m.takeTurn(ctx); err != nil {
+		return err
+	}
+	defer m.endTurn()
+	return m.release(ctx)
 }
 
 // lostReason says why the current hold is no longer real, "" if it still
