@@ -176,16 +176,26 @@ func TestKilledHolder(t *testing.T) {
 			// again before the session times out (≥ 2 s), so it does nothing.
 			Script: "1s:k,1.6s:k"})
 		all := strings.Join(fs, "\n")
+		// On a loaded machine both presses may hit (the frames come late
+		// and the first holder's session has expired by the second):
+		// any crashed holder will do.
 		m := regexp.MustCompile(`(worker-\d) CRASHED`).FindStringSubmatch(all)
-		if m == nil || !strings.Contains(all, m[1]+" (crashed)") {
-			t.Fatalf("no crashed holder on screen:\n%s", fs[len(fs)-1])
+		if m == nil {
+			t.Fatalf("no holder was killed:\n%s", fs[len(fs)-1])
 		}
-		if !strings.Contains(all, "server deleted") {
-			t.Errorf("the server never removed the crashed worker's node:\n%s", fs[len(fs)-1])
+		// The view shows it crashed: in its queue row while its node lives,
+		// in the workers' state column for good.
+		shown := regexp.MustCompile(regexp.QuoteMeta(m[1]) + `( \(crashed\)|\s+crashed\s)`)
+		if !shown.MatchString(all) {
+			t.Fatalf("%s crashed, but the view never showed it:\n%s", m[1], fs[len(fs)-1])
 		}
-		after := strings.SplitN(all, "server deleted", 2)[1]
+		i := strings.Index(all, m[1]+"'s session expired")
+		if i < 0 {
+			t.Fatalf("the server never removed %s's node:\n%s", m[1], fs[len(fs)-1])
+		}
+		after := all[i:]
 		if hs := holders([]string{after}); len(hs) == 0 || hs[m[1]] {
-			t.Errorf("after the crash the holders were %v", hs)
+			t.Errorf("after the server removed %s's node the holders were %v", m[1], hs)
 		}
 	})
 	t.Run("chapter 02 persistent: the lock stays stuck", func(t *testing.T) {

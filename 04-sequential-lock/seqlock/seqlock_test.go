@@ -450,7 +450,19 @@ func TestLostReply(t *testing.T) {
 		})
 		proxy.Restore()
 
-		ps := waitQueue(t, admin, dir, 2)
+		// The lost create's node, behind the holder's. If Lock gives up
+		// instead (it must not: the session is alive), say why.
+		var ps []seqlock.Participant
+		zktest.Eventually(t, zktest.Patience, "the queue never reached 2 nodes", func() bool {
+			select {
+			case err := <-done:
+				t.Fatalf("Lock returned before it could hold (state %v, session %#x, was %#x): %v", conn.State(), conn.SessionID(), session, err)
+			default:
+			}
+			var err error
+			ps, err = seqlock.Participants(admin, dir)
+			return err == nil && len(ps) == 2
+		})
 		if err := holder.Unlock(ctx); err != nil {
 			t.Fatal(err)
 		}
