@@ -66,7 +66,7 @@ func (q *Queue) waitTurn(ctx context.Context, node string, session int64, wait b
 	for {
 		queue, pzxid, err := q.list(ctx, session) // step 2
 		if err != nil {
-			return nil, err
+			return nil, q.sessionGone(ctx, session, err)
 		}
 		ours := slices.IndexFunc(queue, func(n Node) bool { return n.Name == name })
 		if ours < 0 {
@@ -82,7 +82,16 @@ func (q *Queue) waitTurn(ctx context.Context, node string, session int64, wait b
 			return nil, ErrLocked
 		}
 		if err := q.waitFor(ctx, q.dir+"/"+watch, session); err != nil { // step 4
-			return nil, err
+			return nil, q.sessionGone(ctx, session, err)
 		}
 	}
+}
+
+// sessionGone is errNodeGone if a request failed because our session
+// ended meanwhile (our node died with it: queue up again), else err.
+func (q *Queue) sessionGone(ctx context.Context, session int64, err error) error {
+	if ctx.Err() == nil && q.conn.SessionID() != session {
+		return errNodeGone
+	}
+	return err
 }

@@ -158,6 +158,12 @@ func (q *Queue) join(ctx context.Context) (node string, session int64, err error
 			// No reply, or a new session while we waited for one: which
 			// session's node, if any, do we have? Look for our UUID.
 			found, ferr := q.findOurs(ctx, prefix, session)
+			if ferr != nil && ctx.Err() == nil && node == "" && q.conn.SessionID() != before {
+				// The session the create was sent in expired meanwhile:
+				// its node, if the create made one, died with it. Nothing
+				// to look for: create again in the new session.
+				continue
+			}
 			if ferr != nil {
 				return "", 0, q.giveUp(node, prefix, session, fmt.Errorf("seqlock: create %s: %v; then looking for it: %w", prefix, err, ferr))
 			}

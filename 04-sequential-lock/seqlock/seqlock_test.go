@@ -418,6 +418,30 @@ func TestCancel(t *testing.T) {
 func TestLostReply(t *testing.T) {
 	t.Run("a create whose reply was lost is found by its UUID, not created twice", func(t *testing.T) {
 		root := zktest.Root(t)
+		admin := zktest.Connect(t)
+		// The longest session the server grants (up to 6 s) leaves the most
+		// room to reconnect within it. On a loaded machine the session can
+		// still expire first; then the scene did not happen (Lock creates
+		// again in the new session, as it must), and we set it again.
+		_, hi := zktest.SessionBounds(t)
+		d := min(hi, 6*time.Second)
+		for attempt := 1; ; attempt++ {
+			dir := fmt.Sprintf("%s/lock%d", root, attempt)
+			if lostReplyInALiveSession(t, admin, dir, d) {
+				locktest.AssertClean(t, admin, root, dir)
+				return
+			}
+			if attempt == 3 {
+				t.Fatalf("three times the session (%v) expired before the client reconnected: this machine is too slow for the scene", d)
+			}
+			t.Logf("attempt %d: the session expired before the client reconnected; again", attempt)
+		}
+	})
+}
+
+func TestSessionExpiredWhileJoining(t *testing.T) {
+	t.Run("Lock joins again in the new session and holds with that node alone", func(t *testing.T) {
+		root := zktest.Root(t)
 		dir := root + "/lock"
 		admin := zktest.Connect(t)
 		holder := newMutex(t, admin, dir)
@@ -425,67 +449,108 @@ func TestLostReply(t *testing.T) {
 		if err := holder.Lock(ctx); err != nil {
 			t.Fatal(err)
 		}
-		// Replies to this client are held back: its create reaches the
-		// server and lands, but the answer never comes. After 2/3 of the
-		// session timeout without a byte, go-zookeeper drops the
-		// connection and fails the create with ErrConnectionClosed. We
-		// then heal the link; the session survives (3 s have not passed).
-		conn, proxy := zktest.ConnectViaProxy(t, 3*time.Second)
-		session := conn.SessionID()
+		lo, _ := zktest.SessionBounds(t)
+		conn, proxy := zktest.ConnectViaProxy(t, max(lo, time.Second))
+		old := conn.SessionID()
 		var tally event.Tally
-		var found atomic.Value
-		obs := event.Tee(tally.Observe, func(e event.Event) {
-			if e.Kind == event.Info && strings.Contains(e.Detail, "UUID") {
-				found.Store(e.Node)
-			}
-		})
-		m := newMutex(t, conn, dir, seqlock.WithObserver(obs))
+		m := newMutex(t, conn, dir, seqlock.WithObserver(tally.Observe))
+		// The create lands, its reply is held back, and the link is cut
+		// until the server has expired the session (and the node with it).
+		// Whether the reply then comes or is lost, and whether Lock is
+		// listing or creating when it learns of the new session, it must
+		// queue up again: the old node died with the old session.
 		if err := proxy.Latency(time.Hour, 0); err != nil {
 			t.Fatal(err)
 		}
 		done := make(chan error, 1)
 		go func() { done <- m.Lock(ctx) }()
-		zktest.Eventually(t, zktest.Patience, "the client never gave up on the silent link", func() bool {
-			return conn.State() != zk.StateHasSession
-		})
-		proxy.Restore()
+		waitQueue(t, admin, dir, 2)
+		zktest.Expire(t, conn, proxy)
 
-		// The lost create's node, behind the holder's. If Lock gives up
-		// instead (it must not: the session is alive), say why.
-		var ps []seqlock.Participant
-		zktest.Eventually(t, zktest.Patience, "the queue never reached 2 nodes", func() bool {
-			select {
-			case err := <-done:
-				t.Fatalf("Lock returned before it could hold (state %v, session %#x, was %#x): %v", conn.State(), conn.SessionID(), session, err)
-			default:
-			}
-			var err error
-			ps, err = seqlock.Participants(admin, dir)
-			return err == nil && len(ps) == 2
-		})
+		// In the new session Lock joins again: the holder's node and ours.
+		ps := waitQueueOrLock(t, admin, dir, 2, done)
 		if err := holder.Unlock(ctx); err != nil {
 			t.Fatal(err)
 		}
 		if err := <-done; err != nil {
 			t.Fatalf("Lock: %v", err)
 		}
-		if conn.SessionID() != session {
-			t.Fatal("the session expired: this test did not lose a reply within a live session")
+		if conn.SessionID() == old {
+			t.Fatal("the session did not expire: the scene did not happen")
 		}
-		if found.Load() == nil {
-			t.Fatal("Lock never looked for its node by UUID")
+		if m.Node() != ps[1].Node {
+			t.Errorf("holds with %s, want the node of the new session, %s", m.Node(), ps[1].Node)
 		}
-		if tally.Requests("create") != 1 {
-			t.Errorf("%d creates, want 1: the lost create must not be repeated", tally.Requests("create"))
-		}
-		if found.Load() != ps[1].Node || m.Node() != ps[1].Node {
-			t.Errorf("found %v and hold %s, but the node the lost create made is %s", found.Load(), m.Node(), ps[1].Node)
+		if n := tally.Requests("create"); n != 2 {
+			t.Errorf("%d creates, want 2: one in each session", n)
 		}
 		if err := m.Unlock(ctx); err != nil {
 			t.Fatal(err)
 		}
 		locktest.AssertClean(t, admin, root, dir)
 	})
+}
+
+// lostReplyInALiveSession holds the lock on dir with admin, then has a
+// second client lose the reply to its create: replies to it are held back,
+// so its create reaches the server and lands but the answer never comes.
+// After 2/3 of the session timeout d without a byte, go-zookeeper drops
+// the connection and fails the create with ErrConnectionClosed; we heal
+// the link and the session survives. Lock must find the node by its UUID
+// and hold with it. It returns false if the session expired after all.
+func lostReplyInALiveSession(t *testing.T, admin *zk.Conn, dir string, d time.Duration) bool {
+	t.Helper()
+	holder := newMutex(t, admin, dir)
+	ctx := zktest.Context(t)
+	if err := holder.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	conn, proxy := zktest.ConnectViaProxy(t, d)
+	session := conn.SessionID()
+	var tally event.Tally
+	var found atomic.Value
+	obs := event.Tee(tally.Observe, func(e event.Event) {
+		if e.Kind == event.Info && strings.Contains(e.Detail, "UUID") {
+			found.Store(e.Node)
+		}
+	})
+	m := newMutex(t, conn, dir, seqlock.WithObserver(obs))
+	if err := proxy.Latency(time.Hour, 0); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- m.Lock(ctx) }()
+	zktest.Eventually(t, zktest.Patience, "the client never gave up on the silent link", func() bool {
+		return conn.State() != zk.StateHasSession
+	})
+	proxy.Restore()
+
+	// The lost create's node, behind the holder's.
+	ps := waitQueueOrLock(t, admin, dir, 2, done)
+	if err := holder.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("Lock: %v", err)
+	}
+	defer func() {
+		if err := m.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}()
+	if conn.SessionID() != session {
+		return false
+	}
+	if found.Load() == nil {
+		t.Fatal("Lock never looked for its node by UUID")
+	}
+	if tally.Requests("create") != 1 {
+		t.Errorf("%d creates, want 1: the lost create must not be repeated", tally.Requests("create"))
+	}
+	if found.Load() != ps[1].Node || m.Node() != ps[1].Node {
+		t.Errorf("found %v and hold %s, but the node the lost create made is %s", found.Load(), m.Node(), ps[1].Node)
+	}
+	return true
 }
 
 func TestHolderCrash(t *testing.T) {
@@ -915,4 +980,22 @@ func TestAWaiterThatGivesUpDoesNotHandTheLockOn(t *testing.T) {
 	if err := last.Unlock(ctx); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// waitQueueOrLock is waitQueue while a Lock runs that must not return yet:
+// if it does (with an error, since the lock is held), the test says why.
+func waitQueueOrLock(t *testing.T, conn *zk.Conn, dir string, n int, lock <-chan error) []seqlock.Participant {
+	t.Helper()
+	var ps []seqlock.Participant
+	zktest.Eventually(t, zktest.Patience, fmt.Sprintf("the queue of %s never reached %d nodes", dir, n), func() bool {
+		select {
+		case err := <-lock:
+			t.Fatalf("Lock returned while the lock was held: %v", err)
+		default:
+		}
+		var err error
+		ps, err = seqlock.Participants(conn, dir)
+		return err == nil && len(ps) == n
+	})
+	return ps
 }

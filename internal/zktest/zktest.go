@@ -78,6 +78,10 @@ func run(m *testing.M) int {
 var ignoreLeaks = []goleak.Option{
 	goleak.IgnoreTopFunction("github.com/rs/zerolog.(*syncWriter).Write"),
 	goleak.IgnoreAnyFunction("github.com/Shopify/toxiproxy/v2.(*Proxy).server"),
+	// A link of the test proxy that outlives a latency toxic and a cut
+	// (ToxicLink.write, LatencyToxic.Pipe idle): toxiproxy's, not ours.
+	goleak.IgnoreTopFunction("github.com/Shopify/toxiproxy/v2/toxics.(*LatencyToxic).Pipe"),
+	goleak.IgnoreAnyFunction("github.com/Shopify/toxiproxy/v2.(*ToxicLink).write"),
 	goleak.IgnoreAnyFunction("gopkg.in/tomb%2ev1.(*Tomb).Wait"),
 }
 
