@@ -6,7 +6,8 @@
 // waitFor, remove), the Hold, the Mutex and its options. What the chapter
 // teaches is yours: the mutex's rule, First, and the loop that asks the
 // rule and waits (waitTurn). Acquire, which joins the queue and calls
-// waitTurn, is written.
+// waitTurn, is written: a deliberate copy of the reference's, the
+// lesson's outer loop, given so that you start with the steps in view.
 package seqlock
 
 import (
@@ -82,7 +83,10 @@ var errNodeGone = errors.New("seqlock: our node is gone")
 //		        gave up while the holder still holds.
 //	}
 //
-// Return every error as it is: Acquire removes our node.
+// An error from q.list or q.waitFor goes back through
+// q.sessionGone(ctx, session, err): if our session ended meanwhile, our
+// node died with it, and that is errNodeGone. Acquire removes our node on
+// any other error.
 func (q *Queue) waitTurn(ctx context.Context, node string, session int64, wait bool) (*Hold, error) {
 	panic("TODO(workshop): list the queue (q.list), find our node, ask q.rule; hold (q.hold), or ErrLocked when not waiting, or wait for the node the rule names (q.waitFor) and list again — steps 2-4 of 04-sequential-lock/README.md")
 }

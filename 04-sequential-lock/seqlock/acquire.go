@@ -86,12 +86,3 @@ func (q *Queue) waitTurn(ctx context.Context, node string, session int64, wait b
 		}
 	}
 }
-
-// sessionGone is errNodeGone if a request failed because our session
-// ended meanwhile (our node died with it: queue up again), else err.
-func (q *Queue) sessionGone(ctx context.Context, session int64, err error) error {
-	if ctx.Err() == nil && q.conn.SessionID() != session {
-		return errNodeGone
-	}
-	return err
-}

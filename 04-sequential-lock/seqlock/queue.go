@@ -427,3 +427,12 @@ const (
 func (q *Queue) emit(kind event.Kind, op, node, detail string) {
 	q.opts.observer.Emit(event.Event{Lock: q.dir, Kind: kind, Op: op, Node: node, Detail: detail})
 }
+
+// sessionGone is errNodeGone if a request failed because our session
+// ended meanwhile (our node died with it: queue up again), else err.
+func (q *Queue) sessionGone(ctx context.Context, session int64, err error) error {
+	if ctx.Err() == nil && q.conn.SessionID() != session {
+		return errNodeGone
+	}
+	return err
+}
