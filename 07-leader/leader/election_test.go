@@ -37,6 +37,7 @@ type asLock struct{ e *leader.Election }
 func (l asLock) Lock(ctx context.Context) error   { return l.e.Campaign(ctx, "candidate") }
 func (l asLock) Unlock(ctx context.Context) error { return l.e.Resign(ctx) }
 func (l asLock) Token() int64                     { return l.e.Token() }
+func (l asLock) Lost() <-chan struct{}            { return l.e.Lost() }
 
 func TestElectionPassesTheLockConformanceSuite(t *testing.T) {
 	locktest.Run(t, locktest.Impl{
