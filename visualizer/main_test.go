@@ -214,8 +214,14 @@ func TestKilledHolder(t *testing.T) {
 }
 
 func TestExpiredSessionIsShown(t *testing.T) {
-	fs := frames(t, tui.Options{Chapter: "04", Workers: 3, Hold: 200 * time.Millisecond, Session: time.Second,
-		Frames: 25, Interval: 400 * time.Millisecond, Width: 100, Height: 60,
+	// The frames go on until well after the session the server grants
+	// (at least 4 s on a stock server) has expired and the worker has
+	// reconnected to hear it.
+	lo, _ := zktest.SessionBounds(t)
+	session := max(time.Second, lo)
+	n := max(25, int((time.Second+4*session)/(400*time.Millisecond)))
+	fs := frames(t, tui.Options{Chapter: "04", Workers: 3, Hold: 200 * time.Millisecond, Session: session,
+		Frames: n, Interval: 400 * time.Millisecond, Width: 100, Height: 60,
 		Script: "1s:e,1.6s:e"}) // a second press in case the first found no holder
 	all := strings.Join(fs, "\n")
 	// The log line may scroll away between two frames; the worker's row
