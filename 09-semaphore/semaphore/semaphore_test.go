@@ -53,6 +53,7 @@ func (m *mutex) Unlock(ctx context.Context) error {
 	}
 	return l.Release(ctx)
 }
+
 // Lost lets the suite check that a holder whose session closed is told
 // (and that its watcher ends before the package's leak check).
 func (m *mutex) Lost() <-chan struct{} {
