@@ -20,11 +20,11 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/lockstep-zk/lockstep/09-semaphore/semaphore"
 	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/contend"
 	"github.com/lockstep-zk/lockstep/internal/demo"
 )
 
@@ -75,7 +75,7 @@ func run(ctx context.Context, env *demo.Env) error {
 	}
 
 	// Part 1: contention. Everyone wants a lease; at most -leases get one.
-	var inside, maxSeen atomic.Int64
+	var held contend.Occupancy
 	var wg sync.WaitGroup
 	errs := make(chan error, workers)
 	for i := 1; i <= workers; i++ {
@@ -98,15 +98,13 @@ func run(ctx context.Context, env *demo.Env) error {
 					errs <- err
 					return
 				}
-				now := inside.Add(1)
-				for m := maxSeen.Load(); now > m && !maxSeen.CompareAndSwap(m, now); m = maxSeen.Load() {
-				}
+				now := held.Enter()
 				tl.Say(name, "holds a lease: %d of %d out", now, leases)
 				select {
 				case <-time.After(hold):
 				case <-ctx.Done():
 				}
-				inside.Add(-1)
+				held.Leave()
 				if err := l.Release(context.WithoutCancel(ctx)); err != nil {
 					errs <- err
 					return
@@ -157,9 +155,9 @@ func run(ctx context.Context, env *demo.Env) error {
 		return err
 	}
 
-	fmt.Fprintf(env.Out, "leases=%d max_seen=%d\n", leases, maxSeen.Load())
-	if maxSeen.Load() > int64(leases) {
-		return fmt.Errorf("%d held at once with %d leases", maxSeen.Load(), leases)
+	fmt.Fprintf(env.Out, "leases=%d max_seen=%d\n", leases, held.Peak())
+	if held.Peak() > int64(leases) {
+		return fmt.Errorf("%d held at once with %d leases", held.Peak(), leases)
 	}
 	return nil
 }

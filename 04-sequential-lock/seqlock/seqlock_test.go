@@ -15,6 +15,7 @@ import (
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/contend"
 	"github.com/lockstep-zk/lockstep/internal/locktest"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
@@ -904,7 +905,7 @@ func TestReadersStillQueueOneAtATime(t *testing.T) {
 	root := zktest.Root(t)
 	dir := root + "/lock"
 	ctx := zktest.Context(t)
-	var inside, peak atomic.Int32
+	var inside contend.Occupancy
 	var wg sync.WaitGroup
 	errs := make(chan error, readers)
 	mutexes := make([]*seqlock.Mutex, readers)
@@ -920,11 +921,9 @@ func TestReadersStillQueueOneAtATime(t *testing.T) {
 				errs <- err
 				return
 			}
-			n := inside.Add(1)
-			for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
-			}
+			inside.Enter()
 			time.Sleep(hold) // read only: nothing here needs exclusion
-			inside.Add(-1)
+			inside.Leave()
 			errs <- m.Unlock(ctx)
 		}()
 	}
@@ -935,7 +934,7 @@ func TestReadersStillQueueOneAtATime(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if p := peak.Load(); p != 1 {
+	if p := inside.Peak(); p != 1 {
 		t.Fatalf("%d readers inside at once: an exclusive lock admits one", p)
 	}
 	t.Logf("%d readers holding %v each took %v one after another (a shared read lock: about %v)",

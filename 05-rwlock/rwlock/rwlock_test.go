@@ -16,6 +16,7 @@ import (
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/05-rwlock/rwlock"
 	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/contend"
 	"github.com/lockstep-zk/lockstep/internal/locktest"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
@@ -146,22 +147,18 @@ func TestReadersShareWritersExclude(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
 		ctx := zktest.Context(t)
-		var inside, most atomic.Int32
-		enter := func() {
-			n := inside.Add(1)
-			for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
-			}
-		}
+		var readers contend.Occupancy
 		a, b := mutex(t, dir, "a", nil), mutex(t, dir, "b", nil)
 		must(t, a.Read().Lock(ctx))
-		enter()
+		readers.Enter()
 		must(t, b.Read().Lock(ctx)) // returns while a still reads
-		enter()
-		if got := most.Load(); got != 2 {
+		readers.Enter()
+		if got := readers.Peak(); got != 2 {
 			t.Fatalf("occupancy reached %d, want 2 readers inside at once", got)
 		}
-		inside.Add(-2)
+		readers.Leave()
 		must(t, a.Read().Unlock(ctx))
+		readers.Leave()
 		must(t, b.Read().Unlock(ctx))
 		locktest.AssertClean(t, zktest.Connect(t), root, dir)
 	})
@@ -231,7 +228,8 @@ func TestReadersShareWritersExclude(t *testing.T) {
 		_, err := admin.Create(counter, []byte("0"), 0, zk.WorldACL(zk.PermAll))
 		must(t, err)
 		ctx := zktest.Context(t)
-		var readersIn, writersIn, mostReaders atomic.Int32
+		var readersIn contend.Occupancy
+		var writersIn atomic.Int32
 		var wg sync.WaitGroup
 		errs := make(chan error, (readers+writers)*rounds)
 		for i := range readers + writers {
@@ -248,15 +246,13 @@ func TestReadersShareWritersExclude(t *testing.T) {
 							errs <- err
 							return
 						}
-						n := readersIn.Add(1)
-						for m := mostReaders.Load(); n > m && !mostReaders.CompareAndSwap(m, n); m = mostReaders.Load() {
-						}
+						readersIn.Enter()
 						if writersIn.Load() != 0 {
 							errs <- errors.New("a reader is inside with a writer")
 						}
 						_, _, err := conn.Get(counter)
 						time.Sleep(2 * time.Millisecond)
-						readersIn.Add(-1)
+						readersIn.Leave()
 						errs <- errors.Join(err, m.Read().Unlock(ctx))
 						continue
 					}
@@ -264,8 +260,8 @@ func TestReadersShareWritersExclude(t *testing.T) {
 						errs <- err
 						return
 					}
-					if w := writersIn.Add(1); w != 1 || readersIn.Load() != 0 {
-						errs <- fmt.Errorf("a writer is inside with %d writers and %d readers", w, readersIn.Load())
+					if w := writersIn.Add(1); w != 1 || readersIn.Inside() != 0 {
+						errs <- fmt.Errorf("a writer is inside with %d writers and %d readers", w, readersIn.Inside())
 					}
 					b, _, err := conn.Get(counter) // the articles' unguarded age++
 					if err == nil {
@@ -290,7 +286,7 @@ func TestReadersShareWritersExclude(t *testing.T) {
 		if got := string(b); got != strconv.Itoa(writers*rounds) {
 			t.Errorf("counter = %s, want %d: updates were lost", got, writers*rounds)
 		}
-		t.Logf("at most %d readers were inside at once (%d readers, %d writers, %d rounds)", mostReaders.Load(), readers, writers, rounds)
+		t.Logf("at most %d readers were inside at once (%d readers, %d writers, %d rounds)", readersIn.Peak(), readers, writers, rounds)
 		locktest.AssertClean(t, admin, root, dir, counter)
 	})
 }

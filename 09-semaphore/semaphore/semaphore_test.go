@@ -15,6 +15,7 @@ import (
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/09-semaphore/semaphore"
 	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/contend"
 	"github.com/lockstep-zk/lockstep/internal/locktest"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
@@ -85,7 +86,7 @@ func TestLeases(t *testing.T) {
 		const n, clients, rounds = 3, 8, 4
 		dir := zktest.Root(t) + "/sem"
 		ctx := zktest.Context(t)
-		var inside, maxSeen atomic.Int64
+		var held contend.Occupancy
 		var wg sync.WaitGroup
 		errs := make(chan error, clients)
 		for range clients {
@@ -99,22 +100,16 @@ func TestLeases(t *testing.T) {
 						errs <- err
 						return
 					}
-					now := inside.Add(1)
-					for {
-						m := maxSeen.Load()
-						if now <= m || maxSeen.CompareAndSwap(m, now) {
-							break
-						}
-					}
+					held.Enter()
 					// Hold until n are inside together (once), so that "n are
 					// reached" does not depend on how the machine schedules
 					// us: a semaphore that lets fewer than n in keeps every
 					// holder here until the deadline, and the test fails.
-					for deadline := time.Now().Add(10 * time.Second); maxSeen.Load() < n && time.Now().Before(deadline); {
+					for deadline := time.Now().Add(10 * time.Second); held.Peak() < n && time.Now().Before(deadline); {
 						time.Sleep(5 * time.Millisecond)
 					}
 					time.Sleep(5 * time.Millisecond)
-					inside.Add(-1)
+					held.Leave()
 					if err := l.Release(ctx); err != nil {
 						errs <- err
 						return
@@ -127,10 +122,10 @@ func TestLeases(t *testing.T) {
 		for err := range errs {
 			t.Fatal(err)
 		}
-		if got := maxSeen.Load(); got != n {
+		if got := held.Peak(); got != n {
 			t.Errorf("at most %d holders at once, want exactly %d (never more, and the n leases used)", got, n)
 		}
-		t.Logf("%d clients × %d rounds, %d leases: max_seen=%d", clients, rounds, n, maxSeen.Load())
+		t.Logf("%d clients × %d rounds, %d leases: max_seen=%d", clients, rounds, n, held.Peak())
 	})
 
 	t.Run("TryAcquire with every lease out returns ErrLocked and leaves nothing", func(t *testing.T) {

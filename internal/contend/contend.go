@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -128,3 +129,26 @@ func sleep(ctx context.Context, d time.Duration) error {
 		return ctx.Err()
 	}
 }
+
+// Occupancy counts who is inside a critical section and remembers the most
+// that ever were at once: what "never more than n holders" checks read (the
+// tests of 04, 05 and 09, and 09's max_seen). Safe for concurrent use; the
+// zero value is empty.
+type Occupancy struct{ inside, peak atomic.Int64 }
+
+// Enter counts one more inside and returns how many are inside now.
+func (o *Occupancy) Enter() int64 {
+	n := o.inside.Add(1)
+	for p := o.peak.Load(); n > p && !o.peak.CompareAndSwap(p, n); p = o.peak.Load() {
+	}
+	return n
+}
+
+// Leave counts one fewer inside.
+func (o *Occupancy) Leave() { o.inside.Add(-1) }
+
+// Inside is how many are inside now.
+func (o *Occupancy) Inside() int64 { return o.inside.Load() }
+
+// Peak is the most that were ever inside at once.
+func (o *Occupancy) Peak() int64 { return o.peak.Load() }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -120,4 +121,31 @@ func TestIncrement(t *testing.T) {
 			t.Fatalf("err = %v", err)
 		}
 	})
+}
+
+func TestOccupancyKeepsTheMostThatWereEverInsideAtOnce(t *testing.T) {
+	var o contend.Occupancy
+	if n := o.Enter(); n != 1 {
+		t.Fatalf("first Enter = %d, want 1", n)
+	}
+	o.Enter()
+	o.Leave()
+	o.Enter()
+	o.Leave()
+	o.Leave()
+	if o.Inside() != 0 || o.Peak() != 2 {
+		t.Fatalf("inside %d, peak %d: want 0 and 2", o.Inside(), o.Peak())
+	}
+	var wg sync.WaitGroup
+	for range 50 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			o.Enter()
+		}()
+	}
+	wg.Wait()
+	if o.Inside() != 50 || o.Peak() != 50 {
+		t.Fatalf("after 50 concurrent Enters: inside %d, peak %d, want 50 and 50", o.Inside(), o.Peak())
+	}
 }
