@@ -158,10 +158,10 @@ func (q *Queue) join(ctx context.Context) (node string, session int64, err error
 			// No reply, or a new session while we waited for one: which
 			// session's node, if any, do we have? Look for our UUID.
 			found, ferr := q.findOurs(ctx, prefix, session)
-			if ferr != nil && ctx.Err() == nil && node == "" && q.conn.SessionID() != before {
-				// The session the create was sent in expired meanwhile:
-				// its node, if the create made one, died with it. Nothing
-				// to look for: create again in the new session.
+			if ferr != nil && node == "" && errors.Is(q.sessionGone(ctx, before, ferr), errNodeGone) {
+				// The session the create was sent in ended meanwhile: its
+				// node, if the create made one, died with it. Nothing to
+				// look for: create again in the new session.
 				continue
 			}
 			if ferr != nil {
