@@ -92,23 +92,14 @@ func run(ctx context.Context, env *demo.Env) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for range rounds {
-				l, err := s.Acquire(ctx)
-				if err != nil {
-					errs <- err
-					return
-				}
+			_, err := contend.Loop(ctx, s.Holder(), rounds, func(ctx context.Context) error {
 				now := held.Enter()
+				defer held.Leave()
 				tl.Say(name, "holds a lease: %d of %d out", now, leases)
-				select {
-				case <-time.After(hold):
-				case <-ctx.Done():
-				}
-				held.Leave()
-				if err := l.Release(context.WithoutCancel(ctx)); err != nil {
-					errs <- err
-					return
-				}
+				return contend.Hold(hold)(ctx)
+			})
+			if err != nil {
+				errs <- err
 			}
 		}()
 	}

@@ -5,7 +5,6 @@
 package scene
 
 import (
-	"context"
 	"strings"
 
 	"github.com/lockstep-zk/lockstep/09-semaphore/semaphore"
@@ -31,7 +30,7 @@ func New() scene.Scene {
 			if err != nil {
 				return nil, err
 			}
-			return &part{s: s}, nil
+			return s.Holder(), nil
 		},
 		Tag: func(node string) string {
 			switch {
@@ -59,27 +58,4 @@ func gateAsInfo(o event.Observer) event.Observer {
 		}
 		o.Emit(e)
 	}
-}
-
-// part is one worker: Lock takes a lease, Unlock gives it back.
-type part struct {
-	s     *semaphore.Semaphore
-	lease *semaphore.Lease
-}
-
-func (p *part) Lock(ctx context.Context) error {
-	l, err := p.s.Acquire(ctx)
-	if err == nil {
-		p.lease = l
-	}
-	return err
-}
-
-func (p *part) Unlock(ctx context.Context) error {
-	l := p.lease
-	p.lease = nil
-	if l == nil {
-		return semaphore.ErrNotHeld
-	}
-	return l.Release(ctx)
 }

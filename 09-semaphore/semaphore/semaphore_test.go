@@ -31,50 +31,14 @@ func newSemaphore(t testing.TB, conn *zk.Conn, dir string, n int, opts ...semaph
 	return s
 }
 
-// mutex is a semaphore of one lease seen as a lock, for the conformance
-// suite every lock chapter runs: with n = 1 it must be a correct mutex.
-type mutex struct {
-	s     *semaphore.Semaphore
-	lease *semaphore.Lease
-}
-
-func (m *mutex) Lock(ctx context.Context) error    { return m.take(m.s.Acquire(ctx)) }
-func (m *mutex) TryLock(ctx context.Context) error { return m.take(m.s.TryAcquire(ctx)) }
-func (m *mutex) take(l *semaphore.Lease, err error) error {
-	if err == nil {
-		m.lease = l
-	}
-	return err
-}
-func (m *mutex) Unlock(ctx context.Context) error {
-	l := m.lease
-	m.lease = nil
-	if l == nil {
-		return semaphore.ErrNotHeld
-	}
-	return l.Release(ctx)
-}
-
-// Lost lets the suite check that a holder whose session closed is told
-// (and that its watcher ends before the package's leak check).
-func (m *mutex) Lost() <-chan struct{} {
-	if m.lease == nil {
-		return nil
-	}
-	return m.lease.Lost()
-}
-func (m *mutex) Token() int64 {
-	if m.lease == nil {
-		return 0
-	}
-	return m.lease.Token()
-}
-
 func TestASemaphoreOfOneLeasePassesTheLockConformanceSuite(t *testing.T) {
 	locktest.Run(t, locktest.Impl{
 		New: func(conn *zk.Conn, path string) (locktest.Locker, error) {
 			s, err := semaphore.New(conn, path, 1)
-			return &mutex{s: s}, err
+			if err != nil {
+				return nil, err
+			}
+			return s.Holder(), nil
 		},
 		ErrNotHeld: semaphore.ErrNotHeld,
 		ErrLocked:  semaphore.ErrLocked,
