@@ -242,8 +242,11 @@ func TestExpiredSessionIsShown(t *testing.T) {
 }
 
 func TestChapter01ShowsOneShotWatches(t *testing.T) {
+	// A watcher is "watching" only from its read to the next write, part
+	// of each hold: frames every 100 ms for 2 s catch it on a loaded
+	// machine too (five frames 300 ms apart once missed it).
 	fs := frames(t, tui.Options{Chapter: "01", Workers: 3, Hold: 200 * time.Millisecond,
-		Frames: 5, Interval: 300 * time.Millisecond, Width: 80, Height: 24})
+		Frames: 20, Interval: 100 * time.Millisecond, Width: 80, Height: 24})
 	all := strings.Join(fs, "\n")
 	for _, want := range []string{"watching", "notified: NodeDataChanged config (watch used up)", "reads v", "wrote v", "writes "} {
 		if !strings.Contains(all, want) {
