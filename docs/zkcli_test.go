@@ -47,6 +47,11 @@ import (
 // Lines before the block's first command are what the terminal printed on
 // its own since its last block: a watch that fired because of something the
 // other terminal did.
+//
+// A block may start another terminal (C, …) with its own "$ zkCli.sh" line.
+// The replay deletes its chroot at the end without credentials, so a section
+// that restricts an ACL (setAcl) ends by deleting those nodes from a terminal
+// that ran addauth, as the page's section 7 does.
 
 var updateZkCli = flag.Bool("update-zkcli", false, "replay docs/zkcli.md against a real server and rewrite its transcripts (scripts/zkcli-transcript)")
 
