@@ -190,8 +190,9 @@ func readCounter(tb testing.TB, conn *zk.Conn, counter string) int {
 
 // waitChildren returns once dir has exactly n children, woken by a
 // children watch (an exists watch while dir does not exist yet). More
-// than n fails at once: someone is in the queue who should not be.
-func waitChildren(tb testing.TB, conn *zk.Conn, dir string, n int) []string {
+// than n fails at once: someone is in the queue who should not be. So does
+// a line on quiet (nil: none), what a waiter says when it stops waiting.
+func waitChildren(tb testing.TB, conn *zk.Conn, dir string, n int, quiet <-chan string) []string {
 	tb.Helper()
 	timeout := time.After(zktest.Patience)
 	for {
@@ -214,6 +215,8 @@ func waitChildren(tb testing.TB, conn *zk.Conn, dir string, n int) []string {
 		}
 		select {
 		case <-changed:
+		case line := <-quiet:
+			tb.Fatalf("%q while waiting for %s to have %d children (it has %d: %v)", line, path.Base(dir), n, len(names), names)
 		case <-timeout:
 			tb.Fatalf("after %v %s has %d children, want %d: %v", zktest.Patience, path.Base(dir), len(names), n, names)
 		}

@@ -82,7 +82,7 @@ func lockstepLock(t *testing.T, kind, dir string, n int, id string) locker {
 	case "semaphore":
 		var s *semaphore.Semaphore
 		if s, err = semaphore.New(conn, dir, n); err == nil {
-			l = s.Holder()
+			l = leaseHolder{s.Holder(), s}
 		}
 	default:
 		err = fmt.Errorf("no lock of kind %q", kind)
@@ -102,6 +102,13 @@ type candidate struct {
 
 func (c *candidate) Lock(ctx context.Context) error   { return c.e.Campaign(ctx, c.id) }
 func (c *candidate) Unlock(ctx context.Context) error { return c.e.Resign(ctx) }
+
+// leaseHolder is a chapter 09 Holder that keeps its Semaphore, to ask it
+// for Holders.
+type leaseHolder struct {
+	*semaphore.Holder
+	s *semaphore.Semaphore
+}
 
 // curator is the JVM of one test.
 type curator struct {
@@ -201,6 +208,14 @@ func (c *curator) notYet(t *testing.T, id, what string) {
 	}
 }
 
+// queued waits until dir has n children, the last one Java holder id's,
+// which is waiting: it fails at once if id says anything meanwhile (it
+// took the lock it should be waiting for).
+func (c *curator) queued(t *testing.T, id string, conn *zk.Conn, dir string, n int) {
+	t.Helper()
+	waitChildren(t, conn, dir, n, c.inbox(id))
+}
+
 // open makes the Java holder id: its own client with one recipe of kind
 // (mutex, read, write, latch, semaphore) on path.
 func (c *curator) open(t *testing.T, id, kind, path string, n int) {
@@ -292,14 +307,13 @@ func TestCuratorAndSeqlockShareAMutex(t *testing.T) {
 
 		cur.open(t, "j0", "mutex", dir, 0)
 		cur.send(t, "acquire j0 %s", check)
-		waitChildren(t, admin, dir, 2) // Curator's node is in the queue, behind ours
-		cur.notYet(t, "j0", "lockstep still holds the lock")
+		cur.queued(t, "j0", admin, dir, 2) // Curator's node is in the queue, behind ours
 		must(t, "leave", leave(admin, check, true))
 		must(t, "lockstep unlock", g.Unlock(ctx))
 		cur.expect(t, "j0", "acquired")
 
 		locked := lockAsync(ctx, admin, g, check, true)
-		waitChildren(t, admin, dir, 2) // ours is in the queue, behind Curator's
+		waitChildren(t, admin, dir, 2, nil) // ours is in the queue, behind Curator's
 		notYet(t, "the lockstep mutex took the lock", locked)
 		cur.send(t, "release j0 %s", check)
 		cur.expect(t, "j0", "released")
@@ -316,6 +330,7 @@ func TestCuratorAndSeqlockShareAMutex(t *testing.T) {
 
 	t.Run("three Curator clients and three lockstep mutexes, ten rounds each: the counter is exact and nobody ever shares", func(t *testing.T) {
 		const k = 10
+		dir := dir + "-rounds" // its own queue: a failure above leaves nobody in it
 		check := newCheck(t, admin, root+"/check-rounds")
 		counter := newCounter(t, admin, root+"/counter")
 		java := ids("jr", 3)
@@ -364,10 +379,10 @@ func TestCuratorAndRWLockShareAReadWriteLock(t *testing.T) {
 
 		cur.open(t, "jw", "write", dir, 0)
 		cur.send(t, "acquire jw %s", check)
-		waitChildren(t, admin, dir, 3)
+		cur.queued(t, "jw", admin, dir, 3)
 		gw := lockstepLock(t, "write", dir, 0, "gw")
 		wrote := lockAsync(ctx, admin, gw, check, true)
-		waitChildren(t, admin, dir, 4) // readers gr jr, then writers jw gw
+		waitChildren(t, admin, dir, 4, cur.inbox("jw")) // readers gr jr, then writers jw gw
 
 		must(t, "leave", leave(admin, check, false))
 		must(t, "lockstep read unlock", gr.Unlock(ctx))
@@ -392,6 +407,7 @@ func TestCuratorAndRWLockShareAReadWriteLock(t *testing.T) {
 
 	t.Run("two readers and a writer on each side, eight rounds each: writers alone, the counter exact", func(t *testing.T) {
 		const k = 8
+		dir := dir + "-rounds" // its own queue: a failure above leaves nobody in it
 		check := newCheck(t, admin, root+"/check-rounds")
 		counter := newCounter(t, admin, root+"/counter")
 		jr, jw := ids("jr", 2), ids("jw", 1)
@@ -463,12 +479,12 @@ func TestCuratorLeaderLatchAndLeaderElectionAgree(t *testing.T) {
 		cur.open(t, "j0", "latch", dir, 0)
 		cur.open(t, "j1", "latch", dir, 0)
 		cur.send(t, "acquire j0 %s", check)
-		waitChildren(t, admin, dir, 2)
+		cur.queued(t, "j0", admin, dir, 2)
 		cur.send(t, "acquire j1 %s", check)
-		waitChildren(t, admin, dir, 3)
+		cur.queued(t, "j1", admin, dir, 3)
 		g1 := lockstepLock(t, "latch", dir, 0, "g1")
 		led := lockAsync(ctx, admin, g1, check, true)
-		waitChildren(t, admin, dir, 4)
+		waitChildren(t, admin, dir, 4, nil)
 		agree(t, "g0", "g0", "j0", "j1", "g1")
 
 		must(t, "leave", leave(admin, check, true))
@@ -480,7 +496,7 @@ func TestCuratorLeaderLatchAndLeaderElectionAgree(t *testing.T) {
 		cur.send(t, "release j0 %s", check)
 		cur.expect(t, "j0", "released")
 		cur.expect(t, "j1", "acquired")
-		waitChildren(t, admin, dir, 2) // LeaderLatch.close deletes its node in the background
+		waitChildren(t, admin, dir, 2, nil) // LeaderLatch.close deletes its node in the background
 		agree(t, "j1", "j1", "g1")
 		notYet(t, "g1 leads while Curator's j1 leads", led)
 
@@ -500,6 +516,7 @@ func TestCuratorLeaderLatchAndLeaderElectionAgree(t *testing.T) {
 
 	t.Run("two LeaderLatches and two Elections campaign four times each: one leader at a time, the counter exact", func(t *testing.T) {
 		const k = 4
+		dir := dir + "-rounds" // its own queue: a failure above leaves nobody in it
 		check := newCheck(t, admin, root+"/check-rounds")
 		counter := newCounter(t, admin, root+"/counter")
 		java := ids("jr", 2)
@@ -547,18 +564,26 @@ func TestCuratorSemaphoreAndSemaphoreShareLeases(t *testing.T) {
 		cur.expect(t, "j0", "acquired") // the third lease
 
 		// j1 takes the gate (locks/), creates its lease node, finds four
-		// and waits.
+		// and waits: Curator's V2 creates first and counts after, where
+		// lockstep counts first. Holders must not take j1's node, the
+		// newest, for a lease that is out.
 		cur.send(t, "acquire j1 %s", check)
-		waitChildren(t, admin, dir+"/leases", n+1)
+		leases := waitChildren(t, admin, dir+"/leases", n+1, cur.inbox("j1"))
+		holders, err := g0.(leaseHolder).s.Holders(ctx)
+		must(t, "Holders", err)
+		newest := slices.MaxFunc(leases, func(a, b string) int { return strings.Compare(a[len(a)-10:], b[len(b)-10:]) })
+		if len(holders) != n || slices.Contains(holders, dir+"/leases/"+newest) {
+			t.Fatalf("Holders = %v; want the %d oldest of %v, not the waiting %s", holders, n, leases, newest)
+		}
 		g2 := lockstepLock(t, "semaphore", dir, n, "g2")
 		got := lockAsync(ctx, admin, g2, check, false)
-		waitChildren(t, admin, dir+"/locks", 2) // g2 queues at the gate behind j1
+		waitChildren(t, admin, dir+"/locks", 2, cur.inbox("j1")) // g2 queues at the gate behind j1
 		cur.notYet(t, "j1", "three leases are out")
 
 		must(t, "leave", leave(admin, check, false))
 		must(t, "lockstep release g0", g0.Unlock(ctx))
 		cur.expect(t, "j1", "acquired")
-		waitChildren(t, admin, dir+"/locks", 1) // j1 left the gate; g2 holds it, waiting for a lease
+		waitChildren(t, admin, dir+"/locks", 1, nil) // j1 left the gate; g2 holds it, waiting for a lease
 		notYet(t, "lockstep's g2 took a fourth lease", got)
 
 		cur.send(t, "release j0 %s", check)
@@ -580,6 +605,7 @@ func TestCuratorSemaphoreAndSemaphoreShareLeases(t *testing.T) {
 
 	t.Run("three Curator clients and three lockstep holders, six rounds each: never more than three inside", func(t *testing.T) {
 		const k = 6
+		dir := dir + "-rounds" // its own queue: a failure above leaves nobody in it
 		check := newCheck(t, admin, root+"/check-rounds")
 		java := ids("jr", 3)
 		for _, id := range java {
