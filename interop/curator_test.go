@@ -226,28 +226,28 @@ func (c *curator) open(t *testing.T, id, kind, path string, n int) {
 
 // rounds starts k rounds on each of ids at once (see goRounds); wait
 // with c.finished.
-func (c *curator) rounds(t *testing.T, ids []string, k int, counter, check string) {
+func (c *curator) rounds(t *testing.T, who []string, k int, counter, check string) {
 	t.Helper()
-	for _, id := range ids {
+	for _, id := range who {
 		c.send(t, "rounds %s %d %s %s", id, k, counter, check)
 	}
 }
 
-func (c *curator) finished(t *testing.T, ids []string) {
+func (c *curator) finished(t *testing.T, who []string) {
 	t.Helper()
-	for _, id := range ids {
+	for _, id := range who {
 		c.expect(t, id, "done")
 	}
 }
 
 // goContenders makes the Go contenders ids of kind on dir and starts k
 // rounds on each (goRounds); the channel delivers each one's result.
-func goContenders(t *testing.T, ids []string, kind, dir string, n, k int, exclusive bool, counter, check string) <-chan error {
+func goContenders(t *testing.T, who []string, kind, dir string, n, k int, exclusive bool, counter, check string) <-chan error {
 	t.Helper()
 	conn := zktest.Connect(t)
-	done := make(chan error, len(ids))
+	done := make(chan error, len(who))
 	var ls []locker
-	for _, id := range ids {
+	for _, id := range who {
 		ls = append(ls, lockstepLock(t, kind, dir, n, id))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*zktest.Patience)
@@ -256,7 +256,7 @@ func goContenders(t *testing.T, ids []string, kind, dir string, n, k int, exclus
 		go func() {
 			err := goRounds(ctx, conn, l, k, exclusive, counter, check)
 			if err != nil {
-				err = fmt.Errorf("%s: %w", ids[i], err)
+				err = fmt.Errorf("%s: %w", who[i], err)
 			}
 			done <- err
 		}()
@@ -612,7 +612,7 @@ func TestCuratorSemaphoreAndSemaphoreShareLeases(t *testing.T) {
 			cur.open(t, id, "semaphore", dir, n)
 		}
 		start := time.Now()
-		cur.rounds(t, java, k, "-", check)
+		cur.rounds(t, java, k, "-", check) // no counter: three holders may share
 		gos := ids("gr", 3)
 		done := goContenders(t, gos, "semaphore", dir, n, k, false, "", check)
 		for _, id := range gos {
