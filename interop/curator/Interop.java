@@ -72,6 +72,10 @@ public final class Interop {
                 continue;
             }
             String id = f[1];
+            if (!f[0].equals("new") && !holders.containsKey(id)) {
+                out.println("error " + id + " no holder " + id + " (send new first)");
+                continue;
+            }
             switch (f[0]) {
                 case "new" -> {
                     Holder h = new Holder(id, f[2], f[3], f.length > 4 ? Integer.parseInt(f[4]) : 0);
