@@ -40,6 +40,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/internal/demo"
+	"github.com/lockstep-zk/lockstep/internal/jvm"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zkserver"
 )
@@ -225,8 +226,8 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) int {
 	// javac takes a few seconds and needs no server: it runs while the
 	// server starts.
 	type compiled struct {
-		dir, cp string
-		err     error
+		prog *jvm.Program
+		err  error
 	}
 	var javac chan compiled
 	curatorSkip := ""
@@ -234,14 +235,14 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) int {
 		if curatorSkip = curatorMissing(cfg.classpath); curatorSkip == "" {
 			javac = make(chan compiled, 1)
 			go func() {
-				dir, cp, err := compileCurator(ctx, cfg.classpath)
-				javac <- compiled{dir, cp, err}
+				prog, err := compileCurator(ctx, cfg.classpath)
+				javac <- compiled{prog, err}
 			}()
 			// If the run ends before the runner starts, its classes go.
 			defer func() {
 				if javac != nil {
 					if c := <-javac; c.err == nil {
-						os.RemoveAll(c.dir)
+						c.prog.Remove()
 					}
 				}
 			}()
@@ -272,7 +273,7 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) int {
 		c := <-javac
 		javac = nil // taken: the runner's Close removes the classes
 		if c.err == nil {
-			b.curator, c.err = startCurator(c.dir, c.cp, servers, cfg.session)
+			b.curator, c.err = startCurator(c.prog, servers, cfg.session)
 		}
 		if c.err != nil {
 			// Java and the jars are there, so this is a failure, not a skip:

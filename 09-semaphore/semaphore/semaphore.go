@@ -96,7 +96,11 @@ func (s *Semaphore) gateDir() string  { return s.dir + "/locks" }
 func (s *Semaphore) leaseDir() string { return s.dir + "/leases" }
 
 // Holders returns the full paths of the leases out now, oldest first: whom
-// Revoke can ask.
+// Revoke can ask. That is at most the n oldest lease nodes: a Curator
+// InterProcessSemaphoreV2 that waits for a lease creates its node first
+// and then waits, under the gate, for the count to fall to n, so while it
+// waits the directory holds n+1 nodes and the newest is a waiter's
+// (TestCuratorSemaphoreAndSemaphoreShareLeases, in interop/).
 func (s *Semaphore) Holders(ctx context.Context) ([]string, error) {
 	ps, err := seqlock.Participants(s.conn, s.leaseDir())
 	if errors.Is(err, zk.ErrNoNode) {
@@ -107,7 +111,7 @@ func (s *Semaphore) Holders(ctx context.Context) ([]string, error) {
 	}
 	var out []string
 	for _, p := range ps {
-		if isLease(event.Short(p.Node)) {
+		if isLease(event.Short(p.Node)) && len(out) < s.n {
 			out = append(out, p.Node)
 		}
 	}

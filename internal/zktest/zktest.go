@@ -48,12 +48,17 @@ var server *zkserver.Server
 
 // Main starts a ZooKeeper for the package (see zkserver.Start), runs the
 // tests, stops the server and, if the tests passed, fails on goroutines
-// left running (go.uber.org/goleak).
-func Main(m *testing.M) {
-	os.Exit(run(m))
+// left running (go.uber.org/goleak). Last it runs atExit: what the
+// package's tests made once for all of them and must remove (the interop
+// tests' compiled Java).
+func Main(m *testing.M, atExit ...func()) {
+	os.Exit(run(m, atExit))
 }
 
-func run(m *testing.M) int {
+func run(m *testing.M, atExit []func()) int {
+	for _, f := range atExit {
+		defer f()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	srv, err := zkserver.Start(ctx)
 	cancel()
