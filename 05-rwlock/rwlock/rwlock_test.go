@@ -100,7 +100,7 @@ func (r *recorder) waitQueued(t testing.TB, owner string) {
 // obs as owner.
 func mutex(t testing.TB, dir, owner string, obs event.Observer) *rwlock.RWMutex {
 	t.Helper()
-	m, err := rwlock.New(zktest.Connect(t), dir, rwlock.WithObserver(obs.WithOwner(owner)))
+	m, err := rwlock.New(zktest.Connect(t), dir, rwlock.WithObserver(zktest.Observe(t, owner, obs)))
 	if err != nil {
 		t.Fatal(err)
 	}
