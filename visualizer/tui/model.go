@@ -94,6 +94,8 @@ type Model struct {
 	status  string
 
 	width, height int
+
+	replay *replayState // a replay's position, for the header; nil when live
 }
 
 // NewModel returns the root model. ctl and src may be nil in tests that

@@ -51,6 +51,9 @@ func (m Model) View() string {
 }
 
 func (m Model) headerLines(w int) []string {
+	if m.replay != nil {
+		return append(m.replayHeader(w), m.counters(w))
+	}
 	run := "running"
 	if m.paused {
 		run = pausedStyle.Render("PAUSED")
