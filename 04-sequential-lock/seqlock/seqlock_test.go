@@ -952,13 +952,13 @@ func TestAWaiterThatGivesUpDoesNotHandTheLockOn(t *testing.T) {
 	root := zktest.Root(t)
 	dir := root + "/lock"
 	ctx := zktest.Context(t)
-	holder := newMutex(t, zktest.Connect(t), dir)
+	holder := newMutex(t, zktest.Connect(t), dir, seqlock.WithObserver(zktest.Observe(t, "holder")))
 	if err := holder.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
 	var quitterTally, lastTally event.Tally
-	quitter := newMutex(t, zktest.Connect(t), dir, seqlock.WithObserver(quitterTally.Observe))
-	last := newMutex(t, zktest.Connect(t), dir, seqlock.WithObserver(lastTally.Observe))
+	quitter := newMutex(t, zktest.Connect(t), dir, seqlock.WithObserver(zktest.Observe(t, "quitter", quitterTally.Observe)))
+	last := newMutex(t, zktest.Connect(t), dir, seqlock.WithObserver(zktest.Observe(t, "last", lastTally.Observe)))
 
 	qctx, giveUp := context.WithCancel(ctx)
 	quitterDone := make(chan error, 1)
@@ -979,10 +979,12 @@ func TestAWaiterThatGivesUpDoesNotHandTheLockOn(t *testing.T) {
 	})
 	select {
 	case err := <-lastDone:
+		zktest.Recorder(t).BrokeWhere(event.SecondHolder, "the last waiter took the lock while the holder held it")
 		t.Fatalf("the last waiter's Lock returned (%v) while the holder still holds", err)
 	default:
 	}
 	if lastTally.Count(event.Acquired) != 0 {
+		zktest.Recorder(t).BrokeWhere(event.SecondHolder, "the last waiter took the lock while the holder held it")
 		t.Fatal("the last waiter acquired the lock while the holder still holds it")
 	}
 	if err := holder.Unlock(ctx); err != nil {

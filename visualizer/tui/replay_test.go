@@ -149,3 +149,29 @@ func TestReplayGoldenAtTheBreakingEvent(t *testing.T) {
 	}
 	golden.RequireEqual(t, []byte(final.View()))
 }
+
+// The conformance suite records what it sees (who held, from when to
+// when, with the token): a real failing run of the suite against the
+// no-relist mistake (04's waitTurn holding right after its wait, without
+// listing the queue again) stops where the token did not increase.
+func TestTheConformanceSuitesRecordingStopsWhereTheTokenRepeated(t *testing.T) {
+	f, err := os.Open("testdata/replay/04-no-relist-conformance.events.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rec, err := event.ReadRecording(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := NewReplay(rec, sceneOf(t, "04"))
+	m := replayPress(NewReplayModel(rp), "b")
+	v := m.View()
+	if !strings.Contains(v, "BROKE HERE") || !strings.Contains(v, "fencing tokens must increase") {
+		t.Errorf("at the breaking event:\n%s", v)
+	}
+	broke := rec.Events[rp.BrokeAt()]
+	if broke.Kind != event.Acquired || broke.Token > rec.Events[rp.BrokeAt()-2].Token {
+		t.Errorf("the breaking event is %v, want an Acquired whose token does not increase", broke)
+	}
+}

@@ -108,6 +108,8 @@ func (m Model) expectLine(w int) string {
 		switch {
 		case m.releases == 0 && m.wokeNow == 0:
 			return dimStyle.Render(fit("· no release yet; "+says, w))
+		case m.wakes == 0 && m.wokeNow == 0:
+			return dimStyle.Render(fit(fmt.Sprintf("· %d releases, nobody woken yet; %s", m.releases, says), w))
 		case m.releases == 0:
 			measured = "this release woke " + waiters(m.wokeNow)
 		default:
