@@ -44,11 +44,18 @@ func TestTheHeaderSaysWhatItMeasuredAndWhatTheChapterExpects(t *testing.T) {
 	// A holder letting go while the next one gets in is not two holders:
 	// its Released may come after the next one's Acquired.
 	overlapOfEvents := []any{ev("worker-1", event.Acquired, "", node(1), ""),
+		ev("worker-2", event.WatchSet, "get", node(1), ""), ev("worker-2", event.Waiting, "", node(1), ""),
 		ev("worker-1", event.Request, "delete", node(1), ""),
 		ev("worker-2", event.Notified, "", node(1), "EventNodeDeleted"),
 		ev("worker-2", event.Acquired, "", node(2), ""), ev("worker-1", event.Released, "", node(1), "")}
 	if got := line(m.apply(overlapOfEvents)); !strings.HasPrefix(got, "✓") {
 		t.Errorf("a hand-off whose Released comes late: %q", got)
+	}
+	// Releases nobody waited for measure nothing: no ✓ for 0 woken.
+	alone := []any{ev("worker-1", event.Acquired, "", node(1), ""), ev("worker-1", event.Request, "delete", node(1), ""),
+		ev("worker-1", event.Released, "", node(1), "")}
+	if got := line(m.apply(alone)); got != "· 1 release, nobody woken yet; the predecessor queue wakes 1" {
+		t.Errorf("a release nobody waited for: %q", got)
 	}
 
 	// Chapter 03 expects the herd: a release that woke only one of four

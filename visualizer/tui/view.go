@@ -109,7 +109,11 @@ func (m Model) expectLine(w int) string {
 		case m.releases == 0 && m.wokeNow == 0:
 			return dimStyle.Render(fit("· no release yet; "+says, w))
 		case m.wakes == 0 && m.wokeNow == 0:
-			return dimStyle.Render(fit(fmt.Sprintf("· %d releases, nobody woken yet; %s", m.releases, says), w))
+			n := fmt.Sprintf("%d releases", m.releases)
+			if m.releases == 1 {
+				n = "1 release"
+			}
+			return dimStyle.Render(fit("· "+n+", nobody woken yet; "+says, w))
 		case m.releases == 0:
 			measured = "this release woke " + waiters(m.wokeNow)
 		default:
