@@ -348,7 +348,9 @@ func replayHelp(w int) string {
 type ReplayOptions struct {
 	// Frames > 0: no terminal UI; print the frame at the breaking event
 	// (at the end if the recording names none), colour off, Width×Height,
-	// to Out (default os.Stdout). For docs and tests.
+	// to Out (default os.Stdout), under the line "── frame 1/1 ──" as Run
+	// prints its frames. For docs and tests: the same recording always
+	// gives the same bytes.
 	Frames        int
 	Width, Height int // default 80×24
 	Out           io.Writer
@@ -378,7 +380,7 @@ func RunReplay(ctx context.Context, rec event.Recording, sc scene.Scene, o Repla
 		if b := rp.BrokeAt(); b >= 0 {
 			end = b + 1
 		}
-		_, err := fmt.Fprintln(o.Out, m.at(end).View())
+		_, err := fmt.Fprintf(o.Out, "── frame 1/1 ──\n%s\n", m.at(end).View())
 		return err
 	}
 	p := tea.NewProgram(NewReplayModel(rp), tea.WithAltScreen(), tea.WithContext(ctx))
