@@ -121,6 +121,10 @@ func TestCheckersPointAtTheEventThatBrokeTheProperty(t *testing.T) {
 	if i := Herd(handOff, 1); i != -1 {
 		t.Errorf("Herd(hand-off) = %d, want -1", i)
 	}
+	late := []Event{acq("a", "1"), del("a", "1"), note("b", "1"), acq("b", "2"), rel("a", "1")}
+	if i := SecondHolder(late); i != -1 {
+		t.Errorf("SecondHolder(a Released recorded after the next Acquired) = %d, want -1", i)
+	}
 	overlap := []Event{acq("a", "1"), acq("b", "2"), rel("a", "1")}
 	if i := SecondHolder(overlap); i != 1 {
 		t.Errorf("SecondHolder(overlap) = %d, want 1", i)

@@ -185,20 +185,25 @@ func (r *Recorder) Recording(test, chapter string) Recording {
 }
 
 // SecondHolder is the index of the first Acquired while another owner
-// still holds (no Released or Lost of its own since its Acquired), -1 if
-// none: mutual exclusion broke there.
+// still holds, -1 if none: mutual exclusion broke there. A holder lets go
+// when it asks to delete the node it holds (the next holder's Acquired may
+// be recorded before its Released), or at Released or Lost.
 func SecondHolder(events []Event) int {
-	holding := map[string]bool{}
+	holding := map[string]string{} // owner → node
 	for i, e := range events {
-		switch e.Kind {
-		case Acquired:
+		switch {
+		case e.Kind == Acquired:
 			for o := range holding {
 				if o != e.Owner {
 					return i
 				}
 			}
-			holding[e.Owner] = true
-		case Released, Lost:
+			holding[e.Owner] = e.Node
+		case e.Kind == Request && e.Op == "delete":
+			if n, ok := holding[e.Owner]; ok && n == e.Node {
+				delete(holding, e.Owner)
+			}
+		case e.Kind == Released || e.Kind == Lost:
 			delete(holding, e.Owner)
 		}
 	}

@@ -60,6 +60,22 @@ func NewReplay(rec event.Recording, sc scene.Scene) *Replay {
 		}
 	}
 	r.start = ChapterStarted{Scene: sc, Path: lock, Dir: dir, Workers: owners}
+	if r.rec.Header.BrokeAt < 0 {
+		// The test failed without saying where (it gave up waiting, say):
+		// look for the first event against what the chapter expects.
+		var found int = -1
+		var why string
+		if sc.Expect.Holders == 1 {
+			found, why = event.SecondHolder(rec.Events), "2 held at once"
+		}
+		if found < 0 && sc.Expect.Woken == 1 {
+			found, why = event.Herd(rec.Events, 1), "a release woke more than 1"
+		}
+		if found >= 0 {
+			r.rec.Header.BrokeAt = found
+			r.rec.Header.Why = why + " (the replay found it; the test did not say)"
+		}
+	}
 	r.steps = queueSteps(rec.Events, dir, sc.Tag)
 	return r
 }

@@ -175,3 +175,31 @@ func TestTheConformanceSuitesRecordingStopsWhereTheTokenRepeated(t *testing.T) {
 		t.Errorf("the breaking event is %v, want an Acquired whose token does not increase", broke)
 	}
 }
+
+// A test that failed without saying where (04's quitter test against the
+// no-relist mistake gave up waiting for a second wait that never came):
+// the replay finds the first event against the chapter's expectation, the
+// second holder, and stops there.
+func TestAnUnmarkedRecordingStopsWhereTheChaptersExpectationBroke(t *testing.T) {
+	f, err := os.Open("testdata/replay/04-no-relist-quitter.events.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rec, err := event.ReadRecording(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Header.BrokeAt != -1 {
+		t.Fatalf("the fixture is marked (%d): want an unmarked one", rec.Header.BrokeAt)
+	}
+	rp := NewReplay(rec, sceneOf(t, "04"))
+	b := rp.BrokeAt()
+	if b < 0 || rec.Events[b].Kind != event.Acquired || rec.Events[b].Owner != "last" {
+		t.Fatalf("the replay stops at %d, want the last waiter's Acquired while the holder holds", b)
+	}
+	v := replayPress(NewReplayModel(rp), "b").View()
+	if strings.Count(v, " HOLDS") != 2 || !strings.Contains(v, "2 held at once (the replay found it") {
+		t.Errorf("at the second holder:\n%s", v)
+	}
+}
