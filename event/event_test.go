@@ -1,6 +1,8 @@
 package event
 
 import (
+	"errors"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -70,5 +72,65 @@ func TestNilObserverIsAllowed(t *testing.T) {
 	o.Emit(Event{Kind: Info}) // must not panic
 	if o.WithOwner("x") != nil {
 		t.Error("WithOwner on nil should stay nil")
+	}
+}
+
+func TestARecordingReadsBackAsWritten(t *testing.T) {
+	var r Recorder
+	o := r.Observer("w1")
+	o.Emit(Event{Kind: Acquired, Node: "/l/n1"})
+	o.Emit(Event{Kind: Notified, Node: "/l/n1", Detail: "EventNodeDeleted"})
+	r.Broke("why")
+	r.Broke("a later mark does not count")
+	var b strings.Builder
+	if err := r.Recording("TestX", "04").Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `"Kind":"acquired"`) {
+		t.Errorf("kinds are not written by name:\n%s", b.String())
+	}
+	got, err := ReadRecording(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Header != (Header{Test: "TestX", Chapter: "04", BrokeAt: 1, Why: "why"}) || len(got.Events) != 2 || got.Events[1].Detail != "EventNodeDeleted" {
+		t.Errorf("read back %+v", got)
+	}
+	for _, bad := range []string{"", "not json\n", `{"test":"T","broke_at":3}` + "\n", `{"test":"T"}` + "\n{\"Kind\":\"nonsense\"}\n"} {
+		if _, err := ReadRecording(strings.NewReader(bad)); !errors.Is(err, ErrBadRecording) {
+			t.Errorf("ReadRecording(%q) = %v, want ErrBadRecording", bad, err)
+		}
+	}
+	var nilRec *Recorder
+	nilRec.Observe(Event{})
+	nilRec.Broke("x")
+	if nilRec.Observer("w") != nil {
+		t.Error("a nil Recorder hands out an observer")
+	}
+}
+
+func TestCheckersPointAtTheEventThatBrokeTheProperty(t *testing.T) {
+	acq := func(o, n string) Event { return Event{Owner: o, Kind: Acquired, Node: n} }
+	rel := func(o, n string) Event { return Event{Owner: o, Kind: Released, Node: n} }
+	del := func(o, n string) Event { return Event{Owner: o, Kind: Request, Op: "delete", Node: n} }
+	note := func(o, n string) Event { return Event{Owner: o, Kind: Notified, Node: n} }
+	handOff := []Event{acq("a", "1"), del("a", "1"), note("b", "1"), rel("a", "1"), acq("b", "2"), rel("b", "2"), acq("c", "3")}
+	if i := SecondHolder(handOff); i != -1 {
+		t.Errorf("SecondHolder(hand-off) = %d, want -1", i)
+	}
+	if i := Herd(handOff, 1); i != -1 {
+		t.Errorf("Herd(hand-off) = %d, want -1", i)
+	}
+	late := []Event{acq("a", "1"), del("a", "1"), note("b", "1"), acq("b", "2"), rel("a", "1")}
+	if i := SecondHolder(late); i != -1 {
+		t.Errorf("SecondHolder(a Released recorded after the next Acquired) = %d, want -1", i)
+	}
+	overlap := []Event{acq("a", "1"), acq("b", "2"), rel("a", "1")}
+	if i := SecondHolder(overlap); i != 1 {
+		t.Errorf("SecondHolder(overlap) = %d, want 1", i)
+	}
+	herd := []Event{acq("a", "1"), del("a", "1"), note("b", "1"), note("c", "1"), rel("a", "1"), note("d", "1"), acq("b", "2"), del("b", "2"), note("c", "2")}
+	if i := Herd(herd, 1); i != 5 {
+		t.Errorf("Herd = %d, want 5 (the last of the three woken by the first release)", i)
 	}
 }

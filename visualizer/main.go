@@ -8,6 +8,7 @@
 //	go run ./visualizer                 # chapter 04, 5 workers
 //	go run ./visualizer -chapter 03 -workers 8
 //	go run ./visualizer -frames 6 -width 80 -height 24   # print frames, no TUI
+//	go run ./visualizer -replay FILE    # play a failing test's recording
 //
 // A learner's own lock is shown by building this command with the
 // exercise's files laid over the reference's (make exercise CH=04 VISUAL=1
@@ -35,6 +36,7 @@ import (
 	reentrant "github.com/lockstep-zk/lockstep/06-reentrant/scene"
 	leader "github.com/lockstep-zk/lockstep/07-leader/scene"
 	semaphore "github.com/lockstep-zk/lockstep/09-semaphore/scene"
+	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/scene"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/visualizer/tui"
@@ -78,11 +80,15 @@ func main() {
 	flag.DurationVar(&o.Interval, "interval", 500*time.Millisecond, "time between two -frames")
 	flag.IntVar(&o.Width, "width", 100, "-frames: width")
 	flag.IntVar(&o.Height, "height", 30, "-frames: height")
+	replay := flag.String("replay", "", "play a failing test's recording (FILE.events.jsonl, see LOCKSTEP_RECORD_DIR); no ZooKeeper needed")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "visualizer: unexpected argument %q\n", flag.Arg(0))
 		flag.Usage()
 		os.Exit(2)
+	}
+	if *replay != "" {
+		os.Exit(runReplay(*replay, o))
 	}
 	o.Scenes, o.Workshop = listScenes(persistent), workshop
 	if os.Getenv(viewEnv) == "" {
@@ -104,6 +110,55 @@ func main() {
 	}()
 	err := tui.Run(ctx, o)
 	os.Exit(exitCode(err, context.Cause(ctx), o.Chapter))
+}
+
+// runReplay plays a recording in the queue view, with the words of the
+// chapter its header names (-chapter if it names none). Frames > 0 prints
+// the frame at the breaking event instead. It needs no ZooKeeper, so it
+// runs in this process, without the supervisor.
+func runReplay(file string, o tui.Options) int {
+	rec, sc, err := readReplay(file, listScenes(false))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "visualizer:", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	ro := tui.ReplayOptions{Frames: o.Frames}
+	if o.Frames > 0 {
+		ro.Width, ro.Height = o.Width, o.Height
+	}
+	if err := tui.RunReplay(ctx, rec, sc, ro); err != nil {
+		fmt.Fprintln(os.Stderr, "visualizer:", err)
+		return 1
+	}
+	return 0
+}
+
+// readReplay reads a recording and finds the scene of its chapter.
+func readReplay(file string, scenes []scene.Scene) (event.Recording, scene.Scene, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return event.Recording{}, scene.Scene{}, fmt.Errorf("replay: %w", err)
+	}
+	defer f.Close()
+	rec, err := event.ReadRecording(f)
+	if err != nil {
+		return event.Recording{}, scene.Scene{}, fmt.Errorf("replay %s: %w", file, err)
+	}
+	ch := rec.Header.Chapter
+	if ch == "" {
+		ch = chapterFlag()
+	}
+	var keys []string
+	for _, sc := range scenes {
+		if sc.Key == ch {
+			return rec, sc, nil
+		}
+		keys = append(keys, sc.Key)
+	}
+	return event.Recording{}, scene.Scene{}, fmt.Errorf("replay %s: chapter %q has no scene in the visualizer (want one of %s)",
+		file, ch, strings.Join(keys, ", "))
 }
 
 // signalled is the cause of the context when a signal ended the run.
@@ -175,6 +230,10 @@ Shows a chapter's real lock at work: workers with their own ZooKeeper
 sessions, the queue as ZooKeeper has it, who watches whom, whom a release
 wakes. Keys: space pause, +/- speed, a/x add/remove a worker, ↑↓ select,
 k kill, e expire a session, a chapter's digit switches to it, q quit.
+
+With -replay FILE it plays a failing test's recording instead (no
+ZooKeeper): ←→ one event back or forth, space play/pause, home/end,
+b the event where the property broke, q quit.
 
 Flags:
 `)

@@ -451,3 +451,41 @@ func TestBadOptionsFailBeforeConnecting(t *testing.T) {
 		}
 	}
 }
+
+// TestAReplayNeedsNoZooKeeper plays the recorded herd (a real failing run
+// of 04's TestQueue) with no server in reach, and bad recordings are a
+// clear error.
+func TestAReplayNeedsNoZooKeeper(t *testing.T) {
+	run := func(args ...string) (string, error) {
+		cmd := exec.Command(os.Args[0], args...)
+		cmd.Env = append(os.Environ(), childEnv+"=1", "ZK_SERVERS=127.0.0.1:1")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := run("-replay", "tui/testdata/replay/04-herd.events.jsonl", "-frames", "1", "-width", "80", "-height", "24")
+	if err != nil || !strings.Contains(out, "BROKE HERE") || !strings.Contains(out, "release 1 woke 5 waiters") {
+		t.Errorf("-replay -frames 1 (%v):\n%s", err, out)
+	}
+	dir := t.TempDir()
+	bad := map[string]string{
+		"not-json.events.jsonl":   "hello\n",
+		"chapter-99.events.jsonl": `{"test":"TestX","chapter":"99","broke_at":-1,"why":""}` + "\n" + `{"Kind":"acquired","Owner":"a"}` + "\n",
+		"no-events.events.jsonl":  `{"test":"TestX","chapter":"04","broke_at":-1,"why":""}` + "\n",
+	}
+	for name, text := range bad {
+		if err := os.WriteFile(dir+"/"+name, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, want := range map[string]string{
+		"missing.events.jsonl":    "no such file",
+		"not-json.events.jsonl":   "not a recording",
+		"chapter-99.events.jsonl": `chapter "99" has no scene`,
+		"no-events.events.jsonl":  "no events",
+	} {
+		out, err := run("-replay", dir+"/"+name)
+		if err == nil || !strings.Contains(out, want) {
+			t.Errorf("-replay %s (%v): want an error saying %q:\n%s", name, err, want, out)
+		}
+	}
+}

@@ -11,10 +11,11 @@ import (
 // New returns chapter 03's scene.
 func New() scene.Scene {
 	return scene.Scene{
-		Key:    "03",
-		Name:   "03-watch-lock",
-		Title:  "one node, every waiter watches it (herd effect)",
-		Look:   "each release wakes EVERY waiter: many NOTIFIED at once, all but one wasted",
+		Key:   "03",
+		Name:  "03-watch-lock",
+		Title: "one node, every waiter watches it (herd effect)",
+		Expect: scene.Expect{Woken: scene.All, WokenSays: "one watched node wakes every waiter",
+			Holders: 1, HoldersSays: "one holder at a time"},
 		Single: true,
 		NewWorker: func(w scene.Worker) (scene.Part, error) {
 			return watchlock.New(w.Conn, w.Path, watchlock.WithObserver(w.Observer))

@@ -95,7 +95,7 @@ func TestWatchAllWakesEveryWaiter(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
-	holder, _ := watchlock.New(zktest.Connect(t), lockPath)
+	holder, _ := watchlock.New(zktest.Connect(t), lockPath, watchlock.WithObserver(zktest.Observe(t, "holder")))
 	if err := holder.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestWatchAllWakesEveryWaiter(t *testing.T) {
 	errs := make(chan error, waiters)
 	for i := range waiters {
 		l, _ := watchlock.New(zktest.Connect(t), lockPath,
-			watchlock.WithObserver(event.Observer(tally.Observe).WithOwner(fmt.Sprint("waiter-", i))))
+			watchlock.WithObserver(zktest.Observe(t, fmt.Sprint("waiter-", i), tally.Observe)))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -141,6 +141,7 @@ func TestWatchAllWakesEveryWaiter(t *testing.T) {
 	t.Logf("one release: %d of %d waiters notified, %d creates, %d exists, 1 winner (waiter-%d)",
 		notified, waiters, creates, tally.Requests("exists"), winner)
 	if notified < waiters-1 {
+		zktest.Recorder(t).Broke(fmt.Sprintf("one release woke %d of %d waiters; watching the one lock node wakes them all", notified, waiters))
 		t.Errorf("one release notified %d waiters, want ≥ %d: every waiter watches the same node", notified, waiters-1)
 	}
 	if creates < waiters-1 {

@@ -14,7 +14,8 @@ func New() scene.Scene {
 		Key:   "04",
 		Name:  "04-sequential-lock",
 		Title: "sequential nodes: each waiter watches only its predecessor",
-		Look:  "each release wakes ONE waiter (woken/release 1); k: the next in line takes over",
+		Expect: scene.Expect{Woken: 1, WokenSays: "the predecessor queue wakes 1",
+			Holders: 1, HoldersSays: "one holder at a time"},
 		NewWorker: func(w scene.Worker) (scene.Part, error) {
 			// The worker's name is the node's data, so the queue can name
 			// the owner of a node even before its session is known.

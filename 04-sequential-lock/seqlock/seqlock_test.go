@@ -71,7 +71,7 @@ func TestQueue(t *testing.T) {
 		var tally event.Tally
 		ctx := zktest.Context(t)
 
-		holder := newMutex(t, admin, dir, seqlock.WithObserver(tally.Observe))
+		holder := newMutex(t, admin, dir, seqlock.WithObserver(zktest.Observe(t, "holder", tally.Observe)))
 		if err := holder.Lock(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -80,7 +80,7 @@ func TestQueue(t *testing.T) {
 		errs := make(chan error, waiters)
 		for i := range waiters {
 			release[i] = make(chan struct{})
-			m := newMutex(t, zktest.Connect(t), dir, seqlock.WithObserver(tally.Observe))
+			m := newMutex(t, zktest.Connect(t), dir, seqlock.WithObserver(zktest.Observe(t, fmt.Sprint("waiter-", i), tally.Observe)))
 			go func() {
 				if err := m.Lock(ctx); err != nil {
 					errs <- err
@@ -109,9 +109,12 @@ func TestQueue(t *testing.T) {
 				t.Fatal("nobody got the lock after a release")
 			}
 			if got != want {
+				zktest.Recorder(t).Broke(fmt.Sprintf("waiter-%d got the lock before waiter-%d", got, want))
 				t.Errorf("waiter %d got the lock, want %d: the queue is first come, first served", got, want)
 			}
 			if n := tally.Count(event.Notified) - before; n != 1 {
+				zktest.Recorder(t).BrokeWhere(func(es []event.Event) int { return event.Herd(es, 1) },
+					fmt.Sprintf("release %d woke %d waiters; the predecessor queue wakes 1", want+1, n))
 				t.Errorf("release %d woke %d waiters, want exactly 1", want+1, n)
 			}
 			unlock = func() error { close(release[got]); return <-errs }
@@ -949,13 +952,13 @@ func TestAWaiterThatGivesUpDoesNotHandTheLockOn(t *testing.T) {
 	root := zktest.Root(t)
 	dir := root + "/lock"
 	ctx := zktest.Context(t)
-	holder := newMutex(t, zktest.Connect(t), dir)
+	holder := newMutex(t, zktest.Connect(t), dir, seqlock.WithObserver(zktest.Observe(t, "holder")))
 	if err := holder.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
 	var quitterTally, lastTally event.Tally
-	quitter := newMutex(t, zktest.Connect(t), dir, seqlock.WithObserver(quitterTally.Observe))
-	last := newMutex(t, zktest.Connect(t), dir, seqlock.WithObserver(lastTally.Observe))
+	quitter := newMutex(t, zktest.Connect(t), dir, seqlock.WithObserver(zktest.Observe(t, "quitter", quitterTally.Observe)))
+	last := newMutex(t, zktest.Connect(t), dir, seqlock.WithObserver(zktest.Observe(t, "last", lastTally.Observe)))
 
 	qctx, giveUp := context.WithCancel(ctx)
 	quitterDone := make(chan error, 1)
@@ -976,10 +979,12 @@ func TestAWaiterThatGivesUpDoesNotHandTheLockOn(t *testing.T) {
 	})
 	select {
 	case err := <-lastDone:
+		zktest.Recorder(t).BrokeWhere(event.SecondHolder, "the last waiter took the lock while the holder held it")
 		t.Fatalf("the last waiter's Lock returned (%v) while the holder still holds", err)
 	default:
 	}
 	if lastTally.Count(event.Acquired) != 0 {
+		zktest.Recorder(t).BrokeWhere(event.SecondHolder, "the last waiter took the lock while the holder held it")
 		t.Fatal("the last waiter acquired the lock while the holder still holds it")
 	}
 	if err := holder.Unlock(ctx); err != nil {

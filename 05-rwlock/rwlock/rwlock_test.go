@@ -100,7 +100,7 @@ func (r *recorder) waitQueued(t testing.TB, owner string) {
 // obs as owner.
 func mutex(t testing.TB, dir, owner string, obs event.Observer) *rwlock.RWMutex {
 	t.Helper()
-	m, err := rwlock.New(zktest.Connect(t), dir, rwlock.WithObserver(obs.WithOwner(owner)))
+	m, err := rwlock.New(zktest.Connect(t), dir, rwlock.WithObserver(zktest.Observe(t, owner, obs)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,6 +317,7 @@ func TestOnlyTheRightWaitersWake(t *testing.T) {
 			await(t, d, fmt.Sprintf("reader %d", i+1))
 		}
 		if n := tally.Count(event.Notified); n != 3 {
+			zktest.Recorder(t).Broke(fmt.Sprintf("one writer's release woke %d readers; every reader behind it wakes (3)", n))
 			t.Errorf("one writer's release caused %d notifications, want 3 (one per reader behind it)", n)
 		}
 		t.Logf("writer release: %d notifications, %d requests", tally.Count(event.Notified), tally.Requests(""))
@@ -352,6 +353,7 @@ func TestOnlyTheRightWaitersWake(t *testing.T) {
 		must(t, holders[1].Read().Unlock(ctx))
 		// Nobody watches r1 or r2: w1 watches only r3, the node right before it.
 		if n := tally.Count(event.Notified); n != 0 {
+			zktest.Recorder(t).Broke(fmt.Sprintf("two readers' releases woke %d waiters; with a reader still holding, nobody wakes", n))
 			t.Errorf("releasing two readers with a reader still holding woke %d waiters, want 0", n)
 		}
 		must(t, holders[2].Read().Unlock(ctx))
@@ -360,6 +362,8 @@ func TestOnlyTheRightWaitersWake(t *testing.T) {
 			t.Errorf("w1 was notified %d times, want 1", got)
 		}
 		if n := tally.Count(event.Notified); n != 1 {
+			zktest.Recorder(t).BrokeWhere(func(es []event.Event) int { return event.Herd(es, 1) },
+				fmt.Sprintf("the last reader's release woke %d waiters; only the writer right behind it wakes", n))
 			t.Errorf("the last reader's release caused %d notifications, want 1 (only w1)", n)
 		}
 		must(t, w1.Write().Unlock(ctx))
@@ -371,6 +375,7 @@ func TestOnlyTheRightWaitersWake(t *testing.T) {
 		// r4 watches the LAST writer ahead of it (w2), so w1 leaving does
 		// not wake it: one notification, when w2 leaves.
 		if got := rec.count("r4", event.Notified); got != 1 {
+			zktest.Recorder(t).Broke(fmt.Sprintf("r4 was woken %d times; a reader watches only the last writer ahead of it", got))
 			t.Errorf("r4 was notified %d times, want 1: a reader watches only the last writer ahead of it", got)
 		}
 		locktest.AssertClean(t, zktest.Connect(t), root, dir)

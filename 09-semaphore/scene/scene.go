@@ -5,6 +5,7 @@
 package scene
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/lockstep-zk/lockstep/09-semaphore/semaphore"
@@ -18,12 +19,12 @@ const Leases = 2
 // New returns chapter 09's scene.
 func New() scene.Scene {
 	return scene.Scene{
-		Key:   "09",
-		Name:  "09-semaphore",
-		Title: "counting semaphore: 2 leases (L); the gate (G) lets one waiter count",
-		Look:  "two L holders at most; only the gate's holder watches the leases",
-		Words: scene.Words{Holds: "LEASE", Holding: "leased"},
-		Dirs:  []string{"leases", "locks"},
+		Key:    "09",
+		Name:   "09-semaphore",
+		Title:  "counting semaphore: 2 leases (L); the gate (G) lets one waiter count",
+		Expect: scene.Expect{Holders: Leases, HoldersSays: fmt.Sprintf("%d leases: %d holders at most", Leases, Leases)},
+		Words:  scene.Words{Holds: "LEASE", Holding: "leased"},
+		Dirs:   []string{"leases", "locks"},
 		NewWorker: func(w scene.Worker) (scene.Part, error) {
 			s, err := semaphore.New(w.Conn, w.Path, Leases, semaphore.WithObserver(gateAsInfo(w.Observer)),
 				semaphore.WithData([]byte(w.Name)))

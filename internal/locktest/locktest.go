@@ -28,6 +28,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/contend"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
@@ -162,15 +163,23 @@ func exclusion(t *testing.T, impl Impl) {
 	var tokens []int64
 	var wg sync.WaitGroup
 	errs := make(chan error, 2*n*m)
+	// The suite builds the locks without an observer, so what a replay of
+	// a failure shows is what the suite sees: who held, from when to when.
+	rec := zktest.Recorder(t)
 	for i := range n {
 		conn := zktest.Connect(t)
 		l := newLock(t, impl, conn, lockPath)
+		obs := rec.Observer(fmt.Sprint("contender-", i))
 		wg.Go(func() {
 			// The same loop as the demos' workers: Lock, the articles'
 			// age++ (read, think, write back, no version check), Unlock.
 			_, err := contend.Loop(zktest.Context(t), l, m, func(ctx context.Context) error {
+				held := heldEvent(l, lockPath)
+				obs.Emit(held)
+				defer func() { held.Kind, held.Time = event.Released, time.Time{}; obs.Emit(held) }()
 				defer inside.Add(-1)
 				if in := inside.Add(1); in != 1 {
+					rec.BrokeWhere(event.SecondHolder, fmt.Sprintf("contender-%d acquired the lock while another held it", i))
 					errs <- fmt.Errorf("contender %d: %d holders at once", i, in)
 				}
 				if tk, ok := l.(Tokener); ok {
@@ -200,11 +209,41 @@ func exclusion(t *testing.T, impl Impl) {
 	}
 	for i := 1; i < len(tokens); i++ {
 		if tokens[i] <= tokens[i-1] {
+			rec.BrokeWhere(tokenNotIncreasing, fmt.Sprintf("token %d after %d: fencing tokens must increase", tokens[i], tokens[i-1]))
 			t.Errorf("token %d after %d: fencing tokens must increase", tokens[i], tokens[i-1])
 			break
 		}
 	}
 	AssertClean(t, admin, root, lockPath, counter)
+}
+
+// heldEvent is the Acquired event the suite records for l, with its node
+// and token where the lock tells them.
+func heldEvent(l Locker, lockPath string) event.Event {
+	e := event.Event{Lock: lockPath, Kind: event.Acquired}
+	if n, ok := l.(interface{ Node() string }); ok {
+		e.Node = n.Node()
+	}
+	if tk, ok := l.(Tokener); ok {
+		e.Token = tk.Token()
+	}
+	return e
+}
+
+// tokenNotIncreasing is the first Acquired whose token is not above the
+// one before it, -1 if none.
+func tokenNotIncreasing(events []event.Event) int {
+	var last int64
+	for i, e := range events {
+		if e.Kind != event.Acquired || e.Token == 0 {
+			continue
+		}
+		if e.Token <= last {
+			return i
+		}
+		last = e.Token
+	}
+	return -1
 }
 
 func reuse(t *testing.T, impl Impl) {

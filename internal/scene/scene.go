@@ -27,7 +27,12 @@ type Scene struct {
 	Key   string // "04": the -chapter flag, and the key that switches to it
 	Name  string // "04-sequential-lock": the header, and the znode it runs under
 	Title string // one line: what this chapter's lock does
-	Look  string // what to look for, under the header; keep it within 80 columns
+	Look  string // what to look for, under the header, when Expect claims nothing; within 80 columns
+	// Expect is what the chapter's lock should measure. The header prints
+	// what the running lock measured beside it, and flags a mismatch (a
+	// learner's herd in 04: "✗ each release woke 4.0 waiters (last 5); the
+	// predecessor queue wakes 1"), instead of Look.
+	Expect Expect
 
 	Words Words // the chapter's words; empty fields take the lock's words
 
@@ -60,6 +65,27 @@ type Scene struct {
 	// in 05); nil or "": none.
 	Tag func(node string) string
 }
+
+// Expect is what a chapter's lock should measure. A zero field claims
+// nothing.
+type Expect struct {
+	// Woken is how many waiters one release should wake: 1 (04's queue),
+	// or All (03: everyone watching the one node).
+	Woken int
+	// WokenSays is the chapter's words for it: "the predecessor queue wakes 1".
+	WokenSays string
+	// Holders is the most that may hold at once: 1 for a mutex, n for a
+	// semaphore of n.
+	Holders int
+	// HoldersSays is the chapter's words for it: "one holder at a time".
+	HoldersSays string
+}
+
+// All, as Expect.Woken: a release wakes every waiter.
+const All = -1
+
+// Claims says whether e claims anything.
+func (e Expect) Claims() bool { return e.Woken != 0 || e.Holders != 0 }
 
 // Part is one worker's part in a scene. The engine calls Lock, keeps what
 // it got for the hold time, then calls Unlock, and again, until the worker

@@ -4,6 +4,9 @@ import "strings"
 
 // helpView is the help bar: every key, cut to the width.
 func (m Model) helpView(w int) string {
+	if m.replay != nil {
+		return replayHelp(w)
+	}
 	var parts, plain []string
 	for _, k := range keys.helpKeys() {
 		h := k.Help()

@@ -60,6 +60,7 @@ type worker struct {
 	notified   int
 	wasted     int
 	woken      bool // notified while waiting, not yet known whether it got the lock
+	releasing  bool // a holder that asked to delete its node: its release has begun
 	flashUntil time.Time
 	lastNotice string // what the last notification said
 	detail     string
@@ -87,6 +88,8 @@ type Model struct {
 	// totals
 	acquired, requests, notified, wasted int
 	releases, wakes, wokeNow, wokeLast   int
+	// what the header sets beside the scene's Expect
+	maxWoken, maxWaiting, maxHolders int
 
 	cursor  int // index into order; -1 follows the holder
 	now     time.Time
@@ -94,6 +97,8 @@ type Model struct {
 	status  string
 
 	width, height int
+
+	replay *replayState // a replay's position, for the header; nil when live
 }
 
 // NewModel returns the root model. ctl and src may be nil in tests that
@@ -243,6 +248,7 @@ func (m Model) reset(c ChapterStarted) Model {
 	m.queue = QueueSnapshot{Dir: c.Dir}
 	m.acquired, m.requests, m.notified, m.wasted = 0, 0, 0, 0
 	m.releases, m.wakes, m.wokeNow, m.wokeLast = 0, 0, 0, 0
+	m.maxWoken, m.maxWaiting, m.maxHolders = 0, 0, 0
 	m.cursor = -1
 	m.status = ""
 	for _, n := range c.Workers {
@@ -315,6 +321,12 @@ func (m Model) event(e event.Event) Model {
 	case event.Request:
 		w.requests++
 		m.requests++
+		if e.Op == "delete" && w.state == Holding && e.Node == w.node && !w.releasing {
+			// The holder lets go: its watchers may be told before its
+			// Released event, so the release's count starts here.
+			w.releasing = true
+			m.wokeLast, m.wokeNow = m.wokeNow, 0
+		}
 		if w.state != Holding && w.state != Waiting {
 			w.state = Requesting
 		}
@@ -323,9 +335,11 @@ func (m Model) event(e event.Event) Model {
 		if w.state != Holding {
 			w.state = Waiting
 		}
+		m.maxWaiting = max(m.maxWaiting, m.count(Waiting))
 	case event.Waiting:
 		m = m.wokeInVain(w)
 		w.state = Waiting
+		m.maxWaiting = max(m.maxWaiting, m.count(Waiting))
 	case event.Notified:
 		delete(w.watching, e.Node)
 		w.notified++
@@ -337,13 +351,24 @@ func (m Model) event(e event.Event) Model {
 			w.state = Requesting
 			m.wakes++
 			m.wokeNow++
+			m.maxWoken = max(m.maxWoken, m.wokeNow)
 		}
 	case event.Acquired:
 		w.state = Holding
 		w.node = e.Node
 		w.woken = false
+		w.releasing = false
 		w.acquired++
 		m.acquired++
+		// A holder that has asked to delete its node is letting go: its
+		// Released may come after the next holder's Acquired.
+		holding := 0
+		for _, o := range m.workers {
+			if o.state == Holding && !o.releasing {
+				holding++
+			}
+		}
+		m.maxHolders = max(m.maxHolders, holding)
 		// The holder no longer waits for anything it watched as a waiter.
 		for n := range w.watching {
 			if n != e.Node {
@@ -358,7 +383,10 @@ func (m Model) event(e event.Event) Model {
 		w.node = ""
 		w.watching = map[string]string{}
 		m.releases++
-		m.wokeLast, m.wokeNow = m.wokeNow, 0
+		if !w.releasing { // no delete of its own came first (01's write, a lost hold)
+			m.wokeLast, m.wokeNow = m.wokeNow, 0
+		}
+		w.releasing = false
 	}
 	return m
 }
@@ -399,6 +427,17 @@ func (m Model) selected() string {
 		}
 	}
 	return ""
+}
+
+// count is how many workers are in state s.
+func (m Model) count(s State) int {
+	n := 0
+	for _, w := range m.workers {
+		if w.state == s {
+			n++
+		}
+	}
+	return n
 }
 
 // holders lists the workers that hold the lock now.

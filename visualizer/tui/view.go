@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/lockstep-zk/lockstep/internal/scene"
 )
 
 // View draws the whole screen: header, the queue and workers panels side
@@ -51,6 +53,13 @@ func (m Model) View() string {
 }
 
 func (m Model) headerLines(w int) []string {
+	if m.replay != nil {
+		lines := m.replayHeader(w)
+		if m.chapter.Expect.Claims() {
+			lines = append(lines, m.expectLine(w))
+		}
+		return append(lines, m.counters(w))
+	}
 	run := "running"
 	if m.paused {
 		run = pausedStyle.Render("PAUSED")
@@ -71,7 +80,59 @@ func (m Model) headerLines(w int) []string {
 	h1 := fmt.Sprintf("lockstep %s · %d %ss · hold %v · ", name, alive, m.words.Worker, m.hold)
 	h1 = titleStyle.Render(fit(h1, w-len(run)-1)) + run
 	look := dimStyle.Render(fit(m.chapter.Look, w))
+	if m.chapter.Expect.Claims() {
+		look = m.expectLine(w)
+	}
 	return []string{h1, look, m.counters(w)}
+}
+
+// expectLine sets what the lock measured beside what the chapter expects
+// of it (scene.Expect), marked ✓ or ✗: a learner's lock that wakes the
+// herd says so here, where a fixed sentence would have said it did not.
+// Two holders at once is the worse news, so it comes first.
+func (m Model) expectLine(w int) string {
+	x := m.chapter.Expect
+	waiters := func(n int) string {
+		if n == 1 {
+			return "1 waiter"
+		}
+		return fmt.Sprintf("%d waiters", n)
+	}
+	var measured, says string
+	ok := true
+	switch {
+	case x.Holders > 0 && m.maxHolders > x.Holders:
+		measured, says, ok = fmt.Sprintf("%d held at once", m.maxHolders), x.HoldersSays, false
+	case x.Woken != 0:
+		says = x.WokenSays
+		switch {
+		case m.releases == 0 && m.wokeNow == 0:
+			return dimStyle.Render(fit("· no release yet; "+says, w))
+		case m.wakes == 0 && m.wokeNow == 0:
+			n := fmt.Sprintf("%d releases", m.releases)
+			if m.releases == 1 {
+				n = "1 release"
+			}
+			return dimStyle.Render(fit("· "+n+", nobody woken yet; "+says, w))
+		case m.releases == 0:
+			measured = "this release woke " + waiters(m.wokeNow)
+		default:
+			measured = fmt.Sprintf("each release woke %.1f waiters (last %d)", float64(m.wakes)/float64(m.releases), m.lastWoken())
+		}
+		if x.Woken == scene.All {
+			// Every waiter is told: more than one, once more than one waited.
+			ok = m.maxWaiting < 2 || m.maxWoken >= 2
+		} else {
+			ok = m.maxWoken <= x.Woken
+		}
+	case x.Holders > 0:
+		measured, says = fmt.Sprintf("at most %d held at once", m.maxHolders), x.HoldersSays
+	}
+	line := "✓ " + measured + "; " + says
+	if !ok {
+		return pausedStyle.Render(fit("✗ "+measured+"; "+says, w))
+	}
+	return dimStyle.Render(fit(line, w))
 }
 
 // counters is the line of totals in the chapter's words. It must fit the

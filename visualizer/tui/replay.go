@@ -1,0 +1,408 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
+	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/scene"
+)
+
+// A replay plays a recording (what a failing test's locks emitted, see
+// event.Recording) in the same view, without ZooKeeper. The view is a fold
+// of Update over what happened, so the screen after k events is the first
+// k events folded into a fresh model: stepping back is folding one fewer.
+//
+// A recording holds lock events only, no snapshots of the queue, so the
+// replay rebuilds the queue from them: a node is there from its owner's
+// create (found by the create's prefix among the later events) or from its
+// first mention (a watch on it, its Acquired), until it is released, lost
+// or reported deleted.
+
+// Replay is a recording made ready to play: steps[i] is what event i brings
+// the model (the event, and the queue when it changed).
+type Replay struct {
+	rec   event.Recording
+	start ChapterStarted
+	steps [][]any
+}
+
+// NewReplay prepares rec to be shown with sc's words.
+func NewReplay(rec event.Recording, sc scene.Scene) *Replay {
+	lock := ""
+	for _, e := range rec.Events {
+		if e.Lock != "" {
+			lock = e.Lock
+			break
+		}
+	}
+	dir := lock
+	if sc.Single {
+		dir = path.Dir(lock)
+	}
+	r := &Replay{rec: rec}
+	var owners []string
+	for _, e := range rec.Events {
+		if e.Owner != "" && !slices.Contains(owners, e.Owner) {
+			owners = append(owners, e.Owner)
+		}
+	}
+	r.start = ChapterStarted{Scene: sc, Path: lock, Dir: dir, Workers: owners}
+	if r.rec.Header.BrokeAt < 0 {
+		// The test failed without saying where (it gave up waiting, say):
+		// look for the first event against what the chapter expects.
+		var found int = -1
+		var why string
+		if sc.Expect.Holders == 1 {
+			found, why = event.SecondHolder(rec.Events), "2 held at once"
+		}
+		if found < 0 && sc.Expect.Woken == 1 {
+			found, why = event.Herd(rec.Events, 1), "a release woke more than 1"
+		}
+		if found >= 0 {
+			r.rec.Header.BrokeAt = found
+			r.rec.Header.Why = why + " (the replay found it; the test did not say)"
+		}
+	}
+	r.steps = queueSteps(rec.Events, dir, sc.Tag)
+	return r
+}
+
+// queueSteps pairs each event with the queue it leaves behind, when that
+// changed.
+func queueSteps(events []event.Event, dir string, tag func(string) string) [][]any {
+	type live struct {
+		QueueNode
+		at int // order of appearance, for nodes without a sequence
+	}
+	present := map[string]*live{} // full path → node
+	n := 0
+	snapshot := func() QueueSnapshot {
+		var nodes []*live
+		for _, q := range present {
+			nodes = append(nodes, q)
+		}
+		slices.SortFunc(nodes, func(a, b *live) int {
+			if a.Seq != b.Seq {
+				return int(a.Seq - b.Seq)
+			}
+			return a.at - b.at
+		})
+		s := QueueSnapshot{Dir: dir}
+		for _, q := range nodes {
+			s.Nodes = append(s.Nodes, q.QueueNode)
+		}
+		return s
+	}
+	under := func(node string) bool { return strings.HasPrefix(node, dir+"/") }
+	add := func(node, owner string) bool {
+		if q, ok := present[node]; ok {
+			if q.Owner == "" && owner != "" {
+				q.Owner = owner
+				return true
+			}
+			return false
+		}
+		name := strings.TrimPrefix(node, dir+"/")
+		q := &live{QueueNode: QueueNode{Name: name, Seq: sequenceOf(name), Owner: owner}, at: n}
+		if tag != nil {
+			q.Kind = tag(event.Short(name))
+		}
+		n++
+		present[node] = q
+		return true
+	}
+	// ownerAhead is who will hold node, by the first Acquired of it after i
+	// (before anyone reports it gone): a waiter's own node is mentioned
+	// first by the one waiting behind it.
+	ownerAhead := func(i int, node string) string {
+		for _, e := range events[i:] {
+			if e.Node != node {
+				continue
+			}
+			switch {
+			case e.Kind == event.Acquired || e.Kind == event.Released:
+				return e.Owner
+			case e.Kind == event.Notified && e.Detail == "EventNodeDeleted":
+				return ""
+			}
+		}
+		return ""
+	}
+	steps := make([][]any, len(events))
+	for i, e := range events {
+		var before, after bool
+		switch {
+		case e.Kind == event.Request && e.Op == "create" && e.Detail != "container" && under(e.Node):
+			// A sequential create names its prefix: the node it made is
+			// the first later one that starts with it.
+			for _, later := range events[i+1:] {
+				if len(later.Node) > len(e.Node) && strings.HasPrefix(later.Node, e.Node) {
+					before = add(later.Node, e.Owner)
+					break
+				}
+			}
+		case e.Kind == event.Acquired && under(e.Node):
+			before = add(e.Node, e.Owner)
+		case (e.Kind == event.WatchSet || e.Kind == event.Waiting) && under(e.Node):
+			before = add(e.Node, ownerAhead(i, e.Node))
+		case e.Kind == event.Released || e.Kind == event.Lost ||
+			e.Kind == event.Notified && e.Detail == "EventNodeDeleted":
+			if _, ok := present[e.Node]; ok {
+				delete(present, e.Node)
+				after = true
+			}
+		}
+		switch {
+		case before:
+			steps[i] = []any{snapshot(), e}
+		case after:
+			steps[i] = []any{e, snapshot()}
+		default:
+			steps[i] = []any{e}
+		}
+	}
+	return steps
+}
+
+// Len is the number of events.
+func (r *Replay) Len() int { return len(r.steps) }
+
+// BrokeAt is the index of the event where the property broke, -1 if the
+// recording does not say.
+func (r *Replay) BrokeAt() int { return r.rec.Header.BrokeAt }
+
+// At is the model after the first k events (0 ≤ k ≤ Len).
+func (r *Replay) At(k int) Model {
+	k = max(0, min(k, len(r.steps)))
+	items := []any{r.start}
+	for _, s := range r.steps[:k] {
+		items = append(items, s...)
+	}
+	m := NewModel(nil, nil, nil).apply(items)
+	if k == 0 {
+		m.now = time.Time{}
+	}
+	return m
+}
+
+// replayTickMsg advances a playing replay; gen tells a stale tick (one
+// from before a key press) from the current one.
+type replayTickMsg struct{ gen int }
+
+// replayStep is the pace of play: one event per step.
+const replayStep = 150 * time.Millisecond
+
+// ReplayModel plays a Replay: ← → step one event back and forth, space
+// plays or pauses, home and end jump to the ends, b to the breaking event.
+// It starts playing and stops at the breaking event.
+type ReplayModel struct {
+	rp      *Replay
+	pos     int // events shown
+	playing bool
+	gen     int
+	shown   Model // rp.At(pos), with the replay's header
+	width   int
+	height  int
+}
+
+// NewReplayModel returns the model at the start of the recording, playing.
+func NewReplayModel(rp *Replay) ReplayModel {
+	m := ReplayModel{rp: rp, playing: true, width: defaultWidth, height: 24}
+	return m.at(0)
+}
+
+var replayKeys = struct {
+	Back, Forward, Play, Start, End, Break, Quit key.Binding
+}{
+	Back:    key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←→", "step")),
+	Forward: key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→", "step")),
+	Play:    key.NewBinding(key.WithKeys(" ", "p"), key.WithHelp("space", "play/pause")),
+	Start:   key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home/end", "ends")),
+	End:     key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end", "end")),
+	Break:   key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "where it broke")),
+	Quit:    keys.Quit,
+}
+
+// Init starts playing.
+func (m ReplayModel) Init() tea.Cmd { return m.tick() }
+
+func (m ReplayModel) tick() tea.Cmd {
+	if !m.playing {
+		return nil
+	}
+	gen := m.gen
+	return tea.Tick(replayStep, func(time.Time) tea.Msg { return replayTickMsg{gen} })
+}
+
+// Update is pure: a key or a tick moves the position, and the screen is
+// the fold at the new position.
+func (m ReplayModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		return m.at(m.pos), nil
+	case replayTickMsg:
+		if !m.playing || msg.gen != m.gen {
+			return m, nil
+		}
+		m = m.at(m.pos + 1)
+		if m.pos == m.rp.Len() || m.pos == m.rp.BrokeAt()+1 {
+			m.playing = false // at the end, or the breaking event is on screen
+			m = m.at(m.pos)
+		}
+		return m, m.tick()
+	case tea.KeyMsg:
+		m.gen++ // whatever tick is on its way is stale now
+		switch {
+		case key.Matches(msg, replayKeys.Quit):
+			return m, tea.Quit
+		case key.Matches(msg, replayKeys.Back):
+			m.playing = false
+			return m.at(m.pos - 1), nil
+		case key.Matches(msg, replayKeys.Forward):
+			m.playing = false
+			return m.at(m.pos + 1), nil
+		case key.Matches(msg, replayKeys.Start):
+			return m.at(0), m.tick()
+		case key.Matches(msg, replayKeys.End):
+			m.playing = false
+			return m.at(m.rp.Len()), nil
+		case key.Matches(msg, replayKeys.Break):
+			m.playing = false
+			if b := m.rp.BrokeAt(); b >= 0 {
+				return m.at(b + 1), nil
+			}
+			return m.at(m.pos), nil
+		case key.Matches(msg, replayKeys.Play):
+			m.playing = !m.playing
+			if m.playing && m.pos == m.rp.Len() {
+				m.pos = 0 // played to the end: from the start again
+			}
+			return m.at(m.pos), m.tick()
+		}
+	}
+	return m, nil
+}
+
+// at moves to position k and folds the screen there.
+func (m ReplayModel) at(k int) ReplayModel {
+	m.pos = max(0, min(k, m.rp.Len()))
+	s := m.rp.At(m.pos)
+	s.width, s.height = m.width, m.height
+	s.replay = &replayState{test: m.rp.rec.Header.Test, why: m.rp.rec.Header.Why,
+		pos: m.pos, n: m.rp.Len(), brokeAt: m.rp.BrokeAt(), playing: m.playing}
+	if m.pos > 0 {
+		s.status = fmt.Sprintf("event %d: %s", m.pos, protectedAnywhere.ReplaceAllString(m.rp.rec.Events[m.pos-1].String(), ""))
+	}
+	m.shown = s
+	return m
+}
+
+// View is the queue view at the current position.
+func (m ReplayModel) View() string { return m.shown.View() }
+
+// replayState is what the header and the help bar say in a replay.
+type replayState struct {
+	test, why       string
+	pos, n, brokeAt int
+	playing         bool
+}
+
+// replayHeader is the header's first two lines in a replay: what is played
+// and where, then where it broke and why.
+func (m Model) replayHeader(w int) []string {
+	r := m.replay
+	run := "PAUSED"
+	if r.playing {
+		run = "playing"
+	}
+	h1 := fmt.Sprintf("replay %s · event %d/%d · %s", m.chapter.Name, r.pos, r.n, r.test)
+	h1 = titleStyle.Render(pad(fit(h1, w-len(run)-1), w-len(run)-1)) + " " + run
+	var h2 string
+	switch {
+	case r.brokeAt < 0:
+		h2 = "the test failed; it did not say at which event"
+	case r.pos == r.brokeAt+1:
+		h2 = fmt.Sprintf("BROKE HERE (event %d): %s", r.brokeAt+1, r.why)
+	case r.pos <= r.brokeAt:
+		h2 = fmt.Sprintf("breaks at event %d (b): %s", r.brokeAt+1, r.why)
+	default:
+		h2 = fmt.Sprintf("broke at event %d (b): %s", r.brokeAt+1, r.why)
+	}
+	return []string{h1, pausedStyle.Render(fit(h2, w))}
+}
+
+// replayHelp is the help bar in a replay.
+func replayHelp(w int) string {
+	var parts, plain []string
+	for _, k := range []key.Binding{replayKeys.Back, replayKeys.Play, replayKeys.Start, replayKeys.Break, replayKeys.Quit} {
+		h := k.Help()
+		parts = append(parts, helpKeyStyle.Render(h.Key)+" "+h.Desc)
+		plain = append(plain, h.Key+" "+h.Desc)
+	}
+	line := strings.Join(parts, " · ")
+	if visibleWidth(line) <= w {
+		return line
+	}
+	return fit(strings.Join(plain, "·"), w)
+}
+
+// ReplayOptions says how to play a recording.
+type ReplayOptions struct {
+	// Frames > 0: no terminal UI; print the frame at the breaking event
+	// (at the end if the recording names none), colour off, Width×Height,
+	// to Out (default os.Stdout), under the line "── frame 1/1 ──" as Run
+	// prints its frames. For docs and tests: the same recording always
+	// gives the same bytes.
+	Frames        int
+	Width, Height int // default 80×24
+	Out           io.Writer
+}
+
+// RunReplay plays rec with sc's words until the learner quits or ctx ends.
+// It needs no ZooKeeper.
+func RunReplay(ctx context.Context, rec event.Recording, sc scene.Scene, o ReplayOptions) error {
+	if len(rec.Events) == 0 {
+		return errors.New("tui: the recording has no events to replay")
+	}
+	rp := NewReplay(rec, sc)
+	if o.Frames > 0 {
+		if o.Width == 0 {
+			o.Width = 80
+		}
+		if o.Height == 0 {
+			o.Height = 24
+		}
+		if o.Out == nil {
+			o.Out = os.Stdout
+		}
+		lipgloss.SetColorProfile(termenv.Ascii)
+		m := NewReplayModel(rp)
+		m.width, m.height, m.playing = o.Width, o.Height, false
+		end := rp.Len()
+		if b := rp.BrokeAt(); b >= 0 {
+			end = b + 1
+		}
+		_, err := fmt.Fprintf(o.Out, "── frame 1/1 ──\n%s\n", m.at(end).View())
+		return err
+	}
+	p := tea.NewProgram(NewReplayModel(rp), tea.WithAltScreen(), tea.WithContext(ctx))
+	_, err := p.Run()
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
