@@ -90,7 +90,7 @@ func TestPersistentLockStaysStuckAfterHolderCrash(t *testing.T) {
 		t.Fatalf("waiter.Lock = %v, want DeadlineExceeded: the lock should be stuck", err)
 	}
 	t.Logf("a waiter sent %d creates in %v after the holder's session died, all in vain",
-		tally.Requests("create"), zktest.Patience)
+		tally.Requests("create"), patience)
 
 	ok, stat, err := admin.Exists(lockPath)
 	if err != nil {
