@@ -28,7 +28,7 @@ check:
 	$(GO) vet ./...
 	@./scripts/check-exercise-isolation
 
-## exercise: a chapter's tests against your lock in NN-name/exercise (make exercise CH=04), the reference (SOLUTION=1), or the visualizer on it (VISUAL=1)
+## exercise: a chapter's tests against your NN-name/<pkg>/*_workshop.go (make exercise CH=04), the reference (SOLUTION=1), or the visualizer on it (VISUAL=1)
 exercise: zookeeper
 	@./scripts/exercise $(CH) $(if $(filter 1,$(SOLUTION)),SOLUTION=1) $(if $(filter 1,$(VISUAL)),VISUAL=1)
 

@@ -1,3 +1,6 @@
+// -tags workshop compiles the learner's election_workshop.go instead of this file.
+//go:build !workshop
+
 // Package leader elects one leader among candidates: ZooKeeper's
 // leader-election recipe (Curator's LeaderLatch), with the shape Go users
 // know from etcd's concurrency.Election. It is chapter 04's queue with
