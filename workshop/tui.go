@@ -1,0 +1,3 @@
+package main
+
+func runTUI(root, lang string) int { return 0 }
