@@ -10,45 +10,32 @@ package naivelock
 
 import "context"
 
-// Lock blocks until this Lock holds the lock or ctx ends. Step 3, the
-// "While version":
-//
-//	for {
-//		try once (l.TryLock); anything but ErrLocked is the answer;
-//		the first time you find it taken, say so once (l.waiting());
-//		sleep l.retry — but return ctx.Err() as soon as ctx ends.
-//	}
+// Lock blocks until this Lock holds the lock or ctx ends: step 3, the
+// "While version". What must hold: a taken lock is tried again every
+// l.retry until it is free; any other answer (we hold it, or a real error)
+// ends Lock at once; a cancelled ctx ends it at once too, not one retry
+// later; and the waiter says once that it waits (l.waiting()), for the
+// visualizer and the tests that count.
 func (l *Lock) Lock(ctx context.Context) error {
-	panic("TODO(workshop): loop: TryLock; on ErrLocked say you wait (once), sleep l.retry or return when ctx ends, try again — step 3 of 02-naive-lock/README.md")
+	panic("TODO(workshop): Lock — try, and while the lock is taken wait and try again; stop at once on anything else or when ctx ends (step 3 of 02-naive-lock/README.md)")
 }
 
 // attempt is steps 1 and 2 (TryLock calls it once it has checked that this
-// Lock holds nothing and ctx is alive):
-//
-//  1. make a fresh token (newToken()) and create the lock node with it as
-//     its data: l.create(ctx, token) sends the create with l.flags, makes
-//     missing parents and honours ctx for you;
-//  2. if that worked, you hold the lock: keep the token in l.token and say
-//     so (l.acquired()).
-//
-// zk.ErrNodeExists means somebody else holds it: return ErrLocked. If ctx
-// has ended, return the error as it is; wrap anything else with %w, saying
-// what you were doing.
+// Lock holds nothing and ctx is alive). What must hold afterwards: if the
+// lock node now exists because of us, we hold the lock, we know the token
+// it carries (l.token; Unlock needs it) and we said so (l.acquired());
+// if it already existed, somebody else holds it: ErrLocked; any other
+// failure is an error that says what we were doing (ctx's error as it is).
+// The helpers (newToken, l.create) are in naivelock.go.
 func (l *Lock) attempt(ctx context.Context) error {
-	panic("TODO(workshop): create the lock node with a fresh token as its data (l.create); success = you hold it, NodeExists = ErrLocked — steps 1-2 of 02-naive-lock/README.md")
+	panic("TODO(workshop): attempt — create the lock node carrying a fresh token; created: we hold it; already there: ErrLocked (steps 1-2 of 02-naive-lock/README.md)")
 }
 
-// deleteIfOurs is step 4, the compare-and-delete (Unlock calls it with the
-// token it held):
-//
-//   - read the lock node (l.get()): its data and its Stat;
-//   - if it is gone (zk.ErrNoNode) or its data is not token, return
-//     ErrNotHeld: it is not ours, and somebody else's lock stays as it is;
-//   - delete exactly the version you read (l.delete(stat.Version)); if that
-//     fails with zk.ErrNoNode or zk.ErrBadVersion, somebody changed it in
-//     between: ErrNotHeld.
-//
-// Wrap any other error with %w.
+// deleteIfOurs is step 4 (Unlock calls it with the token it held). What
+// must hold: we delete the lock node only if it is still ours — the one
+// carrying our token, unchanged since we looked — and otherwise leave it
+// alone and return ErrNotHeld: after our session expired, the node at the
+// path may be somebody else's lock. Other errors are wrapped with %w.
 func (l *Lock) deleteIfOurs(token string) error {
-	panic("TODO(workshop): get the lock node, compare its data with our token, delete exactly that version (else ErrNotHeld) — step 4 of 02-naive-lock/README.md")
+	panic("TODO(workshop): deleteIfOurs — delete the lock node only if it is still ours, else ErrNotHeld (step 4 of 02-naive-lock/README.md)")
 }

@@ -9,21 +9,14 @@ package watchlock
 
 import "context"
 
-// Lock blocks until this Lock holds the lock or ctx ends. Steps 3 to 5 of
-// 03-watch-lock/README.md:
-//
-//	for {
-//		steps 1-2: try once (l.TryLock); anything but ErrLocked is the answer;
-//		step 3: ask "does the lock node exist?" AND set a watch, in ONE
-//		        request: exists, watch, err := l.existsW(ctx)
-//		        (why one request? the README's race);
-//		step 4: if it is already gone, try again at once;
-//		step 5: otherwise say you wait (l.waiting()) and block until the
-//		        watch fires (ev := <-watch; l.notified(ev)) or ctx ends
-//		        (return ctx.Err()). A watch event with ev.Err != nil means
-//		        the session ended or the conn closed: return an error
-//		        wrapping ev.Err, because waiting longer would wait for ever.
-//	}
+// Lock blocks until this Lock holds the lock or ctx ends: steps 3 to 5 of
+// 03-watch-lock/README.md, waiting for the lock node's delete with a watch
+// instead of polling. What must hold: a waiter sends a handful of requests
+// while it waits, not a stream; it never misses a release (not even one
+// that happens between its failed create and its watch); it says once per
+// wait that it waits (l.waiting()) and reports each wake-up
+// (l.notified(ev)); it returns when ctx ends, and returns an error —
+// rather than waiting for ever — when its watch can no longer fire.
 func (l *Lock) Lock(ctx context.Context) error {
-	panic("TODO(workshop): loop: TryLock; on ErrLocked set an exists-watch on the lock node (l.existsW), retry at once if it is gone, else block until the watch fires or ctx ends — steps 3-5 of 03-watch-lock/README.md")
+	panic("TODO(workshop): Lock — try; while the lock is taken, wait for its node to go (a watch, not a sleep) and try again (steps 3-5 of 03-watch-lock/README.md)")
 }

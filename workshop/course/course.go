@@ -323,5 +323,5 @@ func Todos(root string, ex Exercise) int {
 }
 
 func (k Kind) String() string {
-	return [...]string{"passing", "TODO", "does not compile", "failing", "failing", "untouched"}[k]
+	return [...]string{"passing", "TODO", "does not compile", "mistake", "failing", "untouched"}[k]
 }
