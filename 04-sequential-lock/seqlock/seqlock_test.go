@@ -90,7 +90,7 @@ func TestQueue(t *testing.T) {
 				<-release[i]
 				errs <- m.Unlock(ctx)
 			}()
-			waitQueue(t, admin, dir, i+2) // queue them in order
+			waitQueueOrLock(t, admin, dir, i+2, errs) // queue them in order; a waiter that fails says why at once
 		}
 		zktest.Eventually(t, zktest.Patience, "not every waiter is waiting", func() bool { return tally.Count(event.Waiting) == waiters })
 

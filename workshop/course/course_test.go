@@ -84,7 +84,11 @@ func TestEveryMistakeGivesItsHint(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 			defer cancel()
-			r := course.Run(ctx, abs, all, ex, course.Lesson, table, course.Options{From: dir})
+			tier := course.Lesson
+			if m.Tier == "full" {
+				tier = course.Full
+			}
+			r := course.Run(ctx, abs, all, ex, tier, table, course.Options{From: dir})
 			t.Logf("%s: %v in %v (%v)", m.ID, r.Kind, r.Elapsed.Round(100*time.Millisecond), r.Failed)
 			if r.Kind != course.Mistake || r.Mistake.ID != m.ID {
 				name := "no mistake"

@@ -52,13 +52,18 @@ func LoadState(root string) (*State, error) {
 	return s, nil
 }
 
-// Save writes the state file (through a temporary file, so a crash never
-// leaves half of it).
+// Save writes the state file.
 func (s *State) Save(root string) error {
 	b, err := json.MarshalIndent(s, "", " ")
 	if err != nil {
 		return err
 	}
+	return WriteState(root, b)
+}
+
+// WriteState writes a marshalled state (through a temporary file, so a
+// crash never leaves half of it).
+func WriteState(root string, b []byte) error {
 	tmp := filepath.Join(root, StateFile+".tmp")
 	if err := os.WriteFile(tmp, b, 0o644); err != nil {
 		return err

@@ -67,6 +67,9 @@ type Mistake struct {
 	// Caught is false for a mistake no test catches: the row is for the
 	// facilitator (what to ask), and the check never names it.
 	Caught bool `json:"caught"`
+	// Tier is where the mistake first shows: "lesson" (the lesson's
+	// tests) or "full" (the lesson's tests pass; the full suite fails).
+	Tier string `json:"tier"`
 	// Guide is what the tests say, in the facilitator's table.
 	Guide string `json:"guide"`
 
