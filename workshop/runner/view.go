@@ -97,7 +97,7 @@ func (m Model) View() string {
 	if m.note != "" {
 		b.WriteString(truncate(dimStyle.Render(m.note), w) + "\n")
 	}
-	b.WriteString(dimStyle.Render(wrap("⏎ run · h hint · l 中文 · w watch · x reset · d diff · v visual · p replay · q quit", w)))
+	b.WriteString(dimStyle.Render(wrap("⏎ run  h hint  l 中文/en  w watch  x reset  d diff  v visual  p replay  q quit", w)))
 	return b.String()
 }
 
