@@ -90,18 +90,19 @@ func (e *env) watchFiles() (func(), error) {
 		}
 	}
 	go func() {
-		last := map[string]time.Time{}
+		// One save is often several events (a truncate, then the write;
+		// or a new file renamed over the old one): the check runs once
+		// the file has been quiet for 200 ms, so it never reads half a save.
+		timers := map[string]*time.Timer{}
 		for ev := range w.Events {
 			ch, ok := byFile[ev.Name]
 			if !ok || !ev.Has(fsnotify.Write|fsnotify.Create|fsnotify.Rename) {
 				continue
 			}
-			// One save is often several events: one run per 300 ms.
-			if time.Since(last[ch]) < 300*time.Millisecond {
-				continue
+			if t := timers[ch]; t != nil {
+				t.Stop()
 			}
-			last[ch] = time.Now()
-			e.saves <- ch
+			timers[ch] = time.AfterFunc(200*time.Millisecond, func() { e.saves <- ch })
 		}
 	}()
 	go func() {
