@@ -1,14 +1,18 @@
-// -tags workshop compiles the learner's acquire_workshop.go instead of this file.
 //go:build workshop
 
+// Workshop exercise for chapter 04 (make exercise CH=04, or make workshop).
+// With -tags workshop this file takes the place of acquire.go, next to it;
+// the rest of the package is the reference's: the queue core (queue.go:
+// join, list, waitFor, remove), the Hold, the Mutex and its options. What the chapter
+// teaches is yours: the mutex's rule, First, and the loop that asks the
+// rule and waits (waitTurn). Acquire, which joins the queue and calls
+// waitTurn, is written: a deliberate copy of the reference's, the
+// lesson's outer loop, given so that you start with the steps in view.
 package seqlock
 
 import (
 	"context"
 	"errors"
-	"slices"
-
-	"github.com/lockstep-zk/lockstep/event"
 )
 
 // Acquire is the recipe, in the order the articles draw it:
@@ -18,8 +22,7 @@ import (
 //  2. List the queue, sorted by sequence number.
 //  3. Ask the rule. If it says we hold the lock, we do.
 //  4. Otherwise watch the one node the rule names, wait for it to change,
-//     and go back to step 2. It may have been a waiter that gave up rather
-//     than the holder, so we never assume the lock is ours.
+//     and go back to step 2.
 //  5. Hold.Release deletes our node, which wakes whoever watches it.
 //
 // With wait false (TryLock) step 4 is "give up": Acquire removes our node
@@ -36,10 +39,8 @@ func (q *Queue) Acquire(ctx context.Context, wait bool) (*Hold, error) {
 		}
 		h, err := q.waitTurn(ctx, node, session, wait)
 		if errors.Is(err, errNodeGone) {
-			// Our node vanished before we held the lock: our session
-			// expired while we waited (go-zookeeper then opens a new one
-			// on the same conn), or someone deleted it. Our place in the
-			// queue is gone; queue up again, as Curator does.
+			// Our node vanished before we held the lock (our session
+			// expired, or someone deleted it): queue up again.
 			continue
 		}
 		if err != nil {
@@ -50,43 +51,39 @@ func (q *Queue) Acquire(ctx context.Context, wait bool) (*Hold, error) {
 	}
 }
 
-// First is the mutex's rule: the lowest node holds the lock, and everyone
-// else watches only the node just before its own. When that node goes away
-// exactly one client wakes up — this is what kills the herd of chapter 03.
+// First is the mutex's rule. queue is the lock directory's nodes, lowest
+// sequence number first; ours is the index of our node in it. Say whether
+// we hold the lock and, if not, the Name of the one node we wait for.
+//
+// What must hold: exactly one node holds, the first to have asked; and
+// when the holder lets go, exactly one waiter wakes up (chapter 03 woke
+// them all). Stuck? scripts/exercise 04 --hint, or h in make workshop.
 func First(queue []Node, ours int) (bool, string) {
-	if ours == 0 {
-		return true, ""
-	}
-	return false, queue[ours-1].Name
+	panic("TODO(workshop): First — who holds, and which one node each waiter watches so that one release wakes one waiter (steps 3-4 of 04-sequential-lock/README.md)")
 }
 
 // errNodeGone: our own node is no longer in the queue.
 var errNodeGone = errors.New("seqlock: our node is gone")
 
-// waitTurn runs steps 2 to 4 until the rule says we hold the lock.
+// waitTurn runs steps 2 to 4 until the rule says we hold the lock. What
+// each step must achieve:
+//
+//  2. Know the queue as it is now, and our place in it. If our node is no
+//     longer there, our place is gone: errNodeGone (Acquire queues up
+//     again).
+//  3. Ask the rule (q.rule). If we hold, return our Hold, whose token is
+//     the directory's pzxid as the listing that showed us first saw it —
+//     and only if our node belongs to the session we still have. If we do
+//     not hold and may not wait (wait false, TryLock): ErrLocked.
+//  4. Otherwise block until the one node the rule named changes or goes,
+//     then go back to step 2.
+//
+// What must hold afterwards: nobody holds while a node ahead of it holds;
+// a waiter that wakes up never assumes the lock is its own; an error that
+// came from our session ending means our node died with it (errNodeGone);
+// on any other error Acquire removes our node. The tools are in queue.go
+// (the core); which ones, and why, are the hints' business:
+// scripts/exercise 04 --hint, or h in make workshop.
 func (q *Queue) waitTurn(ctx context.Context, node string, session int64, wait bool) (*Hold, error) {
-	name := event.Short(node)
-	for {
-		queue, pzxid, err := q.list(ctx, session) // step 2
-		if err != nil {
-			return nil, q.sessionGone(ctx, session, err)
-		}
-		ours := slices.IndexFunc(queue, func(n Node) bool { return n.Name == name })
-		if ours < 0 {
-			return nil, errNodeGone
-		}
-		holds, watch := q.rule(queue, ours) // step 3
-		switch {
-		case holds && q.conn.SessionID() != session:
-			return nil, errNodeGone // a node of a session that has just expired
-		case holds:
-			return q.hold(node, session, pzxid), nil
-		case !wait:
-			return nil, ErrLocked
-		}
-		if err := q.waitFor(ctx, q.dir+"/"+watch, session); err != nil { // step 4
-			return nil, q.sessionGone(ctx, session, err)
-		}
-		return q.hold(node, session, pzxid), nil
-	}
+	panic("TODO(workshop): waitTurn — steps 2 to 4: know the queue and our place, ask the rule, hold or give up or wait, and after a wait look again (04-sequential-lock/README.md)")
 }
