@@ -111,7 +111,20 @@ func nextHint(w io.Writer, root, ch, lang string) int {
 		fmt.Fprintf(w, "exercise %s: no run yet: scripts/exercise %s first\n", ch, ch)
 		return 1
 	case cs.Kind == course.Todo:
-		fmt.Fprintf(w, "exercise %s: step %d is still to write: %s\nRead the comment above it in the exercise file: it says what the step must achieve.\n", ch, cs.Step, cs.Todo)
+		s := table.StepOf(ch, cs.Todo)
+		if s == nil {
+			fmt.Fprintf(w, "exercise %s: step %d is still to write: %s\nThe comment above it in the exercise file says what the step must achieve.\n", ch, cs.Step, cs.Todo)
+			return 0
+		}
+		i := min(cs.Hints, s.Stages()-1)
+		fmt.Fprintf(w, "step %d: %s\nhint %d/%d: %s\n", cs.Step, cs.Todo, i+1, s.Stages(), s.Hint(i, lang))
+		if i+1 < s.Stages() {
+			fmt.Fprintf(w, "(the next one: scripts/exercise %s --hint)\n", ch)
+			cs.Hints = i + 1
+			if err := st.Save(root); err != nil {
+				fmt.Fprintln(w, "exercise:", err)
+			}
+		}
 		return 0
 	case cs.Mistake == "":
 		fmt.Fprintf(w, "exercise %s: the last run (%s) matched no known mistake: read its first failure, %s: %s\n", ch, cs.Kind, cs.Test, cs.Message)

@@ -85,6 +85,9 @@ func (s *State) Record(ch string, r Result) *ChapterState {
 			cs.Hints = old.Hints
 		}
 	}
+	if r.Kind == Todo && old != nil && old.Kind == Todo && old.Todo == cs.Todo {
+		cs.Hints = old.Hints // the same step: keep the hints already shown
+	}
 	s.Chapters[ch] = cs
 	return cs
 }

@@ -100,10 +100,49 @@ type Chapter struct {
 	Lesson string `json:"lesson"`
 }
 
+// Step is the staged hints of one TODO(workshop) stub: the skeleton says
+// what the step must achieve; these say which calls, and why.
+type Step struct {
+	Chapter string `json:"chapter"`
+	// Todo is how the stub's message starts, after "TODO(workshop): ".
+	Todo  string `json:"todo"`
+	Hints struct {
+		EN []string `json:"en"`
+		ZH []string `json:"zh"`
+	} `json:"hints"`
+}
+
+// Hint returns the step's hint of stage i in lang (past the last, the last).
+func (s *Step) Hint(i int, lang string) string {
+	h := s.Hints.EN
+	if lang == "zh" && len(s.Hints.ZH) == len(h) {
+		h = s.Hints.ZH
+	}
+	if len(h) == 0 {
+		return ""
+	}
+	return h[min(max(i, 0), len(h)-1)]
+}
+
+// Stages is the number of hints of the step.
+func (s *Step) Stages() int { return len(s.Hints.EN) }
+
 // Table is the whole table.
 type Table struct {
 	Chapters []Chapter `json:"chapters"`
+	Steps    []Step    `json:"steps"`
 	Mistakes []Mistake `json:"mistakes"`
+}
+
+// StepOf returns the hints of the stub whose message is todo, or nil.
+func (t *Table) StepOf(chapter, todo string) *Step {
+	todo = strings.TrimPrefix(todo, "TODO(workshop): ")
+	for i := range t.Steps {
+		if s := &t.Steps[i]; s.Chapter == chapter && strings.HasPrefix(todo, s.Todo) {
+			return s
+		}
+	}
+	return nil
 }
 
 // Load parses the embedded table.
@@ -126,6 +165,11 @@ func Parse(b []byte) (*Table, error) {
 		}
 		if len(m.Hints.EN) != 3 || len(m.Hints.ZH) != 3 {
 			return nil, fmt.Errorf("hint: %s/%s: want 3 hints in en and zh, have %d and %d", m.Chapter, m.ID, len(m.Hints.EN), len(m.Hints.ZH))
+		}
+	}
+	for _, s := range t.Steps {
+		if len(s.Hints.EN) != 3 || len(s.Hints.ZH) != 3 {
+			return nil, fmt.Errorf("hint: step %s %q: want 3 hints in en and zh", s.Chapter, s.Todo)
 		}
 	}
 	return &t, nil

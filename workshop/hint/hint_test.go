@@ -70,3 +70,28 @@ func TestTheGuideTableIsTheHintData(t *testing.T) {
 		t.Errorf("docs/workshop.md's mistakes table differs from the hint data: replace it with the output of go run ./workshop -mistakes-table\n--- docs:\n%s\n--- data:\n%s", got, want)
 	}
 }
+
+// TestEveryStubHasItsHints: each TODO(workshop) of every exercise file has
+// its staged hints (the skeleton states the goal; the hints say how).
+func TestEveryStubHasItsHints(t *testing.T) {
+	table := hint.MustLoad()
+	files, _ := filepath.Glob(filepath.Join(root, "[0-9][0-9]-*", "*", "*_workshop.go"))
+	stub := regexp.MustCompile(`panic\("(TODO\(workshop\): [^"]*)"\)`)
+	n := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch := filepath.Base(filepath.Dir(filepath.Dir(f)))[:2]
+		for _, m := range stub.FindAllStringSubmatch(string(b), -1) {
+			n++
+			if table.StepOf(ch, m[1]) == nil {
+				t.Errorf("%s: no hints for %q", f, m[1])
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("found no stubs")
+	}
+}

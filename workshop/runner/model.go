@@ -210,7 +210,7 @@ func (m Model) done(msg RunDone) (tea.Model, tea.Cmd) {
 	r := msg.Result
 	prev := m.state.Chapters[msg.Chapter]
 	cs := m.state.Record(msg.Chapter, r)
-	if prev == nil || prev.Mistake != cs.Mistake {
+	if prev == nil || prev.Mistake != cs.Mistake || prev.Todo != cs.Todo {
 		m.hints[msg.Chapter] = 0
 	}
 	cs.Hints = m.hints[msg.Chapter]
@@ -283,13 +283,18 @@ func (m Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, m.start(ch, course.Full)
 	case "h":
 		cs := m.state.Chapters[ch]
+		stages := 0
 		if cs != nil && cs.Mistake != "" && m.table.Find(ch, cs.Mistake) != nil {
-			mk := m.table.Find(ch, cs.Mistake)
-			m.hints[ch] = min(m.hints[ch]+1, mk.Stages())
+			stages = m.table.Find(ch, cs.Mistake).Stages()
+		} else if cs != nil && cs.Kind == course.Todo && m.table.StepOf(ch, cs.Todo) != nil {
+			stages = m.table.StepOf(ch, cs.Todo).Stages()
+		}
+		if stages > 0 {
+			m.hints[ch] = min(m.hints[ch]+1, stages)
 			cs.Hints = m.hints[ch]
 			return m, m.save()
 		}
-		m.note = "no hint yet: a hint comes with a named mistake (run the check: enter)"
+		m.note = "no hint for this: run the check (enter); hints come with a step to write or a named mistake"
 	case "l":
 		if m.lang == "zh" {
 			m.lang = "en"

@@ -75,12 +75,15 @@ func (m Model) View() string {
 	}
 	b.WriteString("\n")
 	ch := m.selected()
-	lines := 0
 	if cs := m.state.Chapters[ch]; cs != nil {
 		switch {
 		case cs.Kind == course.Todo:
 			b.WriteString(wrap(cs.Todo, w) + "\n")
-			lines++
+			if s := m.table.StepOf(ch, cs.Todo); s != nil {
+				for i := 0; i < m.hints[ch] && i < s.Stages(); i++ {
+					b.WriteString(hintStyle.Render(wrap(fmt.Sprintf("hint %d/%d: %s", i+1, s.Stages(), s.Hint(i, m.lang)), w)) + "\n")
+				}
+			}
 		case cs.Kind == course.Mistake || cs.Kind == course.Failing || cs.Kind == course.NoBuild:
 			if cs.Test != "" {
 				b.WriteString(truncate(dimStyle.Render(cs.Test), w) + "\n")
@@ -93,7 +96,6 @@ func (m Model) View() string {
 			}
 		}
 	}
-	_ = lines
 	if m.note != "" {
 		b.WriteString(truncate(dimStyle.Render(m.note), w) + "\n")
 	}
