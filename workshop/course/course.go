@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -204,28 +205,36 @@ func Run(ctx context.Context, root string, all []Exercise, ex Exercise, tier Tie
 		}
 		args = append(args, "-tags", "workshop", "-overlay", overlay)
 	}
+	// Each run is one go test; the full suite is two: -failfast does not
+	// stop the examples, and an example on a broken lock can hang until
+	// -timeout, so they run only once every test has passed.
+	var runs [][]string
 	switch tier {
 	case Lesson:
-		args = append(args, "-failfast", "-run", table.Lesson(ex.Chapter), "-timeout", "3m")
+		runs = [][]string{{"-failfast", "-run", table.Lesson(ex.Chapter), "-timeout", "3m"}}
 	case Full:
-		args = append(args, "-failfast", "-timeout", "10m")
+		runs = [][]string{{"-failfast", "-run", "^Test", "-timeout", "10m"}, {"-run", "^Example", "-timeout", "2m"}}
 	case Custom:
-		args = append(args, opts.Args...)
-	}
-	args = append(args, "./"+ex.Pkg+"/")
-	cmd := exec.CommandContext(ctx, "go", args...)
-	cmd.Dir = root
-	cmd.Env = os.Environ()
-	if opts.RecordDir != "" {
-		cmd.Env = append(cmd.Env, "LOCKSTEP_RECORD_DIR="+opts.RecordDir)
+		runs = [][]string{opts.Args}
 	}
 	var buf bytes.Buffer
 	var w io.Writer = &buf
 	if opts.Out != nil {
 		w = io.MultiWriter(&buf, opts.Out)
 	}
-	cmd.Stdout, cmd.Stderr = w, w
-	err := cmd.Run()
+	var err error
+	for _, extra := range runs {
+		cmd := exec.CommandContext(ctx, "go", append(append(slices.Clip(args), extra...), "./"+ex.Pkg+"/")...)
+		cmd.Dir = root
+		cmd.Env = os.Environ()
+		if opts.RecordDir != "" {
+			cmd.Env = append(cmd.Env, "LOCKSTEP_RECORD_DIR="+opts.RecordDir)
+		}
+		cmd.Stdout, cmd.Stderr = w, w
+		if err = cmd.Run(); err != nil {
+			break
+		}
+	}
 	r := Classify(root, ex, table, buf.String(), err == nil)
 	r.Tier = tier
 	r.Elapsed = time.Since(start)
