@@ -202,3 +202,23 @@ func TestGoldenFrames(t *testing.T) {
 		})
 	}
 }
+
+func TestWrapBreaksAtSpacesAndBetweenChineseCharacters(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		w    int
+		want string
+	}{
+		{"the herd is back", 8, "the herd\nis back"},
+		{"hint 2/3: 一次释放会唤醒所有等待者", 16, "hint 2/3: 一次释\n放会唤醒所有等待\n者"},
+	} {
+		if got := wrap(c.in, c.w); got != c.want {
+			t.Errorf("wrap(%q, %d) = %q, want %q", c.in, c.w, got, c.want)
+		}
+		for _, l := range strings.Split(wrap(c.in, c.w), "\n") {
+			if lipgloss.Width(l) > c.w {
+				t.Errorf("line %q is wider than %d", l, c.w)
+			}
+		}
+	}
+}

@@ -137,6 +137,47 @@ func truncate(s string, w int) string {
 	return string(r) + "…"
 }
 
+// wrap breaks s into lines of at most w cells: at spaces, and around wide
+// (CJK) characters, which Chinese text breaks between as it has no spaces.
 func wrap(s string, w int) string {
-	return lipgloss.NewStyle().Width(w).Render(s)
+	var lines []string
+	var line []rune
+	width := 0
+	cut := -1 // line[:cut] may end a line
+	flush := func(n int) {
+		lines = append(lines, strings.TrimRight(string(line[:n]), " "))
+		line = []rune(strings.TrimLeft(string(line[n:]), " "))
+		width = lipgloss.Width(string(line))
+		cut = -1
+	}
+	for _, r := range s {
+		if r == '\n' {
+			flush(len(line))
+			continue
+		}
+		rw := lipgloss.Width(string(r))
+		if width+rw > w && len(line) > 0 {
+			switch {
+			case r == ' ':
+				flush(len(line))
+				continue
+			case rw > 1 || cut <= 0:
+				flush(len(line))
+			default:
+				flush(cut)
+			}
+		}
+		if rw > 1 {
+			cut = len(line)
+		}
+		line = append(line, r)
+		width += rw
+		if r == ' ' || rw > 1 {
+			cut = len(line)
+		}
+	}
+	if len(line) > 0 || len(lines) == 0 {
+		lines = append(lines, string(line))
+	}
+	return strings.Join(lines, "\n")
 }
