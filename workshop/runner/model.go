@@ -165,7 +165,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.untouched[msg.Chapter] = false
 		if m.watch {
-			m.note = fmt.Sprintf("%s saved: checking it again", msg.Chapter)
+			if !strings.Contains(m.note, "skeleton again") {
+				m.note = fmt.Sprintf("%s saved: checking it again", msg.Chapter)
+			}
 			cmds = append(cmds, m.start(msg.Chapter, course.Lesson))
 		}
 		return m, tea.Batch(cmds...)
