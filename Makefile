@@ -4,7 +4,7 @@
 GO      ?= go
 TESTFLAGS ?= -timeout 20m
 
-.PHONY: demo test test-stock zookeeper vet check exercise check-exercises
+.PHONY: demo test test-stock zookeeper vet check exercise check-exercises workshop
 
 ## demo: the course's showcase: the visualizer on chapter 04
 demo: zookeeper
@@ -28,9 +28,13 @@ check:
 	$(GO) vet ./...
 	@./scripts/check-exercise-isolation
 
-## exercise: a chapter's tests against your lock in NN-name/exercise (make exercise CH=04), the reference (SOLUTION=1), or the visualizer on it (VISUAL=1)
+## workshop: the workshop runner: every exercise's state, re-run on save, hints, reset, the visualizer and replays
+workshop: zookeeper
+	$(GO) run ./workshop
+
+## exercise: a chapter's check on your NN-name/<pkg>/*_workshop.go (make exercise CH=04; FROM=dir for a scratch copy), the reference (SOLUTION=1), the visualizer on it (VISUAL=1), the next hint (HINT=1)
 exercise: zookeeper
-	@./scripts/exercise $(CH) $(if $(filter 1,$(SOLUTION)),SOLUTION=1) $(if $(filter 1,$(VISUAL)),VISUAL=1)
+	@./scripts/exercise $(CH) $(if $(filter 1,$(SOLUTION)),SOLUTION=1) $(if $(filter 1,$(VISUAL)),VISUAL=1) $(if $(filter 1,$(HINT)),HINT=1) $(if $(FROM),--from $(FROM))
 
 ## check-exercises: every reference passes its conformance suite, every untouched skeleton stops at a TODO(workshop)
 check-exercises: zookeeper

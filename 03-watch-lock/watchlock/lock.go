@@ -1,9 +1,12 @@
+// -tags workshop compiles the learner's lock_workshop.go instead of this file.
+//go:build !workshop
+
 package watchlock
 
 // This file is chapter 03's lesson: steps 3 to 5 of the README, waiting
 // for the lock node's delete with a watch instead of polling. Steps 1, 2
 // and 6 are chapter 02's (TryLock and Unlock, in watchlock.go). The
-// workshop exercise (03-watch-lock/exercise/lock.go) replaces exactly this
+// workshop exercise (lock_workshop.go, next to this file) replaces exactly this
 // file.
 
 import (

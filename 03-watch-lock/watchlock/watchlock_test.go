@@ -195,7 +195,21 @@ func TestWaiterWhoseSessionExpiresGetsAnError(t *testing.T) {
 		return tally.Count(event.WatchSet) == 1
 	})
 	zktest.Expire(t, wconn, proxy)
-	err := <-done
+	// The expiry fires the waiter's watch with an error. A waiter that
+	// goes round again sets a second watch: that is the mistake, seen at
+	// once, rather than after the context's minute.
+	var err error
+	zktest.Eventually(t, zktest.Patience, "waiter.Lock did not return after its session expired", func() bool {
+		select {
+		case err = <-done:
+			return true
+		default:
+		}
+		if tally.Count(event.WatchSet) > 1 {
+			t.Fatalf("after its session expired the waiter set a new watch and waited again: a watch event whose Err is set (%v) means the wait is over", zk.ErrSessionExpired)
+		}
+		return false
+	})
 	if !errors.Is(err, zk.ErrSessionExpired) {
 		t.Fatalf("waiter.Lock = %v, want an error wrapping zk.ErrSessionExpired", err)
 	}

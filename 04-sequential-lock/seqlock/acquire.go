@@ -1,3 +1,6 @@
+// -tags workshop compiles the learner's acquire_workshop.go instead of this file.
+//go:build !workshop
+
 package seqlock
 
 import (

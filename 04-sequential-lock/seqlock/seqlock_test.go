@@ -90,7 +90,7 @@ func TestQueue(t *testing.T) {
 				<-release[i]
 				errs <- m.Unlock(ctx)
 			}()
-			waitQueue(t, admin, dir, i+2) // queue them in order
+			waitQueueOrLock(t, admin, dir, i+2, errs) // queue them in order; a waiter that fails says why at once
 		}
 		zktest.Eventually(t, zktest.Patience, "not every waiter is waiting", func() bool { return tally.Count(event.Waiting) == waiters })
 
@@ -115,7 +115,9 @@ func TestQueue(t *testing.T) {
 			if n := tally.Count(event.Notified) - before; n != 1 {
 				zktest.Recorder(t).BrokeWhere(func(es []event.Event) int { return event.Herd(es, 1) },
 					fmt.Sprintf("release %d woke %d waiters; the predecessor queue wakes 1", want+1, n))
-				t.Errorf("release %d woke %d waiters, want exactly 1", want+1, n)
+				// The first release that wakes more than one is the
+				// evidence: stop here, the rest would only repeat it.
+				t.Fatalf("release %d woke %d waiters, want exactly 1", want+1, n)
 			}
 			unlock = func() error { close(release[got]); return <-errs }
 		}
@@ -958,7 +960,13 @@ func TestAWaiterThatGivesUpDoesNotHandTheLockOn(t *testing.T) {
 	}
 	var quitterTally, lastTally event.Tally
 	quitter := newMutex(t, zktest.Connect(t), dir, seqlock.WithObserver(zktest.Observe(t, "quitter", quitterTally.Observe)))
-	last := newMutex(t, zktest.Connect(t), dir, seqlock.WithObserver(zktest.Observe(t, "last", lastTally.Observe)))
+	var lastWatches atomic.Value // the node the last waiter's first wait is on
+	last := newMutex(t, zktest.Connect(t), dir, seqlock.WithObserver(zktest.Observe(t, "last", func(e event.Event) {
+		if e.Kind == event.Waiting {
+			lastWatches.CompareAndSwap(nil, e.Node)
+		}
+		lastTally.Observe(e)
+	})))
 
 	qctx, giveUp := context.WithCancel(ctx)
 	quitterDone := make(chan error, 1)
@@ -967,6 +975,14 @@ func TestAWaiterThatGivesUpDoesNotHandTheLockOn(t *testing.T) {
 	lastDone := make(chan error, 1)
 	go func() { lastDone <- last.Lock(ctx) }()
 	zktest.Eventually(t, zktest.Patience, "the last waiter never queued", func() bool { return lastTally.Count(event.Waiting) == 1 })
+	// The scene needs the last waiter to watch the quitter, the node just
+	// before its own. If it watches the holder, the quitter's departure
+	// cannot wake it: say so now rather than wait for a wake-up that
+	// cannot come.
+	if w := lastWatches.Load(); w == holder.Node() {
+		t.Fatalf("the last waiter watches the holder's node %s, not the node just before its own (the quitter's): every waiter watches the lowest node, the herd of chapter 03",
+			event.Short(holder.Node()))
+	}
 
 	giveUp()
 	if err := <-quitterDone; !errors.Is(err, context.Canceled) {
@@ -974,7 +990,18 @@ func TestAWaiterThatGivesUpDoesNotHandTheLockOn(t *testing.T) {
 	}
 	// The last waiter is notified (its predecessor, the quitter, is gone),
 	// lists again and waits behind the holder: a second Waiting, no Acquired.
+	// An Acquired (or its Lock returning) while the holder holds is the
+	// mistake itself: fail at once, do not wait for the Waiting that will
+	// never come.
 	zktest.Eventually(t, zktest.Patience, "the last waiter did not queue again behind the holder", func() bool {
+		select {
+		case err := <-lastDone:
+			t.Fatalf("the last waiter's Lock returned (%v) while the holder still holds: woken by the quitter's departure, it took the lock without listing the queue again", err)
+		default:
+		}
+		if lastTally.Count(event.Acquired) != 0 {
+			t.Fatal("the last waiter acquired the lock while the holder still holds it: woken by the quitter's departure, it took the lock without listing the queue again")
+		}
 		return lastTally.Count(event.Notified) >= 1 && lastTally.Count(event.Waiting) == 2
 	})
 	select {

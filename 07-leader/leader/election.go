@@ -1,3 +1,6 @@
+// -tags workshop compiles the learner's election_workshop.go instead of this file.
+//go:build !workshop
+
 // Package leader elects one leader among candidates: ZooKeeper's
 // leader-election recipe (Curator's LeaderLatch), with the shape Go users
 // know from etcd's concurrency.Election. It is chapter 04's queue with
@@ -39,13 +42,18 @@ import (
 	"github.com/lockstep-zk/lockstep/event"
 )
 
+// succession is the election's rule (step 2): the lowest node leads, and
+// every other candidate watches only the node just before its own — chapter
+// 04's mutex rule, word for word.
+var succession seqlock.Rule = seqlock.First
+
 // campaign is steps 1 to 3: chapter 04's acquisition with value as our
 // node's data, under the rule "the lowest leads, each other candidate
 // watches its predecessor". It returns once we lead; on an error it has
 // left no node behind.
 func (e *Election) campaign(ctx context.Context, value string) (*seqlock.Hold, error) {
 	opts := append(slices.Clip(e.opts), seqlock.WithData([]byte(value)))
-	q, err := seqlock.NewQueue(e.conn, e.dir, nodeName, seqlock.First, opts...)
+	q, err := seqlock.NewQueue(e.conn, e.dir, nodeName, succession, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -208,9 +208,18 @@ func exclusion(t *testing.T, impl Impl) {
 		t.Errorf("counter = %s, want %d: updates were lost", got, n*m)
 	}
 	for i := 1; i < len(tokens); i++ {
-		if tokens[i] <= tokens[i-1] {
+		if tokens[i] < tokens[i-1] {
 			rec.BrokeWhere(tokenNotIncreasing, fmt.Sprintf("token %d after %d: fencing tokens must increase", tokens[i], tokens[i-1]))
 			t.Errorf("token %d after %d: fencing tokens must increase", tokens[i], tokens[i-1])
+			break
+		}
+		if tokens[i] == tokens[i-1] {
+			// Every token of the lockstep locks is the directory's pzxid
+			// as the holder's listing saw it; the previous holder's
+			// delete changes it. An equal token is a hold taken on a
+			// listing made before the previous holder let go.
+			rec.BrokeWhere(tokenNotIncreasing, fmt.Sprintf("token %d twice: a holder took the lock on a listing made before the previous holder let go", tokens[i]))
+			t.Errorf("token %d twice: fencing tokens must increase (a holder took the lock on a listing made before the previous holder let go: it did not list the queue again after its wait)", tokens[i])
 			break
 		}
 	}
@@ -317,6 +326,11 @@ func lockAsync(ctx context.Context, l Locker) <-chan error {
 	return done
 }
 
+// promptly bounds what must happen at once (a cancelled Lock returning, a
+// TryLock on a held lock): far less than zktest.Patience, far more than a
+// loaded machine needs.
+const promptly = 5 * time.Second
+
 // await waits, within zktest.Patience, for what a lockAsync returns.
 func await(t *testing.T, done <-chan error, what string) error {
 	t.Helper()
@@ -377,7 +391,16 @@ func cancelled(t *testing.T, impl Impl) {
 	done := lockAsync(wctx, h.other)
 	time.Sleep(100 * time.Millisecond)
 	cancel()
-	if err := await(t, done, "Lock did not return after its context was cancelled"); !errors.Is(err, context.Canceled) {
+	// "Promptly": a waiter that notices its context only when it next
+	// wakes would wait for the holder (30 s here); 5 s is plenty on a
+	// loaded machine, and says so long before the test's patience ends.
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(promptly):
+		t.Fatalf("Lock did not return within %v of its context being cancelled: the wait must also end when ctx does", promptly)
+	}
+	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Lock = %v, want context.Canceled", err)
 	}
 	if err := h.holder.Unlock(h.ctx); err != nil {
@@ -416,11 +439,19 @@ func tryLock(t *testing.T, impl Impl) {
 	if !ok {
 		t.Fatal("Impl.ErrLocked is set but the lock has no TryLock")
 	}
+	// A TryLock that waits like Lock would wait as long as its context
+	// lets it: give it promptly, and name what it did.
 	start := time.Now()
-	if err := other.TryLock(h.ctx); !errors.Is(err, impl.ErrLocked) {
+	tctx, cancel := context.WithTimeout(h.ctx, promptly)
+	err := other.TryLock(tctx)
+	cancel()
+	if errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("TryLock on a held lock was still waiting after %v: it must return %v at once, not wait like Lock", promptly, impl.ErrLocked)
+	}
+	if !errors.Is(err, impl.ErrLocked) {
 		t.Fatalf("TryLock on a held lock = %v, want %v", err, impl.ErrLocked)
 	}
-	if d := time.Since(start); d > 5*time.Second {
+	if d := time.Since(start); d > promptly {
 		t.Errorf("TryLock took %v: it must not wait", d)
 	}
 	if err := h.holder.Unlock(h.ctx); err != nil {

@@ -17,6 +17,13 @@ import (
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 )
 
+// succession is the election's rule: given the queue of candidates (lowest
+// sequence first) and our index in it, do we lead, and if not, which one
+// node's Name do we watch? A departure must wake one candidate, not all.
+var succession seqlock.Rule = func(queue []seqlock.Node, ours int) (bool, string) {
+	panic("TODO(workshop): succession — who leads, and whom each other candidate watches")
+}
+
 // campaign joins the election and returns once we lead: chapter 04's
 // acquisition (seqlock.NewQueue, then Queue.Acquire) with value as our
 // node's data (seqlock.WithData, after e.opts), our nodes named nodeName,

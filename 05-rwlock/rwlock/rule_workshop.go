@@ -33,14 +33,14 @@ const (
 
 // writeRule is the writer's rule. (Chapter 04 has written it already.)
 var writeRule seqlock.Rule = func(queue []seqlock.Node, ours int) (bool, string) {
-	panic("TODO(workshop): hold if first; else watch the node just before ours (or use chapter 04's rule)")
+	panic("TODO(workshop): writeRule — a writer holds alone, and waits for exactly one node (chapter 04 has a rule for this)")
 }
 
 // readRule is the reader's rule. own is the name of the write node this
 // RWMutex holds, "" if none: it does not block our own reader (that is a
 // downgrade).
 func readRule(queue []seqlock.Node, ours int, own string) (holds bool, watch string) {
-	panic("TODO(workshop): walk back from ours-1; the first writer (writer(n)) other than own is the one to watch; none: hold")
+	panic("TODO(workshop): readRule — a reader holds unless a writer other than our own is ahead; else it waits for the one writer whose going can let it in")
 }
 
 // writer tells a writer's node from a reader's: the marker comes just

@@ -20,15 +20,20 @@ import (
 // m.lock (chapter 04's lock underneath), ErrNotHeld and ErrLost.
 
 // acquire is Lock and TryLock, run in this Mutex's turn: take is the lock
-// underneath's Lock or TryLock.
+// underneath's Lock or TryLock. What must hold: the first acquisition
+// takes the lock in ZooKeeper (and remembers the session it took it in);
+// every further one only counts — no request, no blocking — but never
+// on a hold that is no longer real: then it refuses with an error wrapping
+// ErrLost.
 func (m *Mutex) acquire(ctx context.Context, take func(context.Context) error) error {
-	panic("TODO(workshop): depth ≥ 1: refuse with an error wrapping ErrLost if m.lostReason() says the hold is gone, else depth+1 and no request; depth 0: take(ctx), remember m.conn.SessionID() in m.session, depth 1 — steps 1-3 of 06-reentrant/README.md")
+	panic("TODO(workshop): acquire — the first Lock takes the lock, a further one only counts, unless the hold is gone (steps 1-3 of 06-reentrant/README.md)")
 }
 
-// release is Unlock, run in this Mutex's turn: one level down. Only the
-// last one (depth 1 → 0) deletes our node. ErrNotHeld at depth 0; an
-// error wrapping ErrLost at any depth if the hold was lost (the depth
-// still goes down by one).
+// release is Unlock, run in this Mutex's turn: one level down. What must
+// hold: N Locks need N Unlocks before anyone else gets in; only the last
+// one deletes our node; Unlock with nothing held is ErrNotHeld; a lost
+// hold is reported (an error wrapping ErrLost) and the count still goes
+// down by one.
 func (m *Mutex) release(ctx context.Context) error {
-	panic("TODO(workshop): depth > 1: count down (an error wrapping ErrLost if m.lostReason() says so); depth 1: depth 0, then m.lock.Unlock(ctx) — steps 4-6 of 06-reentrant/README.md")
+	panic("TODO(workshop): release — one level down; only the last level lets go of the lock (steps 4-6 of 06-reentrant/README.md)")
 }

@@ -1,9 +1,9 @@
 //go:build workshop
 
-// Workshop exercise for chapter 04 (make exercise CH=04). This file takes
-// the place of 04-sequential-lock/seqlock/acquire.go; the rest of the
-// package is the reference's: the queue core (queue.go: join, list,
-// waitFor, remove), the Hold, the Mutex and its options. What the chapter
+// Workshop exercise for chapter 04 (make exercise CH=04, or make workshop).
+// With -tags workshop this file takes the place of acquire.go, next to it;
+// the rest of the package is the reference's: the queue core (queue.go:
+// join, list, waitFor, remove), the Hold, the Mutex and its options. What the chapter
 // teaches is yours: the mutex's rule, First, and the loop that asks the
 // rule and waits (waitTurn). Acquire, which joins the queue and calls
 // waitTurn, is written: a deliberate copy of the reference's, the
@@ -55,38 +55,35 @@ func (q *Queue) Acquire(ctx context.Context, wait bool) (*Hold, error) {
 // sequence number first; ours is the index of our node in it. Say whether
 // we hold the lock and, if not, the Name of the one node we wait for.
 //
-// Which node? Watching the lowest node would bring back chapter 03's herd:
-// one release would wake every waiter.
+// What must hold: exactly one node holds, the first to have asked; and
+// when the holder lets go, exactly one waiter wakes up (chapter 03 woke
+// them all). Stuck? scripts/exercise 04 --hint, or h in make workshop.
 func First(queue []Node, ours int) (bool, string) {
-	panic("TODO(workshop): the lowest node holds the lock; any other watches the node just before its own (return its Name) — steps 3-4 of 04-sequential-lock/README.md")
+	panic("TODO(workshop): First — who holds, and which one node each waiter watches so that one release wakes one waiter (steps 3-4 of 04-sequential-lock/README.md)")
 }
 
 // errNodeGone: our own node is no longer in the queue.
 var errNodeGone = errors.New("seqlock: our node is gone")
 
-// waitTurn runs steps 2 to 4 until the rule says we hold the lock:
+// waitTurn runs steps 2 to 4 until the rule says we hold the lock. What
+// each step must achieve:
 //
-//	for {
-//		step 2: queue, pzxid, err := q.list(ctx, session) — sorted, with
-//		        the directory's pzxid (the fencing token if we hold);
-//		        find our node in it: its Name is event.Short(node);
-//		        not there → errNodeGone (Acquire queues up again);
-//		step 3: holds, watch := q.rule(queue, ours) — First for a mutex.
-//		        If we hold it: q.hold(node, session, pzxid). But a node
-//		        that holds while q.conn.SessionID() != session belongs to
-//		        a session that has just expired: errNodeGone too.
-//		        If we do not and wait is false (TryLock): ErrLocked;
-//		step 4: q.waitFor(ctx, q.dir+"/"+watch, session) blocks until
-//		        that node changes or goes (or returns at once if it is
-//		        already gone); then list again — never assume the lock
-//		        is ours: the node we watched may have been a waiter that
-//		        gave up while the holder still holds.
-//	}
+//  2. Know the queue as it is now, and our place in it. If our node is no
+//     longer there, our place is gone: errNodeGone (Acquire queues up
+//     again).
+//  3. Ask the rule (q.rule). If we hold, return our Hold, whose token is
+//     the directory's pzxid as the listing that showed us first saw it —
+//     and only if our node belongs to the session we still have. If we do
+//     not hold and may not wait (wait false, TryLock): ErrLocked.
+//  4. Otherwise block until the one node the rule named changes or goes,
+//     then go back to step 2.
 //
-// An error from q.list or q.waitFor goes back through
-// q.sessionGone(ctx, session, err): if our session ended meanwhile, our
-// node died with it, and that is errNodeGone. Acquire removes our node on
-// any other error.
+// What must hold afterwards: nobody holds while a node ahead of it holds;
+// a waiter that wakes up never assumes the lock is its own; an error that
+// came from our session ending means our node died with it (errNodeGone);
+// on any other error Acquire removes our node. The tools are in queue.go
+// (the core); which ones, and why, are the hints' business:
+// scripts/exercise 04 --hint, or h in make workshop.
 func (q *Queue) waitTurn(ctx context.Context, node string, session int64, wait bool) (*Hold, error) {
-	panic("TODO(workshop): list the queue (q.list), find our node, ask q.rule; hold (q.hold), or ErrLocked when not waiting, or wait for the node the rule names (q.waitFor) and list again — steps 2-4 of 04-sequential-lock/README.md")
+	panic("TODO(workshop): waitTurn — steps 2 to 4: know the queue and our place, ask the rule, hold or give up or wait, and after a wait look again (04-sequential-lock/README.md)")
 }

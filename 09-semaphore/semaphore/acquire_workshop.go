@@ -16,11 +16,11 @@ import (
 
 // Leases is the rule of the lease queue: given the queue (lowest sequence
 // first) and our index in it, do we hold a lease, and if not, which node's
-// name do we watch? The first n nodes hold; a later one watches the node n
-// places ahead of it.
+// name do we watch? At most n hold at once, the first to have asked; and a
+// waiter must wake when a lease it can take is freed, not before.
 func Leases(n int) seqlock.Rule {
 	return func(queue []seqlock.Node, ours int) (bool, string) {
-		panic("TODO(workshop): hold if ours < n; else watch queue[ours-n].Name")
+		panic("TODO(workshop): Leases — who holds one of the n leases, and which one node each waiter watches")
 	}
 }
 
@@ -31,18 +31,22 @@ func (s *Semaphore) Acquire(ctx context.Context) (*Lease, error) { return s.acqu
 // TryAcquire takes a lease if one is free now, else returns ErrLocked.
 func (s *Semaphore) TryAcquire(ctx context.Context) (*Lease, error) { return s.acquire(ctx, false) }
 
-// acquire is the recipe of the package comment:
+// acquire is the recipe of the package comment. What each step must
+// achieve:
 //
-//  1. take the gate: a chapter 04 mutex on s.gateDir() (seqlock.New(s.conn,
-//     s.gateDir(), s.gate...)); Lock if wait, else TryLock; Unlock it when done;
-//  2. under the gate, s.count(ctx) the leases; while s.n are out, wait for
-//     the children watch count returns (or ctx), then count again — with
-//     wait false, return ErrLocked instead;
-//  3. take a lease: s.leases.Acquire(ctx, false) returns the core's Hold;
-//     wrap it: &Lease{Hold: h, conn: s.conn, revoked: make(chan struct{})},
-//     and if s.opts.revocable call l.watchRevocation(s);
-//  4. let go of the gate (a deferred Unlock does it).
+//  1. Be the only client counting and taking leases: hold the gate (a
+//     chapter 04 mutex on s.gateDir(); TryLock's when wait is false), and
+//     let it go however acquire returns.
+//  2. Under the gate, wait until fewer than s.n leases are out — woken
+//     when a lease goes, not by clients joining the gate; with wait false,
+//     ErrLocked instead of waiting.
+//  3. Take a lease in the lease queue and return it as a *Lease (watching
+//     for revocation if the Semaphore is revocable).
+//
+// What must hold: never more than n leases out; a cancelled ctx leaves
+// nothing behind. The tools are in semaphore.go and lease.go; which ones,
+// and why, are the hints' business (scripts/exercise 09 --hint).
 func (s *Semaphore) acquire(ctx context.Context, wait bool) (*Lease, error) {
 	_ = event.Waiting // report waits with s.emit(event.Waiting, "", s.leaseDir(), "…") if you like
-	panic("TODO(workshop): the gate (step 1), the wait for a free lease (step 2), the lease (step 3)")
+	panic("TODO(workshop): acquire — the gate, the wait for a free lease, the lease (steps 1-3 of 09-semaphore/README.md)")
 }

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/lockstep-zk/lockstep/workshop/course"
+	"github.com/lockstep-zk/lockstep/workshop/hint"
+)
+
+// check is the non-interactive check (scripts/exercise NN, make exercise
+// CH=NN): the lesson's tests, then the full suite if they pass, and one
+// final line that says what the learner should do next. It returns the
+// exit status.
+func check(ctx context.Context, w io.Writer, root, ch, from string, solution bool, args []string, lang string) int {
+	table := hint.MustLoad()
+	all, err := course.Discover(root)
+	if err != nil {
+		fmt.Fprintln(w, "exercise:", err)
+		return 2
+	}
+	ex, err := course.Find(all, ch)
+	if err != nil {
+		fmt.Fprintln(w, "exercise:", err)
+		return 2
+	}
+	if from != "" {
+		if from, err = filepath.Abs(from); err != nil {
+			fmt.Fprintln(w, "exercise:", err)
+			return 2
+		}
+	}
+	opts := course.Options{From: from, Solution: solution, Args: args, Out: w}
+	whose := "your " + names(ex.Files)
+	switch {
+	case solution:
+		whose = "the reference"
+	case from != "":
+		whose = from + "'s copy of " + names(ex.Files)
+	}
+	var r course.Result
+	var times []string
+	if len(args) > 0 {
+		fmt.Fprintf(w, "== %s: go test %s, with %s\n", ex.Dir, strings.Join(args, " "), whose)
+		r = course.Run(ctx, root, all, ex, course.Custom, table, opts)
+	} else {
+		fmt.Fprintf(w, "== %s: the lesson's tests (-run '%s'), with %s\n", ex.Dir, table.Lesson(ex.Chapter), whose)
+		r = course.Run(ctx, root, all, ex, course.Lesson, table, opts)
+		times = append(times, fmt.Sprintf("lesson %s", r.Elapsed.Round(100*time.Millisecond)))
+		if r.Kind == course.Pass {
+			fmt.Fprintf(w, "== %s: the lesson's tests pass (%s); now the full suite\n", ex.Dir, r.Elapsed.Round(100*time.Millisecond))
+			r = course.Run(ctx, root, all, ex, course.Full, table, opts)
+			times = append(times, fmt.Sprintf("full suite %s", r.Elapsed.Round(100*time.Millisecond)))
+		}
+	}
+	if from == "" && !solution && len(args) == 0 {
+		// Progress is the learner's own files': a scratch copy's or the
+		// reference's run leaves it alone.
+		if st, err := course.LoadState(root); err == nil {
+			st.Record(ex.Chapter, r)
+			_ = st.Save(root)
+		}
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, Verdict(ex, r, lang, strings.Join(times, ", ")))
+	if r.Kind == course.Pass {
+		return 0
+	}
+	return 1
+}
+
+// Verdict is the check's final line.
+func Verdict(ex course.Exercise, r course.Result, lang, times string) string {
+	ch := ex.Chapter
+	if times != "" {
+		times = " (" + times + ")"
+	}
+	switch r.Kind {
+	case course.Pass:
+		return fmt.Sprintf("exercise %s: PASS — your lock passes every test of the chapter%s", ch, times)
+	case course.Todo:
+		return fmt.Sprintf("exercise %s: step %d still to write → %s", ch, r.Step, r.Todo)
+	case course.NoBuild:
+		return fmt.Sprintf("exercise %s: FAIL — it does not compile: %s", ch, r.First)
+	case course.Mistake:
+		return fmt.Sprintf("exercise %s: FAIL — %s (%s)%s · a hint: scripts/exercise %s --hint", ch, r.Mistake.Name.In(lang), first(r.Failed), times, ch)
+	default:
+		return fmt.Sprintf("exercise %s: FAIL — %s: %s%s · see it happen: make exercise CH=%s VISUAL=1", ch, first(r.Failed), r.First, times, ch)
+	}
+}
+
+// nextHint prints the next hint for chapter ch's last failure and counts it.
+func nextHint(w io.Writer, root, ch, lang string) int {
+	table := hint.MustLoad()
+	if len(ch) == 1 {
+		ch = "0" + ch
+	}
+	st, err := course.LoadState(root)
+	if err != nil {
+		fmt.Fprintln(w, "exercise:", err)
+		return 2
+	}
+	cs := st.Chapters[ch]
+	switch {
+	case cs == nil:
+		fmt.Fprintf(w, "exercise %s: no run yet: scripts/exercise %s first\n", ch, ch)
+		return 1
+	case cs.Kind == course.Todo:
+		s := table.StepOf(ch, cs.Todo)
+		if s == nil {
+			fmt.Fprintf(w, "exercise %s: step %d is still to write: %s\nThe comment above it in the exercise file says what the step must achieve.\n", ch, cs.Step, cs.Todo)
+			return 0
+		}
+		i := min(cs.Hints, s.Stages()-1)
+		fmt.Fprintf(w, "step %d: %s\nhint %d/%d: %s\n", cs.Step, cs.Todo, i+1, s.Stages(), s.Hint(i, lang))
+		if i+1 < s.Stages() {
+			fmt.Fprintf(w, "(the next one: scripts/exercise %s --hint)\n", ch)
+			cs.Hints = i + 1
+			if err := st.Save(root); err != nil {
+				fmt.Fprintln(w, "exercise:", err)
+			}
+		}
+		return 0
+	case cs.Mistake == "":
+		fmt.Fprintf(w, "exercise %s: the last run (%s) matched no known mistake: read its first failure, %s: %s\n", ch, cs.Kind, cs.Test, cs.Message)
+		return 0
+	}
+	m := table.Find(ch, cs.Mistake)
+	if m == nil {
+		fmt.Fprintf(w, "exercise %s: no hints for %q any more: run the check again\n", ch, cs.Mistake)
+		return 1
+	}
+	i := min(cs.Hints, m.Stages()-1)
+	fmt.Fprintf(w, "%s\nhint %d/%d: %s\n", m.Name.In(lang), i+1, m.Stages(), m.Hint(i, lang))
+	if i+1 < m.Stages() {
+		fmt.Fprintf(w, "(the next one: scripts/exercise %s --hint)\n", ch)
+		cs.Hints = i + 1
+		if err := st.Save(root); err != nil {
+			fmt.Fprintln(w, "exercise:", err)
+		}
+	}
+	return 0
+}
+
+func names(files []string) string {
+	var n []string
+	for _, f := range files {
+		n = append(n, f)
+	}
+	return strings.Join(n, ", ")
+}
+
+func first(s []string) string {
+	if len(s) == 0 {
+		return "a test"
+	}
+	return s[0]
+}
+
+// language picks the hints' language: the flag, else LANG/LC_ALL.
+func language(flagValue string) string {
+	if flagValue != "" {
+		return flagValue
+	}
+	for _, v := range []string{os.Getenv("LC_ALL"), os.Getenv("LANG")} {
+		if strings.HasPrefix(v, "zh") {
+			return "zh"
+		}
+	}
+	return "en"
+}

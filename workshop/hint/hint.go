@@ -1,0 +1,223 @@
+// Package hint is the workshop's mistakes table as data (hints.json): for
+// each chapter, the lesson's tests (the tier that runs first), and for each
+// classic mistake, the failing test and message that give it away, its
+// name in the lesson's words, three staged hints (a nudge, the reason, the
+// near-solution) in English and Chinese, and the mistake itself as a patch
+// of the reference file, which the tests apply to prove the row is true.
+// The runner (go run ./workshop), the non-interactive check
+// (scripts/exercise) and the facilitator's table in docs/workshop.md all
+// read this one table.
+package hint
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+//go:embed hints.json
+var raw []byte
+
+// Text is one text in the workshop's two languages.
+type Text struct {
+	EN string `json:"en"`
+	ZH string `json:"zh"`
+}
+
+// In returns the text in lang ("zh" or anything else for English).
+func (t Text) In(lang string) string {
+	if lang == "zh" && t.ZH != "" {
+		return t.ZH
+	}
+	return t.EN
+}
+
+// Patch is a literal replacement: Old occurs exactly once in File.
+type Patch struct {
+	File string `json:"file"`
+	Old  string `json:"old"`
+	New  string `json:"new"`
+}
+
+// Apply returns src with the patch applied, or an error if Old does not
+// occur exactly once (the reference changed: the row must follow it).
+func (p Patch) Apply(src string) (string, error) {
+	if n := strings.Count(src, p.Old); n != 1 {
+		return "", fmt.Errorf("patch for %s: the text to replace occurs %d times, want 1", p.File, n)
+	}
+	return strings.Replace(src, p.Old, p.New, 1), nil
+}
+
+// Mistake is one row of the table.
+type Mistake struct {
+	Chapter string `json:"chapter"`
+	ID      string `json:"id"`
+	Name    Text   `json:"name"`
+	// Tests matches the name of a failing test as go test prints it
+	// (subtests with _ for spaces); Says, if set, must match the output.
+	Tests string `json:"tests"`
+	Says  string `json:"says"`
+	Hints struct {
+		EN []string `json:"en"`
+		ZH []string `json:"zh"`
+	} `json:"hints"`
+	Patch Patch `json:"patch"`
+	// Caught is false for a mistake no test catches: the row is for the
+	// facilitator (what to ask), and the check never names it.
+	Caught bool `json:"caught"`
+	// Tier is where the mistake first shows: "lesson" (the lesson's
+	// tests) or "full" (the lesson's tests pass; the full suite fails).
+	Tier string `json:"tier"`
+	// Guide is what the tests say, in the facilitator's table.
+	Guide string `json:"guide"`
+
+	tests, says *regexp.Regexp
+}
+
+// Hint returns the hint of stage i (0: the nudge, 1: the reason, 2: the
+// near-solution) in lang; past the last stage, the last one.
+func (m *Mistake) Hint(i int, lang string) string {
+	h := m.Hints.EN
+	if lang == "zh" && len(m.Hints.ZH) == len(h) {
+		h = m.Hints.ZH
+	}
+	if len(h) == 0 {
+		return ""
+	}
+	return h[min(max(i, 0), len(h)-1)]
+}
+
+// Stages is the number of hints of the mistake.
+func (m *Mistake) Stages() int { return len(m.Hints.EN) }
+
+// Chapter is a chapter's tiers.
+type Chapter struct {
+	Chapter string `json:"chapter"`
+	// Lesson is the -run pattern of the lesson's tests: the rule's table
+	// test and the one or two tests of the lesson, a few seconds in all.
+	Lesson string `json:"lesson"`
+}
+
+// Step is the staged hints of one TODO(workshop) stub: the skeleton says
+// what the step must achieve; these say which calls, and why.
+type Step struct {
+	Chapter string `json:"chapter"`
+	// Todo is how the stub's message starts, after "TODO(workshop): ".
+	Todo  string `json:"todo"`
+	Hints struct {
+		EN []string `json:"en"`
+		ZH []string `json:"zh"`
+	} `json:"hints"`
+}
+
+// Hint returns the step's hint of stage i in lang (past the last, the last).
+func (s *Step) Hint(i int, lang string) string {
+	h := s.Hints.EN
+	if lang == "zh" && len(s.Hints.ZH) == len(h) {
+		h = s.Hints.ZH
+	}
+	if len(h) == 0 {
+		return ""
+	}
+	return h[min(max(i, 0), len(h)-1)]
+}
+
+// Stages is the number of hints of the step.
+func (s *Step) Stages() int { return len(s.Hints.EN) }
+
+// Table is the whole table.
+type Table struct {
+	Chapters []Chapter `json:"chapters"`
+	Steps    []Step    `json:"steps"`
+	Mistakes []Mistake `json:"mistakes"`
+}
+
+// StepOf returns the hints of the stub whose message is todo, or nil.
+func (t *Table) StepOf(chapter, todo string) *Step {
+	todo = strings.TrimPrefix(todo, "TODO(workshop): ")
+	for i := range t.Steps {
+		if s := &t.Steps[i]; s.Chapter == chapter && strings.HasPrefix(todo, s.Todo) {
+			return s
+		}
+	}
+	return nil
+}
+
+// Load parses the embedded table.
+func Load() (*Table, error) { return Parse(raw) }
+
+// Parse parses a table and compiles its patterns.
+func Parse(b []byte) (*Table, error) {
+	var t Table
+	if err := json.Unmarshal(b, &t); err != nil {
+		return nil, fmt.Errorf("hint: parse hints.json: %w", err)
+	}
+	for i := range t.Mistakes {
+		m := &t.Mistakes[i]
+		var err error
+		if m.tests, err = regexp.Compile(m.Tests); err != nil {
+			return nil, fmt.Errorf("hint: %s/%s: tests: %w", m.Chapter, m.ID, err)
+		}
+		if m.says, err = regexp.Compile(m.Says); err != nil {
+			return nil, fmt.Errorf("hint: %s/%s: says: %w", m.Chapter, m.ID, err)
+		}
+		if len(m.Hints.EN) != 3 || len(m.Hints.ZH) != 3 {
+			return nil, fmt.Errorf("hint: %s/%s: want 3 hints in en and zh, have %d and %d", m.Chapter, m.ID, len(m.Hints.EN), len(m.Hints.ZH))
+		}
+	}
+	for _, s := range t.Steps {
+		if len(s.Hints.EN) != 3 || len(s.Hints.ZH) != 3 {
+			return nil, fmt.Errorf("hint: step %s %q: want 3 hints in en and zh", s.Chapter, s.Todo)
+		}
+	}
+	return &t, nil
+}
+
+// MustLoad is Load for the programs whose table is built in.
+func MustLoad() *Table {
+	t, err := Load()
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// Lesson returns the chapter's lesson pattern, "" if it has none.
+func (t *Table) Lesson(chapter string) string {
+	for _, c := range t.Chapters {
+		if c.Chapter == chapter {
+			return c.Lesson
+		}
+	}
+	return ""
+}
+
+// Find returns the row chapter/id, or nil.
+func (t *Table) Find(chapter, id string) *Mistake {
+	for i := range t.Mistakes {
+		if m := &t.Mistakes[i]; m.Chapter == chapter && m.ID == id {
+			return m
+		}
+	}
+	return nil
+}
+
+// Match returns the first caught mistake of chapter whose test is the
+// first failing test (failed, in the order go test reported them) and
+// whose message appears in output; nil if none does.
+func (t *Table) Match(chapter string, failed []string, output string) *Mistake {
+	for _, name := range failed {
+		for i := range t.Mistakes {
+			m := &t.Mistakes[i]
+			if m.Chapter != chapter || !m.Caught || m.Tests == "" || !m.tests.MatchString(name) {
+				continue
+			}
+			if m.Says == "" || m.says.MatchString(output) {
+				return m
+			}
+		}
+	}
+	return nil
+}

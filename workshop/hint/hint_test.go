@@ -1,0 +1,97 @@
+package hint_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/lockstep-zk/lockstep/workshop/hint"
+)
+
+const root = "../.."
+
+func TestEveryRowIsComplete(t *testing.T) {
+	table, err := hint.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, m := range table.Mistakes {
+		key := m.Chapter + "/" + m.ID
+		if seen[key] {
+			t.Errorf("%s: two rows", key)
+		}
+		seen[key] = true
+		if m.Name.EN == "" || m.Name.ZH == "" || m.Guide == "" {
+			t.Errorf("%s: a name in both languages and the guide's words are required", key)
+		}
+		if m.Caught && (m.Tests == "" || table.Lesson(m.Chapter) == "") {
+			t.Errorf("%s: a caught mistake needs its test and a lesson tier for its chapter", key)
+		}
+	}
+}
+
+// TestEveryPatchAppliesToItsReference: each mistake is a literal change of
+// the reference file, found exactly once, so the row can be tried for real
+// (workshop/course's TestEveryMistakeGivesItsHint does).
+func TestEveryPatchAppliesToItsReference(t *testing.T) {
+	table := hint.MustLoad()
+	for _, m := range table.Mistakes {
+		t.Run(m.Chapter+"/"+m.ID, func(t *testing.T) {
+			if !strings.HasSuffix(m.Patch.File, ".go") || strings.HasSuffix(m.Patch.File, "_workshop.go") {
+				t.Fatalf("patch file %q: want the reference file", m.Patch.File)
+			}
+			b, err := os.ReadFile(filepath.Join(root, m.Patch.File))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := m.Patch.Apply(string(b)); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestTheGuideTableIsTheHintData: docs/workshop.md's mistakes table is
+// go run ./workshop -mistakes-table, between its two markers.
+func TestTheGuideTableIsTheHintData(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(root, "docs", "workshop.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(`(?s)<!-- mistakes-table: begin[^>]*-->\n(.*?)<!-- mistakes-table: end -->`)
+	m := re.FindSubmatch(b)
+	if m == nil {
+		t.Fatal("docs/workshop.md has no <!-- mistakes-table: begin --> … <!-- mistakes-table: end --> block")
+	}
+	if got, want := string(m[1]), hint.MustLoad().Markdown(); got != want {
+		t.Errorf("docs/workshop.md's mistakes table differs from the hint data: replace it with the output of go run ./workshop -mistakes-table\n--- docs:\n%s\n--- data:\n%s", got, want)
+	}
+}
+
+// TestEveryStubHasItsHints: each TODO(workshop) of every exercise file has
+// its staged hints (the skeleton states the goal; the hints say how).
+func TestEveryStubHasItsHints(t *testing.T) {
+	table := hint.MustLoad()
+	files, _ := filepath.Glob(filepath.Join(root, "[0-9][0-9]-*", "*", "*_workshop.go"))
+	stub := regexp.MustCompile(`panic\("(TODO\(workshop\): [^"]*)"\)`)
+	n := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch := filepath.Base(filepath.Dir(filepath.Dir(f)))[:2]
+		for _, m := range stub.FindAllStringSubmatch(string(b), -1) {
+			n++
+			if table.StepOf(ch, m[1]) == nil {
+				t.Errorf("%s: no hints for %q", f, m[1])
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("found no stubs")
+	}
+}

@@ -1,0 +1,63 @@
+// Command workshop is the lockstep workshop: the chapters' exercises, their
+// state, a check that re-runs on save, hints in stages, reset, and the
+// visualizer and the replay of a failing run, in one terminal program.
+//
+//	go run ./workshop                 the runner (make workshop)
+//	go run ./workshop -check 04       the non-interactive check (scripts/exercise 04)
+//	go run ./workshop -hint 04        the next hint for 04's last failure (scripts/exercise 04 --hint)
+//	go run ./workshop -mistakes-table the facilitator's table, from the hint data
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+
+	"github.com/lockstep-zk/lockstep/workshop/hint"
+)
+
+func main() {
+	checkCh := flag.String("check", "", "run chapter `NN`'s check without the runner: the lesson's tests, then the full suite")
+	from := flag.String("from", "", "with -check: the exercise files of `DIR` instead of yours")
+	solution := flag.Bool("solution", false, "with -check: the reference instead of your exercise")
+	hintCh := flag.String("hint", "", "print the next hint for chapter `NN`'s last failure")
+	lang := flag.String("lang", "", "hints in `en` or zh (default: from LANG)")
+	table := flag.Bool("mistakes-table", false, "print the facilitator's table of mistakes (docs/workshop.md) from the hint data")
+	flag.Parse()
+	root, err := moduleRoot()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "workshop:", err)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	switch {
+	case *table:
+		fmt.Print(hint.MustLoad().Markdown())
+	case *checkCh != "":
+		os.Exit(check(ctx, os.Stdout, root, *checkCh, *from, *solution, flag.Args(), language(*lang)))
+	case *hintCh != "":
+		os.Exit(nextHint(os.Stdout, root, *hintCh, language(*lang)))
+	default:
+		os.Exit(runTUI(root, language(*lang)))
+	}
+}
+
+// moduleRoot is the directory of go.mod, from here upwards.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d, nil
+		}
+		if d == filepath.Dir(d) {
+			return "", fmt.Errorf("no go.mod above %s: run the workshop from your clone of lockstep", dir)
+		}
+	}
+}
