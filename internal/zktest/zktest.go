@@ -323,3 +323,15 @@ func ExampleConn() *zk.Conn {
 	go zkconn.Drain(events)
 	return conn
 }
+
+// ExampleSession is ExampleConn for locks that live on a Session
+// (zktest.ExampleSession(seqlock.NewSession)); the caller closes it.
+func ExampleSession[S Session](newSession NewSession[S]) S {
+	ctx, cancel := context.WithTimeout(context.Background(), Patience)
+	defer cancel()
+	s, err := newSession(ctx, ExampleServers())
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
