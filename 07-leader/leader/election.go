@@ -45,7 +45,7 @@ import (
 // left no node behind.
 func (e *Election) campaign(ctx context.Context, value string) (*seqlock.Hold, error) {
 	opts := append(slices.Clip(e.opts), seqlock.WithData([]byte(value)))
-	q, err := seqlock.NewQueue(e.conn, e.dir, nodeName, seqlock.First, opts...)
+	q, err := seqlock.NewQueue(e.s, e.dir, nodeName, seqlock.First, opts...)
 	if err != nil {
 		return nil, err
 	}
