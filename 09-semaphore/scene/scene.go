@@ -5,6 +5,7 @@
 package scene
 
 import (
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"strings"
 
 	"github.com/lockstep-zk/lockstep/09-semaphore/semaphore"
@@ -24,14 +25,14 @@ func New() scene.Scene {
 		Look:  "two L holders at most; only the gate's holder watches the leases",
 		Words: scene.Words{Holds: "LEASE", Holding: "leased"},
 		Dirs:  []string{"leases", "locks"},
-		NewWorker: func(w scene.Worker) (scene.Part, error) {
-			s, err := semaphore.New(w.Conn, w.Path, Leases, semaphore.WithObserver(gateAsInfo(w.Observer)),
+		Open: scene.OnSession(seqlock.NewSession, func(sess *seqlock.Session, w scene.Worker) (scene.Part, error) {
+			s, err := semaphore.New(sess, w.Path, Leases, semaphore.WithObserver(gateAsInfo(w.Observer)),
 				semaphore.WithData([]byte(w.Name)))
 			if err != nil {
 				return nil, err
 			}
 			return s.Holder(), nil
-		},
+		}),
 		Tag: func(node string) string {
 			switch {
 			case strings.Contains(node, "-lease-"):
