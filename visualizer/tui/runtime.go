@@ -98,7 +98,11 @@ func (r *runtime) start(ch scene.Scene, n int) error {
 	if err := deleteTree(r.admin, path.Join(r.base, ch.Name)); err != nil {
 		return fmt.Errorf("clean %s: %w", path.Join(r.base, ch.Name), err)
 	}
-	if err := createParents(r.admin, r.path); err != nil {
+	auth, err := zkconn.AuthFromEnv() // the visualizer's sessions authenticate with ZK_AUTH
+	if err != nil {
+		return err
+	}
+	if err := createParents(r.admin, r.path, zksession.ACL(auth)); err != nil {
 		return err
 	}
 	if ch.Setup != nil {
@@ -765,11 +769,11 @@ func (b *inbox) close() {
 	}
 }
 
-func createParents(conn *zk.Conn, p string) error {
+func createParents(conn *zk.Conn, p string, acl []zk.ACL) error {
 	cur := ""
 	for _, part := range strings.Split(strings.Trim(path.Dir(p), "/"), "/") {
 		cur += "/" + part
-		if _, err := conn.Create(cur, nil, 0, zksession.ACL(conn)); err != nil && !errors.Is(err, zk.ErrNodeExists) {
+		if _, err := conn.Create(cur, nil, 0, acl); err != nil && !errors.Is(err, zk.ErrNodeExists) {
 			return fmt.Errorf("create %s: %w", cur, err)
 		}
 	}
