@@ -380,7 +380,7 @@ func (q *Queue) waitFor(ctx context.Context, node string, session int64) error {
 // dropped", it keeps trying in the background until the delete succeeds,
 // the node is gone, or our session (and so the node) is over. The caller
 // waits at most cleanupWait; remove reports whether the node is known to be
-// gone by then. It reports the error of the first delete.
+// gone by then (false: the delete is still being retried in the background).
 func (q *Queue) remove(node string) (gone bool) {
 	done := make(chan struct{})
 	go func() {

@@ -49,10 +49,11 @@ import (
 
 // The vocabulary of every chapter (docs/concepts.md): 04's values.
 var (
-	ErrNotHeld    = seqlock.ErrNotHeld    // Release of a lease already released; Revoke of a lease that is gone
-	ErrLocked     = seqlock.ErrLocked     // TryAcquire: all n leases are out
-	ErrLost       = seqlock.ErrLost       // the lease was lost before Release
-	ErrNilSession = seqlock.ErrNilSession // New was given a nil *seqlock.Session
+	ErrNotHeld     = seqlock.ErrNotHeld     // Release of a lease already released; Revoke of a lease that is gone
+	ErrLocked      = seqlock.ErrLocked      // TryAcquire: all n leases are out
+	ErrLost        = seqlock.ErrLost        // the lease was lost before Release
+	ErrNilSession  = seqlock.ErrNilSession  // New was given a nil *seqlock.Session
+	ErrAlreadyHeld = seqlock.ErrAlreadyHeld // Holder.Lock or TryLock while that Holder holds a lease
 )
 
 // Semaphore is one client's handle on a semaphore directory with n leases.

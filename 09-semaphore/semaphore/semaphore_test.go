@@ -375,6 +375,39 @@ func TestTheIndexRuleLeavesALeaseUnused(t *testing.T) {
 	}
 }
 
+func TestHolder(t *testing.T) {
+	t.Run("Lock while holding returns ErrAlreadyHeld and takes no second lease", func(t *testing.T) {
+		dir := zktest.Root(t) + "/sem"
+		ctx := zktest.Context(t)
+		sess, conn := sessionConn(t)
+		h := newSemaphore(t, sess, dir, 3).Holder()
+		if err := h.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.Lock(ctx); !errors.Is(err, semaphore.ErrAlreadyHeld) {
+			t.Errorf("second Lock = %v, want ErrAlreadyHeld", err)
+		}
+		if err := h.TryLock(ctx); !errors.Is(err, semaphore.ErrAlreadyHeld) {
+			t.Errorf("TryLock while holding = %v, want ErrAlreadyHeld", err)
+		}
+		if n := leaseCount(t, conn, dir); n != 1 {
+			t.Errorf("%d leases out, want 1: a second Lock leaked a lease", n)
+		}
+		if err := h.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.Unlock(ctx); !errors.Is(err, semaphore.ErrNotHeld) {
+			t.Errorf("second Unlock = %v, want ErrNotHeld", err)
+		}
+		if err := h.Lock(ctx); err != nil {
+			t.Fatalf("Lock after Unlock: %v", err)
+		}
+		if err := h.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
 func TestNew(t *testing.T) {
 	t.Run("bad input is rejected by New", func(t *testing.T) {
 		sess, conn := sessionConn(t)
