@@ -464,6 +464,7 @@ func TestSession(t *testing.T) {
 		if got := s.Timeout(); got != want {
 			t.Errorf("Timeout() = %v after asking for 1s; the server grants %v..%v, so want %v", got, lo, hi, want)
 		}
+		t.Logf("asked 1s of a server granting %v..%v: Timeout() = %v", lo, hi, s.Timeout())
 	})
 
 	t.Run("Close closes Done and loses every hold on it", func(t *testing.T) {
