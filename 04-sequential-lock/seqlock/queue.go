@@ -142,7 +142,8 @@ func (q *Queue) list(ctx context.Context, session int64) ([]Node, int64, error) 
 //     Create again (the conn has a new session by now).
 func (q *Queue) join(ctx context.Context) (node string, session int64, err error) {
 	prefix := q.dir + "/" + protectedPrefix() + q.name
-	if err := q.ensureDir(ctx); err != nil {
+	probe, err := q.ensureDir(ctx)
+	if err != nil {
 		return "", 0, err
 	}
 	for attempt := 0; attempt < 5; attempt++ {
@@ -150,6 +151,17 @@ func (q *Queue) join(ctx context.Context) (node string, session int64, err error
 		q.emit(event.Request, "create", prefix, "")
 		node, err = q.create(ctx, prefix)
 		session = q.conn.SessionID()
+		if probe {
+			// Our create told whether the directory exists: settle it
+			// for the goroutines of this Session waiting in ensureDir.
+			probe = false
+			if derr := q.settleDir(ctx, err); derr != nil {
+				return "", 0, derr
+			}
+			if errors.Is(err, zk.ErrNoNode) {
+				continue // settleDir made the directory: create again
+			}
+		}
 		switch {
 		case err == nil && session == before:
 			return node, session, nil
@@ -274,33 +286,49 @@ func (q *Queue) findOurs(ctx context.Context, prefix string, session int64) (str
 	return "", nil
 }
 
-// ensureDir creates the lock directory the first time this Session uses it
-// (Session.dirs: a directory known there but since reaped costs one failed
-// create),
-// and only once however many goroutines join at that moment:
-// a thousand goroutines arriving together on a fresh directory would
-// otherwise each fail a create, each create the directory, and each create
-// again. Later joins skip it; if the directory was reaped since, their
-// create fails with ErrNoNode and join creates it again.
-func (q *Queue) ensureDir(ctx context.Context) error {
+// ensureDir makes sure the lock directory exists before we create our node
+// in it, the first time this Session uses it, and only once however many
+// goroutines join at that moment: a thousand goroutines arriving together
+// on a fresh directory would otherwise each fail a create, each create the
+// directory, and each create again.
+//
+// The first joiner of the Session is the probe (probe true): usually the
+// directory exists already (another Session made it), so it just sends its
+// create, and settleDir makes the directory only if that create said
+// ErrNoNode. The others wait for the probe's answer. Later joins skip all
+// this (Session.dirs); if the directory was reaped since, their create
+// fails with ErrNoNode and join creates it again.
+func (q *Queue) ensureDir(ctx context.Context) (probe bool, err error) {
 	if v, ok := q.s.dirs.Load(q.dir); ok && isClosed(v.(*dirCreation).done) {
-		return nil // made before: the usual case, no allocation
+		return false, nil // known: the usual case, no allocation
 	}
 	c := &dirCreation{done: make(chan struct{})}
 	if v, loaded := q.s.dirs.LoadOrStore(q.dir, c); loaded {
 		c = v.(*dirCreation)
 		select {
-		case <-c.done: // made (or failed: then our create says so)
-			return nil
+		case <-c.done: // settled (or not: then our create says so)
+			return false, nil
 		case <-ctx.Done():
-			return ctx.Err()
+			return false, ctx.Err()
 		}
 	}
-	err := q.createDir(ctx)
-	if err != nil {
-		q.s.dirs.Delete(q.dir) // the next join tries again
+	return true, nil
+}
+
+// settleDir ends the probe of ensureDir: created is what the probe's create
+// answered. ErrNoNode: make the directory now. Success: it exists. Anything
+// else says nothing; the next joiner probes again.
+func (q *Queue) settleDir(ctx context.Context, created error) error {
+	v, _ := q.s.dirs.Load(q.dir)
+	c := v.(*dirCreation)
+	defer close(c.done)
+	var err error
+	if errors.Is(created, zk.ErrNoNode) {
+		err = q.createDir(ctx)
 	}
-	close(c.done)
+	if err != nil || (created != nil && !errors.Is(created, zk.ErrNoNode)) {
+		q.s.dirs.Delete(q.dir)
+	}
 	return err
 }
 

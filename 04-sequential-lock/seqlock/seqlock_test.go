@@ -392,7 +392,9 @@ func TestContainerDirectory(t *testing.T) {
 				return
 			}
 			creates = append(creates, event.Short(e.Node))
-			if len(creates) == 2 && !reaped { // create dir (first use), then our node
+			// First use: our node (ErrNoNode: no directory yet), the
+			// directory, then our node again — reaped right before it.
+			if len(creates) == 3 && !reaped {
 				reaped = true
 				if err := admin.Delete(dir, -1); err != nil {
 					t.Errorf("reap %s: %v", dir, err)
@@ -404,8 +406,8 @@ func TestContainerDirectory(t *testing.T) {
 		if err := m.Lock(ctx); err != nil {
 			t.Fatalf("Lock: %v", err)
 		}
-		if len(creates) != 4 || creates[0] != "lock" || creates[2] != "lock" {
-			t.Errorf("creates %v: want directory, node (reaped), directory, node", creates)
+		if len(creates) != 5 || creates[1] != "lock" || creates[3] != "lock" {
+			t.Errorf("creates %v: want node (no directory), directory, node (reaped), directory, node", creates)
 		}
 		if err := m.Unlock(ctx); err != nil {
 			t.Fatal(err)
