@@ -35,7 +35,6 @@ import (
 
 	"github.com/lockstep-zk/lockstep/01-watch/watch"
 	"github.com/lockstep-zk/lockstep/internal/demo"
-	"github.com/lockstep-zk/lockstep/internal/zksession"
 )
 
 // program is the demo; the test compares what it prints with README.md.
@@ -185,7 +184,7 @@ func (l *lesson) sessionStates(ctx context.Context) error {
 	// The server grants a session timeout between its minSessionTimeout
 	// and maxSessionTimeout (2 and 20 ticks unless configured): a stock
 	// server (tickTime 2000) never less than 4 s, whatever we ask for.
-	timeout := zksession.Timeout(client)
+	timeout := l.env.Granted(ctx) // the grant for -session, which client asked for
 	l.title(fmt.Sprintf("2b. The session states of a client whose session expires (session timeout: asked %v, granted %v)", l.env.Session, timeout))
 
 	node := l.root + "/owned-by-expiring-session"

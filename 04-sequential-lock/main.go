@@ -15,13 +15,11 @@
 //	go run ./04-sequential-lock -inventory
 //	go run ./04-sequential-lock -inventory -nolock
 //
-// The lock learns the session timeout from what the server granted the
-// worker's session (-session asks for it), and steps down by it.
+// Each worker's lock lives on a seqlock.Session: it learns the session
+// timeout the server granted (-session asks for it), and steps down by it.
 package main
 
 import (
-	"github.com/go-zookeeper/zk"
-
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/demo"
@@ -32,8 +30,8 @@ func main() {
 		Name:      "04-sequential-lock",
 		Title:     "04 sequential lock: queue with ephemeral sequential nodes, watch only your predecessor",
 		Inventory: true,
-		NewLock: func(conn *zk.Conn, path string, obs event.Observer) (demo.Locker, error) {
-			return seqlock.New(conn, path, seqlock.WithObserver(obs))
-		},
+		Sessions: demo.OnSession(seqlock.NewSession, func(s *seqlock.Session, path string, obs event.Observer) (demo.Locker, error) {
+			return seqlock.New(s, path, seqlock.WithObserver(obs))
+		}, nil),
 	})
 }

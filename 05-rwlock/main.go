@@ -14,9 +14,8 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"strconv"
-
-	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/05-rwlock/rwlock"
 	"github.com/lockstep-zk/lockstep/event"
@@ -34,20 +33,21 @@ func main() {
 		},
 		Readers: readerCount,
 		// Each worker has its own RWMutex (its own session) and uses one side.
-		NewReadLock: func(conn *zk.Conn, path string, obs event.Observer) (demo.Locker, error) {
-			m, err := rwlock.New(conn, path, rwlock.WithObserver(obs))
-			if err != nil {
-				return nil, err
-			}
-			return m.Read(), nil
-		},
-		NewLock: func(conn *zk.Conn, path string, obs event.Observer) (demo.Locker, error) {
-			m, err := rwlock.New(conn, path, rwlock.WithObserver(obs))
-			if err != nil {
-				return nil, err
-			}
-			return m.Write(), nil
-		},
+		Sessions: demo.OnSession(seqlock.NewSession,
+			func(s *seqlock.Session, path string, obs event.Observer) (demo.Locker, error) {
+				m, err := rwlock.New(s, path, rwlock.WithObserver(obs))
+				if err != nil {
+					return nil, err
+				}
+				return m.Write(), nil
+			},
+			func(s *seqlock.Session, path string, obs event.Observer) (demo.Locker, error) {
+				m, err := rwlock.New(s, path, rwlock.WithObserver(obs))
+				if err != nil {
+					return nil, err
+				}
+				return m.Read(), nil
+			}),
 	})
 }
 

@@ -13,8 +13,7 @@ import (
 	"context"
 	"errors"
 	"flag"
-
-	"github.com/go-zookeeper/zk"
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 
 	"github.com/lockstep-zk/lockstep/06-reentrant/reentrant"
 	"github.com/lockstep-zk/lockstep/event"
@@ -30,10 +29,10 @@ func main() {
 		Flags: func(fs *flag.FlagSet) {
 			fs.IntVar(&depth, "depth", depth, "how many times each job takes the lock (nested)")
 		},
-		NewLock: func(conn *zk.Conn, path string, obs event.Observer) (demo.Locker, error) {
-			m, err := reentrant.New(conn, path, reentrant.WithObserver(obs))
+		Sessions: demo.OnSession(seqlock.NewSession, func(s *seqlock.Session, path string, obs event.Observer) (demo.Locker, error) {
+			m, err := reentrant.New(s, path, reentrant.WithObserver(obs))
 			return nestedJob{m}, err
-		},
+		}, nil),
 	})
 }
 

@@ -23,11 +23,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"strconv"
 	"sync"
 	"time"
-
-	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/07-leader/leader"
 	"github.com/lockstep-zk/lockstep/event"
@@ -114,7 +113,7 @@ func run(ctx context.Context, env *demo.Env) error {
 // (so the demo can silence it alone) and an Election.
 type candidate struct {
 	name  string
-	conn  *zk.Conn
+	sess  *seqlock.Session
 	proxy *zkconn.Proxy
 	e     *leader.Election
 	s     *story
@@ -124,15 +123,15 @@ type candidate struct {
 }
 
 func newCandidate(ctx context.Context, env *demo.Env, name string, s *story) (*candidate, error) {
-	conn, proxy, err := env.DialProxied(ctx)
+	sess, proxy, err := demo.DialProxied(ctx, env, seqlock.NewSession)
 	if err != nil {
 		return nil, err
 	}
-	e, err := leader.New(conn, env.Path, leader.WithObserver(event.Observer(s.observe).WithOwner(name)))
+	e, err := leader.New(sess, env.Path, leader.WithObserver(event.Observer(s.observe).WithOwner(name)))
 	if err != nil {
 		return nil, err
 	}
-	return &candidate{name: name, conn: conn, proxy: proxy, e: e, s: s}, nil
+	return &candidate{name: name, sess: sess, proxy: proxy, e: e, s: s}, nil
 }
 
 // run campaigns, works while it leads, and campaigns again if it loses.
@@ -173,7 +172,7 @@ func (c *candidate) kill() {
 	c.killed = true
 	c.mu.Unlock()
 	c.proxy.Cut()
-	c.conn.Close()
+	c.sess.Close()
 }
 
 func (c *candidate) isKilled() bool {

@@ -34,7 +34,6 @@ import (
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/demo"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
-	"github.com/lockstep-zk/lockstep/internal/zksession"
 )
 
 var verbose bool
@@ -108,7 +107,7 @@ func run(ctx context.Context, env *demo.Env) ([]verdict, error) {
 	for i, v := range variants(env.Admin, data) {
 		tl.Restart()
 		tl.Printf("\n%d/3 %s\n", i+1, v.title)
-		if err := reset(env.Admin, data); err != nil {
+		if err := reset(env.Admin, data, env.ACL()); err != nil {
 			return nil, err
 		}
 		vd, err := play(ctx, env, v, tl)
@@ -138,31 +137,32 @@ func play(ctx context.Context, env *demo.Env, v variant, tl *demo.Timeline) (ver
 
 	// client-A talks to ZooKeeper through its own proxy, so that its
 	// pause can be made to look, from the server, like a real one.
-	connA, proxy, err := env.DialProxied(ctx)
+	sessA, proxy, err := demo.DialProxied(ctx, env, seqlock.NewSession)
 	if err != nil {
 		return verdict{}, err
 	}
 	defer proxy.Close()
-	defer connA.Close()
+	defer sessA.Close()
 	// client-B keeps the default session timeout: only client-A's session
 	// is meant to expire.
-	connB, err := env.DialTimeout(ctx, zkconn.DefaultSessionTimeout)
+	sessB, err := demo.Dial(ctx, env, seqlock.NewSession, seqlock.WithSessionTimeout(zkconn.DefaultSessionTimeout))
 	if err != nil {
 		return verdict{}, err
 	}
-	defer connB.Close()
+	defer sessB.Close()
+	connA, connB := sessA.Conn(), sessB.Conn()
 
 	bWaits := make(chan struct{})
 	var once sync.Once
-	// client-A's lock has its loss check turned off (WithSessionTimeout(0)):
+	// client-A's lock has its loss check turned off (WithoutDisconnectCheck):
 	// a process in a stop-the-world pause runs nothing, not even the
 	// goroutine that would notice the silence. It learns of the loss only
 	// when its conn hears, after the pause, that the session expired.
-	a, err := seqlock.New(connA, env.Path, seqlock.WithSessionTimeout(0), seqlock.WithObserver(observer(tl, "client-A", nil)))
+	a, err := seqlock.New(sessA, env.Path, seqlock.WithoutDisconnectCheck(), seqlock.WithObserver(observer(tl, "client-A", nil)))
 	if err != nil {
 		return verdict{}, err
 	}
-	b, err := seqlock.New(connB, env.Path, seqlock.WithObserver(observer(tl, "client-B", func(e event.Event) {
+	b, err := seqlock.New(sessB, env.Path, seqlock.WithObserver(observer(tl, "client-B", func(e event.Event) {
 		if e.Kind == event.Waiting {
 			once.Do(func() { close(bWaits) })
 		}
@@ -262,18 +262,18 @@ func retry(ctx context.Context, write func() error) error {
 }
 
 // reset creates the data znode (and its parents) or sets it back.
-func reset(conn *zk.Conn, data string) error {
+func reset(conn *zk.Conn, data string, acl []zk.ACL) error {
 	const initial = "nobody wrote yet"
 	for i := 1; i < len(data); i++ {
 		if data[i] != '/' {
 			continue
 		}
-		_, err := conn.Create(data[:i], nil, 0, zksession.ACL(conn))
+		_, err := conn.Create(data[:i], nil, 0, acl)
 		if err != nil && !errors.Is(err, zk.ErrNodeExists) {
 			return fmt.Errorf("create %s: %w", data[:i], err)
 		}
 	}
-	if _, err := conn.Create(data, []byte(initial), 0, zksession.ACL(conn)); errors.Is(err, zk.ErrNodeExists) {
+	if _, err := conn.Create(data, []byte(initial), 0, acl); errors.Is(err, zk.ErrNodeExists) {
 		_, err = conn.Set(data, []byte(initial), -1)
 		if err != nil {
 			return fmt.Errorf("reset %s: %w", data, err)

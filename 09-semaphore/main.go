@@ -18,6 +18,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"strconv"
 	"sync"
 	"time"
@@ -80,11 +81,11 @@ func run(ctx context.Context, env *demo.Env) error {
 	errs := make(chan error, workers)
 	for i := 1; i <= workers; i++ {
 		name := fmt.Sprintf("worker-%d", i)
-		conn, err := env.Dial(ctx)
+		sess, err := demo.Dial(ctx, env, seqlock.NewSession)
 		if err != nil {
 			return err
 		}
-		s, err := semaphore.New(conn, env.Path, leases,
+		s, err := semaphore.New(sess, env.Path, leases,
 			semaphore.WithObserver(event.Observer(tl.Observe).WithOwner(name)), semaphore.WithData([]byte(name)))
 		if err != nil {
 			return err
@@ -115,11 +116,11 @@ func run(ctx context.Context, env *demo.Env) error {
 	// Part 2: revocation. A revocable holder is asked for its lease back
 	// (Curator's "__REVOKE__" written into its node); it finishes and lets go.
 	tl.Printf("\nrevocation: worker-1 holds a lease until someone asks for it\n")
-	conn, err := env.Dial(ctx)
+	sess, err := demo.Dial(ctx, env, seqlock.NewSession)
 	if err != nil {
 		return err
 	}
-	s, err := semaphore.New(conn, env.Path, leases, semaphore.WithRevocable(),
+	s, err := semaphore.New(sess, env.Path, leases, semaphore.WithRevocable(),
 		semaphore.WithObserver(event.Observer(tl.Observe).WithOwner("worker-1")))
 	if err != nil {
 		return err

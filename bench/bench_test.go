@@ -142,12 +142,12 @@ func TestRunJSON(t *testing.T) {
 // with requests counted at the wire: go test -bench . ./bench
 
 func BenchmarkFloor(b *testing.B) {
-	benchmarkUncontended(b, func(conn *zk.Conn, dir string) locker { return &floorLock{conn: conn, dir: dir} })
+	benchmarkUncontended(b, func(s *seqlock.Session, dir string) locker { return &floorLock{conn: s.Conn(), dir: dir} })
 }
 
 func BenchmarkSeqlockUncontended(b *testing.B) {
-	benchmarkUncontended(b, func(conn *zk.Conn, dir string) locker {
-		m, err := seqlock.New(conn, dir)
+	benchmarkUncontended(b, func(s *seqlock.Session, dir string) locker {
+		m, err := seqlock.New(s, dir)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -156,20 +156,21 @@ func BenchmarkSeqlockUncontended(b *testing.B) {
 }
 
 func BenchmarkGozkUncontended(b *testing.B) {
-	benchmarkUncontended(b, func(conn *zk.Conn, dir string) locker {
-		return gozkLock{zk.NewLock(conn, dir, zk.WorldACL(zk.PermAll))}
+	benchmarkUncontended(b, func(s *seqlock.Session, dir string) locker {
+		return gozkLock{zk.NewLock(s.Conn(), dir, zk.WorldACL(zk.PermAll))}
 	})
 }
 
-func benchmarkUncontended(b *testing.B, newLock func(conn *zk.Conn, dir string) locker) {
+func benchmarkUncontended(b *testing.B, newLock func(s *seqlock.Session, dir string) locker) {
 	w := newWire()
-	benchmarkOn(b, zktest.Connect(b, zkconn.WithDialer(w.dialer())), w, newLock)
+	benchmarkOn(b, zktest.DialSession(b, seqlock.NewSession, seqlock.WithDialer(w.dialer())), w, newLock)
 }
 
 // benchmarkOn is benchmarkUncontended on a session counted by w.
-func benchmarkOn(b *testing.B, conn *zk.Conn, w *wire, newLock func(conn *zk.Conn, dir string) locker) {
+func benchmarkOn(b *testing.B, s *seqlock.Session, w *wire, newLock func(s *seqlock.Session, dir string) locker) {
 	dir := zktest.Root(b)
-	l := newLock(conn, dir)
+	l := newLock(s, dir)
+	conn := s.Conn()
 	ctx := context.Background()
 	// The first benchmark would otherwise pay for the server's JIT.
 	warm := &floorLock{conn: conn, dir: dir}

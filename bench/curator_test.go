@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"strconv"
 	"strings"
 	"testing"
@@ -45,6 +46,22 @@ func dialThroughProxy(tb testing.TB, w *wire, sessionTimeout time.Duration) *zk.
 		}
 	}()
 	return conn
+}
+
+// sessionThroughProxy is dialThroughProxy for a seqlock.Session.
+func sessionThroughProxy(tb testing.TB, w *wire, sessionTimeout time.Duration) *seqlock.Session {
+	tb.Helper()
+	p, err := newCountingProxy(zktest.Servers(tb)[0], w)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(p.Close)
+	s, err := seqlock.NewSession(zktest.Context(tb), []string{p.Addr()}, seqlock.WithSessionTimeout(sessionTimeout))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(s.Close)
+	return s
 }
 
 // checkOneOfEach sends a create, a GetW and a delete on conn, waits for
@@ -210,7 +227,7 @@ func runJSON(t *testing.T, args ...string) ([]Row, string) {
 // the proxy's extra loopback hop costs a pair of requests.
 func BenchmarkFloorThroughProxy(b *testing.B) {
 	w := newWire()
-	benchmarkOn(b, dialThroughProxy(b, w, 10*time.Second), w, func(conn *zk.Conn, dir string) locker {
-		return &floorLock{conn: conn, dir: dir}
+	benchmarkOn(b, sessionThroughProxy(b, w, 10*time.Second), w, func(s *seqlock.Session, dir string) locker {
+		return &floorLock{conn: s.Conn(), dir: dir}
 	})
 }

@@ -24,7 +24,7 @@ type lockKind struct {
 	// no lock pays for creating its parents inside the measurement. The
 	// others take a node path that must not exist yet.
 	dir bool
-	new func(conn *zk.Conn, path string) (locker, error)
+	new func(s *seqlock.Session, path string) (locker, error) // s.Conn() for the locks before 04
 	// jvm marks Curator, which runs in a JVM (curator.go) instead of
 	// through new.
 	jvm bool
@@ -32,19 +32,19 @@ type lockKind struct {
 
 // kinds are the locks the bench knows, in the order of the course.
 var kinds = []lockKind{
-	{name: "02", about: "02-naive-lock: create the node, retry every 20 ms", new: func(conn *zk.Conn, p string) (locker, error) {
-		return naivelock.New(conn, p)
+	{name: "02", about: "02-naive-lock: create the node, retry every 20 ms", new: func(s *seqlock.Session, p string) (locker, error) {
+		return naivelock.New(s.Conn(), p)
 	}},
-	{name: "03", about: "03-watch-lock: create the node, else exists-watch it and wait", new: func(conn *zk.Conn, p string) (locker, error) {
-		return watchlock.New(conn, p)
+	{name: "03", about: "03-watch-lock: create the node, else exists-watch it and wait", new: func(s *seqlock.Session, p string) (locker, error) {
+		return watchlock.New(s.Conn(), p)
 	}},
 	{name: "04", about: "04-sequential-lock: ephemeral-sequential node, watch the predecessor", dir: true,
-		new: func(conn *zk.Conn, p string) (locker, error) {
-			return seqlock.New(conn, p)
+		new: func(s *seqlock.Session, p string) (locker, error) {
+			return seqlock.New(s, p)
 		}},
 	{name: "gozk", about: "go-zookeeper's zk.Lock (v1.0.4): ephemeral-sequential, GetW on the predecessor", dir: true,
-		new: func(conn *zk.Conn, p string) (locker, error) {
-			return gozkLock{zk.NewLock(conn, p, zk.WorldACL(zk.PermAll))}, nil
+		new: func(s *seqlock.Session, p string) (locker, error) {
+			return gozkLock{zk.NewLock(s.Conn(), p, zk.WorldACL(zk.PermAll))}, nil
 		}},
 	{name: "curator", about: "Apache Curator's InterProcessMutex (Java): the same queue, a JVM beside the bench", dir: true, jvm: true},
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"math"
 	"slices"
 	"sort"
@@ -243,7 +244,7 @@ func (b *bench) measure(ctx context.Context, s spec, budget time.Duration) (x sa
 	var work []func(ctx context.Context) (acquired, released int, waits []time.Duration, err error)
 	if s.workload == "floor" {
 		work = append(work, func(ctx context.Context) (int, int, []time.Duration, error) {
-			return floor(ctx, conns[0], path+"/pair-", s.rounds)
+			return floor(ctx, conns[0].Conn(), path+"/pair-", s.rounds)
 		})
 	} else {
 		for i := range s.contenders {
@@ -304,8 +305,16 @@ func (b *bench) measure(ctx context.Context, s spec, budget time.Duration) (x sa
 // openSessions opens n sessions counted by w, a few at a time: one by one,
 // 64 sessions take seconds of a default run on a busy machine. The
 // sessions opened so far are returned with an error too, to be closed.
-func (b *bench) openSessions(ctx context.Context, n int, w *wire) ([]*zk.Conn, error) {
-	conns := make([]*zk.Conn, n)
+func (b *bench) openSessions(ctx context.Context, n int, w *wire) ([]*seqlock.Session, error) {
+	opts := []seqlock.SessionOption{seqlock.WithSessionTimeout(b.session), seqlock.WithDialer(w.dialer())}
+	auth, err := zkconn.AuthFromEnv()
+	if err != nil {
+		return nil, err
+	}
+	if auth != nil {
+		opts = append(opts, seqlock.WithDigest(auth.User, auth.Password))
+	}
+	conns := make([]*seqlock.Session, n)
 	errs := make([]error, n)
 	sem := make(chan struct{}, 16)
 	var wg sync.WaitGroup
@@ -315,23 +324,22 @@ func (b *bench) openSessions(ctx context.Context, n int, w *wire) ([]*zk.Conn, e
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			c, events, err := zkconn.Dial(ctx, b.servers, b.session, zkconn.WithDialer(w.dialer()))
+			c, err := seqlock.NewSession(ctx, b.servers, opts...)
 			if err != nil {
 				errs[i] = fmt.Errorf("open session %d of %d: %w", i+1, n, err)
 				return
 			}
-			go zkconn.Drain(events)
 			conns[i] = c
 		}()
 	}
 	wg.Wait()
-	opened := slices.DeleteFunc(conns, func(c *zk.Conn) bool { return c == nil })
+	opened := slices.DeleteFunc(conns, func(c *seqlock.Session) bool { return c == nil })
 	return opened, errors.Join(errs...)
 }
 
 // closeSessions closes conns all at once: each Close waits for the
 // server's answer.
-func closeSessions(conns []*zk.Conn) {
+func closeSessions(conns []*seqlock.Session) {
 	var wg sync.WaitGroup
 	for _, c := range conns {
 		wg.Go(c.Close)

@@ -60,15 +60,15 @@ type locker interface {
 // It is the one place the tests build a lock.
 func lockstepLock(t *testing.T, kind, dir string, n int, id string) locker {
 	t.Helper()
-	conn := zktest.Connect(t)
+	sess := zktest.DialSession(t, seqlock.NewSession)
 	var l locker
 	var err error
 	switch kind {
 	case "mutex":
-		l, err = seqlock.New(conn, dir)
+		l, err = seqlock.New(sess, dir)
 	case "read", "write":
 		var rw *rwlock.RWMutex
-		if rw, err = rwlock.New(conn, dir); err == nil {
+		if rw, err = rwlock.New(sess, dir); err == nil {
 			l = rw.Read()
 			if kind == "write" {
 				l = rw.Write()
@@ -76,12 +76,12 @@ func lockstepLock(t *testing.T, kind, dir string, n int, id string) locker {
 		}
 	case "latch":
 		var e *leader.Election
-		if e, err = leader.New(conn, dir); err == nil {
+		if e, err = leader.New(sess, dir); err == nil {
 			l = &candidate{e: e, id: id}
 		}
 	case "semaphore":
 		var s *semaphore.Semaphore
-		if s, err = semaphore.New(conn, dir, n); err == nil {
+		if s, err = semaphore.New(sess, dir, n); err == nil {
 			l = leaseHolder{s.Holder(), s}
 		}
 	default:

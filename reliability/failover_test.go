@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -11,7 +12,6 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
@@ -39,37 +39,30 @@ func TestServerFailover(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dial := func() *zk.Conn {
+	dial := func() *seqlock.Session {
 		t.Helper()
-		conn, events, err := zkconn.Dial(ctx, ens.Servers, d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		go zkconn.Drain(events)
-		t.Cleanup(conn.Close)
-		return conn
+		return sessionOn(t, ens.Servers, d)
 	}
 	// dialLeader returns a conn whose session lives on the leading server,
 	// so that the failover really moves it. go-zookeeper picks a server at
 	// random: dial until it picks that one.
-	dialLeader := func() *zk.Conn {
+	dialLeader := func() *seqlock.Session {
 		t.Helper()
 		for range 30 {
-			conn, events, err := zkconn.Dial(ctx, ens.Servers, d)
+			sess, err := seqlock.NewSession(ctx, ens.Servers, seqlock.WithSessionTimeout(d))
 			if err != nil {
 				t.Fatal(err)
 			}
-			go zkconn.Drain(events)
-			if conn.Server() == ens.Servers[leaderIdx] {
-				t.Cleanup(conn.Close)
-				return conn
+			if sess.Conn().Server() == ens.Servers[leaderIdx] {
+				t.Cleanup(sess.Close)
+				return sess
 			}
-			conn.Close()
+			sess.Close()
 		}
 		t.Fatal("no session landed on the leading server in 30 tries")
 		return nil
 	}
-	admin := dial()
+	admin := dial().Conn()
 
 	type scenario struct {
 		k         kind
@@ -105,8 +98,9 @@ func TestServerFailover(t *testing.T) {
 		if _, err := admin.Create(s.counter, []byte("0"), 0, zk.WorldACL(zk.PermAll)); err != nil {
 			t.Fatal(err)
 		}
-		s.conn = dialLeader()
-		s.holder = newHolder(t, k, s.conn, s.dir, d, nil)
+		hs := dialLeader()
+		s.conn = hs.Conn()
+		s.holder = newHolder(t, k, hs, s.dir, nil)
 		if err := s.holder.Lock(ctx); err != nil {
 			t.Fatalf("%s: holder's Lock: %v", k.name, err)
 		}
@@ -128,8 +122,9 @@ func TestServerFailover(t *testing.T) {
 			}
 		}()
 		for i := range waiters {
-			conn := dial()
-			w := newHolder(t, k, conn, s.dir, d, nil)
+			ws := dial()
+			conn := ws.Conn()
+			w := newHolder(t, k, ws, s.dir, nil)
 			s.done.Add(1)
 			go func() {
 				defer s.done.Done()

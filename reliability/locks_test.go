@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/go-zookeeper/zk"
 
@@ -30,10 +29,10 @@ type holder interface {
 // kind is one lock chapter under test.
 type kind struct {
 	name string
-	// new returns a holder on dir. sessionTimeout is the one conn was
-	// dialled with; it is passed to the lock's WithSessionTimeout, so the
-	// holder can tell it lost the lock while cut off. obs sees every event.
-	new func(conn *zk.Conn, dir string, sessionTimeout time.Duration, obs event.Observer) (holder, error)
+	// new returns a holder on dir, on s. The Session knows the timeout
+	// the server granted, so the holder can tell it lost the lock while cut
+	// off. obs sees every event.
+	new func(s *seqlock.Session, dir string, obs event.Observer) (holder, error)
 }
 
 // kinds are the locks every test runs against.
@@ -59,8 +58,8 @@ type seqHolder struct{ *seqlock.Mutex }
 
 func (h seqHolder) Node(context.Context) (string, error) { return h.Mutex.Node(), nil }
 
-func newSeqlock(conn *zk.Conn, dir string, d time.Duration, obs event.Observer) (holder, error) {
-	m, err := seqlock.New(conn, dir, seqlock.WithSessionTimeout(d), seqlock.WithObserver(obs))
+func newSeqlock(s *seqlock.Session, dir string, obs event.Observer) (holder, error) {
+	m, err := seqlock.New(s, dir, seqlock.WithObserver(obs))
 	return seqHolder{m}, err
 }
 
@@ -70,8 +69,8 @@ type reentrantHolder struct{ *reentrant.Mutex }
 
 func (h reentrantHolder) Node(context.Context) (string, error) { return h.Mutex.Node(), nil }
 
-func newReentrant(conn *zk.Conn, dir string, d time.Duration, obs event.Observer) (holder, error) {
-	m, err := reentrant.New(conn, dir, reentrant.WithSessionTimeout(d), reentrant.WithObserver(obs))
+func newReentrant(s *seqlock.Session, dir string, obs event.Observer) (holder, error) {
+	m, err := reentrant.New(s, dir, reentrant.WithObserver(obs))
 	return reentrantHolder{m}, err
 }
 
@@ -85,12 +84,12 @@ type rwHolder struct {
 
 func (h rwHolder) Node(context.Context) (string, error) { return h.Side.Node(), nil }
 
-func newRWLock(conn *zk.Conn, dir string, d time.Duration, obs event.Observer) (holder, error) {
-	m, err := rwlock.New(conn, dir, rwlock.WithSessionTimeout(d), rwlock.WithObserver(obs))
+func newRWLock(s *seqlock.Session, dir string, obs event.Observer) (holder, error) {
+	m, err := rwlock.New(s, dir, rwlock.WithObserver(obs))
 	if err != nil {
 		return nil, err
 	}
-	return rwHolder{m.Write(), conn, dir}, nil
+	return rwHolder{m.Write(), s.Conn(), dir}, nil
 }
 
 // --- 07: an Election; leading is holding, the leader's token is the token.
@@ -110,8 +109,8 @@ func (h leaderHolder) Node(context.Context) (string, error) {
 	return "", errors.New("not leading")
 }
 
-func newLeader(conn *zk.Conn, dir string, d time.Duration, obs event.Observer) (holder, error) {
-	e, err := leader.New(conn, dir, leader.WithSessionTimeout(d), leader.WithObserver(obs))
+func newLeader(s *seqlock.Session, dir string, obs event.Observer) (holder, error) {
+	e, err := leader.New(s, dir, leader.WithObserver(obs))
 	if err != nil {
 		return nil, err
 	}

@@ -3,14 +3,14 @@ package reliability_test
 import (
 	"context"
 	"flag"
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"os"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
-
 	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
@@ -38,13 +38,30 @@ func ctxFor(t testing.TB) context.Context {
 	return ctx
 }
 
-func newHolder(t testing.TB, k kind, conn *zk.Conn, dir string, d time.Duration, obs event.Observer) holder {
+func newHolder(t testing.TB, k kind, s *seqlock.Session, dir string, obs event.Observer) holder {
 	t.Helper()
-	h, err := k.new(conn, dir, d, obs)
+	h, err := k.new(s, dir, obs)
 	if err != nil {
 		t.Fatalf("%s: new lock on %s: %v", k.name, dir, err)
 	}
 	return h
+}
+
+// sessionOn opens a Session on servers asking for d, closed when the test ends.
+func sessionOn(t testing.TB, servers []string, d time.Duration) *seqlock.Session {
+	t.Helper()
+	s, err := seqlock.NewSession(ctxFor(t), servers, seqlock.WithSessionTimeout(d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// sessionViaProxy is sessionOn through a toxiproxy of its own.
+func sessionViaProxy(t testing.TB, d time.Duration) (*seqlock.Session, *zkconn.Proxy) {
+	t.Helper()
+	return zktest.DialSessionViaProxy(t, seqlock.NewSession, seqlock.WithSessionTimeout(d))
 }
 
 // moments records, per owner, when its lock emitted Acquired and Lost: the

@@ -28,16 +28,18 @@ func TestShortPartition(t *testing.T) {
 		t.Run(k.name+": a holder cut off for less than the session timeout keeps the lock", func(t *testing.T) {
 			t.Parallel()
 			dir := zktest.Root(t) + "/lock"
-			conn, proxy := zktest.ConnectViaProxy(t, d)
-			holder := newHolder(t, k, conn, dir, d, nil)
+			hs, proxy := sessionViaProxy(t, d)
+			conn := hs.Conn()
+			holder := newHolder(t, k, hs, dir, nil)
 			if err := holder.Lock(ctxFor(t)); err != nil {
 				t.Fatal(err)
 			}
 			session, token, lost := conn.SessionID(), holder.Token(), holder.Lost()
 
 			var waiterGotIt atomic.Bool
-			waiterConn := zktest.ConnectTimeout(t, d)
-			waiter := newHolder(t, k, waiterConn, dir, d, nil)
+			ws := sessionOn(t, zktest.Servers(t), d)
+			waiterConn := ws.Conn()
+			waiter := newHolder(t, k, ws, dir, nil)
 			locked := make(chan error, 1)
 			go func() {
 				err := waiter.Lock(ctxFor(t))
@@ -99,15 +101,16 @@ func TestLongPartition(t *testing.T) {
 			t.Parallel()
 			dir := zktest.Root(t) + "/lock"
 			at := newMoments()
-			conn, proxy := zktest.ConnectViaProxy(t, d)
-			holder := newHolder(t, k, conn, dir, d, at.observer("holder"))
+			hs, proxy := sessionViaProxy(t, d)
+			holder := newHolder(t, k, hs, dir, at.observer("holder"))
 			if err := holder.Lock(ctxFor(t)); err != nil {
 				t.Fatal(err)
 			}
 			lost, token := holder.Lost(), holder.Token()
 
-			waiterConn := zktest.ConnectTimeout(t, d)
-			waiter := newHolder(t, k, waiterConn, dir, d, at.observer("waiter"))
+			ws := sessionOn(t, zktest.Servers(t), d)
+			waiterConn := ws.Conn()
+			waiter := newHolder(t, k, ws, dir, at.observer("waiter"))
 			locked := make(chan error, 1)
 			go func() { locked <- waiter.Lock(ctxFor(t)) }()
 			waitQueued(t, waiterConn, dir, 2)
@@ -173,7 +176,8 @@ func TestSlowLinks(t *testing.T) {
 			var wg sync.WaitGroup
 			start := time.Now()
 			for i := range contenders {
-				conn, proxy := zktest.ConnectViaProxy(t, d)
+				cs, proxy := sessionViaProxy(t, d)
+				conn := cs.Conn()
 				var err error
 				if i%2 == 0 {
 					err = proxy.Latency(40*time.Millisecond, 30*time.Millisecond)
@@ -186,7 +190,7 @@ func TestSlowLinks(t *testing.T) {
 				// Toxics off before the conn closes: a slow close would
 				// outlive the test (and the goroutine-leak check).
 				t.Cleanup(proxy.Restore)
-				l := newHolder(t, k, conn, dir, d, nil)
+				l := newHolder(t, k, cs, dir, nil)
 				wg.Add(1)
 				go func() {
 					defer wg.Done()

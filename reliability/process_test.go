@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -20,7 +21,6 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/event"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
@@ -66,13 +66,13 @@ func childMain(role string) int {
 	if err != nil {
 		return fail("session timeout: %v", err)
 	}
-	conn, events, err := zkconn.Dial(ctx, []string{os.Getenv(childZKEnv)}, d)
+	sess, err := seqlock.NewSession(ctx, []string{os.Getenv(childZKEnv)}, seqlock.WithSessionTimeout(d))
 	if err != nil {
 		return fail("%v", err)
 	}
-	go zkconn.Drain(events)
-	defer conn.Close()
-	h, err := k.new(conn, os.Getenv(childDirEnv), d, nil)
+	defer sess.Close()
+	conn := sess.Conn()
+	h, err := k.new(sess, os.Getenv(childDirEnv), nil)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -236,14 +236,15 @@ func TestKilledHolderProcess(t *testing.T) {
 			c := startChild(t, "hold", childEnv(t, k, dir)...)
 			childToken, _ := c.holding(t)
 
-			conn := zktest.ConnectTimeout(t, processSession)
+			ws := sessionOn(t, zktest.Servers(t), processSession)
+			conn := ws.Conn()
 			var acquiredAt time.Time
 			obs := func(e event.Event) {
 				if e.Kind == event.Acquired {
 					acquiredAt = time.Now()
 				}
 			}
-			waiter := newHolder(t, k, conn, dir, processSession, obs)
+			waiter := newHolder(t, k, ws, dir, obs)
 			locked := make(chan error, 1)
 			go func() { locked <- waiter.Lock(ctxFor(t)) }()
 			waitQueued(t, conn, dir, 2)
@@ -287,7 +288,8 @@ func TestPausedHolderProcess(t *testing.T) {
 			t.Parallel()
 			root := zktest.Root(t)
 			dir, data := root+"/lock", root+"/data"
-			conn := zktest.ConnectTimeout(t, processSession)
+			ns := sessionOn(t, zktest.Servers(t), processSession)
+			conn := ns.Conn()
 			if _, err := conn.Create(data, []byte("initial"), 0, zk.WorldACL(zk.PermAll)); err != nil {
 				t.Fatal(err)
 			}
@@ -300,7 +302,7 @@ func TestPausedHolderProcess(t *testing.T) {
 			c := startChild(t, "pause", env...)
 			staleToken, _ := c.holding(t)
 
-			next := newHolder(t, k, conn, dir, processSession, nil)
+			next := newHolder(t, k, ns, dir, nil)
 			locked := make(chan error, 1)
 			go func() { locked <- next.Lock(ctxFor(t)) }()
 			waitQueued(t, conn, dir, 2)

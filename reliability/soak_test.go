@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -222,7 +223,8 @@ type hold struct {
 type contender struct {
 	id     int
 	proxy  *zkconn.Proxy
-	conn   *zk.Conn
+	sess   *seqlock.Session
+	conn   *zk.Conn // sess.Conn()
 	cancel context.CancelFunc
 	dead   atomic.Bool
 	busy   atomic.Bool // a fault is being injected
@@ -240,16 +242,16 @@ func (sk *soakKind) spawn(t *testing.T, ctx context.Context) {
 		t.Fatal(err)
 	}
 	dctx, dcancel := context.WithTimeout(context.Background(), patience)
-	conn, events, err := zkconn.Dial(dctx, []string{proxy.Addr()}, soakSession)
+	sess, err := seqlock.NewSession(dctx, []string{proxy.Addr()}, seqlock.WithSessionTimeout(soakSession))
 	dcancel()
 	if err != nil {
 		proxy.Close()
 		t.Fatal(err)
 	}
-	go zkconn.Drain(events)
+	conn := sess.Conn()
 	cctx, cancel := context.WithCancel(ctx)
 	sk.mu.Lock()
-	c := &contender{id: len(sk.contenders), proxy: proxy, conn: conn, cancel: cancel}
+	c := &contender{id: len(sk.contenders), proxy: proxy, sess: sess, conn: conn, cancel: cancel}
 	sk.contenders = append(sk.contenders, c)
 	sk.mu.Unlock()
 	sk.wg.Add(1)
@@ -279,7 +281,7 @@ func (sk *soakKind) run(ctx context.Context, c *contender) {
 	for ctx.Err() == nil && !c.dead.Load() {
 		if l == nil {
 			var err error
-			if l, err = sk.k.new(c.conn, sk.dir, soakSession, c.observer); err != nil {
+			if l, err = sk.k.new(c.sess, sk.dir, c.observer); err != nil {
 				sk.fail(err)
 				return
 			}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/scene"
+	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
 )
 
@@ -35,7 +36,11 @@ func New() scene.Scene {
 		Leaf:   "config",
 		Watch:  true,
 		Setup: func(_ context.Context, admin *zk.Conn, path string) error {
-			_, err := admin.Create(path, []byte("v0"), 0, zksession.ACL(admin)) // creator-only under ZK_AUTH
+			auth, err := zkconn.AuthFromEnv() // the visualizer's sessions authenticate with ZK_AUTH
+			if err != nil {
+				return err
+			}
+			_, err = admin.Create(path, []byte("v0"), 0, zksession.ACL(auth)) // creator-only under ZK_AUTH
 			return err
 		},
 		NewWorker: func(w scene.Worker) (scene.Part, error) {

@@ -6,7 +6,6 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
-	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
@@ -50,7 +49,7 @@ func TestAfterSyncAReaderSeesTheWriteItWasToldAbout(t *testing.T) {
 	}
 	a, b := dial(followers[0]), dial(followers[1])
 	node := "/told"
-	if _, err := a.Create(node, []byte("0"), 0, zksession.ACL(a)); err != nil {
+	if _, err := a.Create(node, []byte("0"), 0, zktest.ACL(a)); err != nil {
 		t.Fatal(err)
 	}
 

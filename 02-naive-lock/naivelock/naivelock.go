@@ -54,6 +54,7 @@ type Lock struct {
 	flags int32         // zk.FlagEphemeral, or zk.FlagPersistent with Persistent()
 	retry time.Duration // how long a waiter sleeps between two creates
 	obs   event.Observer
+	acl   []zk.ACL // WithACL; zk.WorldACL(zk.PermAll) by default
 
 	// token is what we wrote into the lock node: it proves the node is ours
 	// when we unlock. Empty when we do not hold the lock.
@@ -68,7 +69,7 @@ func New(conn *zk.Conn, path string, opts ...Option) (*Lock, error) {
 	if err := zkpath.Validate(path); err != nil {
 		return nil, fmt.Errorf("naivelock: %w", err)
 	}
-	l := &Lock{conn: conn, path: path, flags: zk.FlagEphemeral, retry: DefaultRetryInterval}
+	l := &Lock{conn: conn, path: path, flags: zk.FlagEphemeral, retry: DefaultRetryInterval, acl: zk.WorldACL(zk.PermAll)}
 	for _, o := range opts {
 		o(l)
 	}
@@ -98,7 +99,7 @@ func (l *Lock) create(ctx context.Context, token string) error {
 			err = l.createNode(ctx, token)
 		}
 	}
-	return zksession.Explain(l.conn, err)
+	return zksession.Explain(nil, err)
 }
 
 // createNode sends one create of the lock node.
@@ -112,7 +113,7 @@ func (l *Lock) createNode(ctx context.Context, token string) error {
 	l.obs.Emit(event.Event{Lock: l.path, Kind: event.Request, Op: "create", Node: l.path})
 	done := make(chan error, 1)
 	go func() {
-		_, err := l.conn.Create(l.path, []byte(token), l.flags, zksession.ACL(l.conn))
+		_, err := l.conn.Create(l.path, []byte(token), l.flags, l.acl)
 		done <- err
 	}()
 	select {
@@ -180,9 +181,9 @@ func (l *Lock) createParents() error {
 	}
 	for _, p := range missing {
 		l.obs.Emit(event.Event{Lock: l.path, Kind: event.Request, Op: "create", Node: p})
-		_, err := l.conn.Create(p, nil, zk.FlagPersistent, zksession.ACL(l.conn))
+		_, err := l.conn.Create(p, nil, zk.FlagPersistent, l.acl)
 		if err != nil && !errors.Is(err, zk.ErrNodeExists) {
-			return fmt.Errorf("naivelock: create parent %s: %w", p, zksession.Explain(l.conn, err))
+			return fmt.Errorf("naivelock: create parent %s: %w", p, zksession.Explain(nil, err))
 		}
 	}
 	return nil

@@ -38,3 +38,10 @@ func WithRetryInterval(d time.Duration) Option {
 func WithObserver(o event.Observer) Option {
 	return func(l *Lock) { l.obs = o }
 }
+
+// WithACL gives the lock node (and any parent the lock creates) the ACL
+// acl. The default is open to anyone (zk.WorldACL); a session with
+// credentials may want creator-only nodes (zk.AuthACL).
+func WithACL(acl []zk.ACL) Option {
+	return func(l *Lock) { l.acl = acl }
+}

@@ -16,11 +16,10 @@ func New() scene.Scene {
 		Title: "sequential nodes: each waiter watches only its predecessor",
 		Expect: scene.Expect{Woken: 1, WokenSays: "the predecessor queue wakes 1",
 			Holders: 1, HoldersSays: "one holder at a time"},
-		NewWorker: func(w scene.Worker) (scene.Part, error) {
+		Open: scene.OnSession(seqlock.NewSession, func(s *seqlock.Session, w scene.Worker) (scene.Part, error) {
 			// The worker's name is the node's data, so the queue can name
 			// the owner of a node even before its session is known.
-			return seqlock.New(w.Conn, w.Path, seqlock.WithObserver(w.Observer),
-				seqlock.WithSessionTimeout(w.Session), seqlock.WithData([]byte(w.Name)))
-		},
+			return seqlock.New(s, w.Path, seqlock.WithObserver(w.Observer), seqlock.WithData([]byte(w.Name)))
+		}),
 	}
 }

@@ -6,17 +6,15 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/event"
-	"github.com/lockstep-zk/lockstep/internal/zksession"
 )
 
-// A Hold is one acquisition, from Acquire to Release. While it lasts, a
-// goroutine watches the session for the ways the lock can be lost behind
-// the holder's back, and closes Lost when one happens.
+// A Hold is one acquisition, from Acquire to Release. While it lasts, it
+// listens to its Session, which tells every hold on it when their
+// ZooKeeper session is lost (session.go: handle), and closes Lost then.
 type Hold struct {
 	q       *Queue
 	node    string
@@ -27,7 +25,7 @@ type Hold struct {
 
 	released atomic.Bool
 	mu       sync.Mutex
-	ended    bool   // Release has begun: the watcher's word no longer counts
+	ended    bool   // Release has begun: the Session's word no longer counts
 	reason   string // why the hold was lost, "" while it is not
 }
 
@@ -46,17 +44,12 @@ func (q *Queue) hold(node string, session, pzxid int64) *Hold {
 	h := &Hold{q: q, node: node, token: pzxid, session: session,
 		lost: make(chan struct{}), stop: make(chan struct{})}
 	q.opts.observer.Emit(event.Event{Lock: q.dir, Kind: event.Acquired, Node: node, Token: h.token})
-	go h.watch(q.sessionTimeout())
-	return h
-}
-
-// sessionTimeout is the session timeout to judge a disconnection by: the
-// option if given, else what the server granted a conn lockstep dialled.
-func (q *Queue) sessionTimeout() time.Duration {
-	if q.opts.timeoutGiven {
-		return q.opts.sessionTimeout
+	expired, silent := q.s.watch(session)
+	if q.opts.noDisconnectCheck {
+		silent = nil // lost only when the session is known to be over
 	}
-	return zksession.Timeout(q.conn)
+	go h.listen(expired, silent)
+	return h
 }
 
 // Node is the full path of the node that holds the lock.
@@ -68,54 +61,25 @@ func (h *Hold) Token() int64 { return h.token }
 // Lost is closed when the hold is lost without Release.
 func (h *Hold) Lost() <-chan struct{} { return h.lost }
 
-// watch closes h.lost when the hold is lost without Release. It reads only
-// the conn's own state, which costs nothing (two atomic loads), so holding
-// the lock adds no request and no watch:
-//
-//	(a) our session expired: go-zookeeper opens a new session on the same
-//	    conn, so the conn's session id changes;
-//	(b) the conn has had no session for d/6, d the session timeout
-//	    (WithSessionTimeout, or what the server granted).
-//
-// Why d/6 in (b)? While cut off, the client hears nothing, and a
-// disconnection delivers no watch event. go-zookeeper only notices a
-// silent partition when nothing has been read for 2/3·d (its receive
-// timeout). The server expires the session — and may give the lock to the
-// next in line — d after it last heard from us, which is about when we
-// last heard from it. So when we first see "no session", about d/3 is
-// left; we give up after half of it, keeping the other half as margin for
-// a slow poll, a busy machine and the clocks of two processes. A quick
-// reconnect (a server restart, a short blip) stays well inside d/6 and
-// keeps the lock. We count from the last poll that saw a session, so a
-// slow poll only makes us give up earlier, never later.
+// listen closes h.lost when the Session says the hold's session is over,
+// or (unless WithoutDisconnectCheck) that it has been without it for d/6.
+// Holding the lock costs no request, no watch and no polling: the
+// goroutine sleeps until one of the three channels closes.
 //
 // A node deleted by someone else (an operator, a buggy client) is not
 // watched for — that would cost a request and a notification per hold —
 // but Release notices it and reports ErrLost.
-func (h *Hold) watch(d time.Duration) {
-	poll, grace := 100*time.Millisecond, time.Duration(0)
-	if d > 0 {
-		poll, grace = min(d/20, poll), d/6
+func (h *Hold) listen(expired, silent *signal) {
+	var quiet <-chan struct{} // nil: never
+	if silent != nil {
+		quiet = silent.ch
 	}
-	t := time.NewTicker(poll)
-	defer t.Stop()
-	lastSession := time.Now()
-	for {
-		select {
-		case <-h.stop:
-			return
-		case now := <-t.C:
-			switch {
-			case h.q.conn.SessionID() != h.session:
-				h.loseWhileHeld("session expired")
-				return
-			case h.q.conn.State() == zk.StateHasSession:
-				lastSession = now
-			case grace > 0 && now.Sub(lastSession) >= grace:
-				h.loseWhileHeld(fmt.Sprintf("no session for %v, a sixth of the session timeout", grace.Round(time.Millisecond)))
-				return
-			}
-		}
+	select {
+	case <-h.stop:
+	case <-expired.ch:
+		h.loseWhileHeld(expired.reason)
+	case <-quiet:
+		h.loseWhileHeld(silent.reason)
 	}
 }
 
@@ -159,7 +123,7 @@ func (h *Hold) Release(ctx context.Context) error {
 	if h.released.Swap(true) {
 		return ErrNotHeld
 	}
-	// Stop the watcher first, so nothing we do now is taken for a loss. We
+	// Stop listening first, so nothing we do now is taken for a loss. We
 	// do not wait for it to go: it checks ended under mu before it speaks.
 	h.mu.Lock()
 	h.ended = true
@@ -170,7 +134,7 @@ func (h *Hold) Release(ctx context.Context) error {
 	q.emit(event.Request, "delete", h.node, "")
 	_, err := call(ctx, func() (struct{}, error) { return struct{}{}, q.conn.Delete(h.node, -1) })
 	// Our node already gone, or a new session on the conn, means the hold
-	// was lost even if the watcher had not seen it yet.
+	// was lost even if the Session had not said so yet.
 	switch {
 	case errors.Is(err, zk.ErrNoNode):
 		h.lose("our node was gone at Unlock (deleted by someone else, or our session expired)")

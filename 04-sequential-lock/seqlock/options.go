@@ -1,8 +1,6 @@
 package seqlock
 
 import (
-	"time"
-
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/event"
@@ -12,28 +10,23 @@ import (
 type Option func(*options)
 
 type options struct {
-	observer       event.Observer
-	sessionTimeout time.Duration
-	timeoutGiven   bool
-	data           []byte
-	acl            []zk.ACL
-	contenders     []string
+	observer          event.Observer
+	noDisconnectCheck bool
+	data              []byte
+	acl               []zk.ACL
+	contenders        []string
 }
 
 // WithObserver makes the lock report every request, watch, notification,
 // acquisition, release and loss to o.
 func WithObserver(o event.Observer) Option { return func(opts *options) { opts.observer = o } }
 
-// WithSessionTimeout tells the lock the session timeout d of its conn, so
-// that a holder cut off from ZooKeeper can tell it has lost the lock before
-// the server gives it to someone else (see hold.go). Conns dialled by
-// lockstep (internal/zkconn) need no option: the lock reads what the server
-// granted. d <= 0 turns the check off: the holder then learns of the loss
-// only when the conn reconnects and hears that its session expired — the
-// flaw chapters 06 and 07 measure.
-func WithSessionTimeout(d time.Duration) Option {
-	return func(opts *options) { opts.sessionTimeout, opts.timeoutGiven = max(d, 0), true }
-}
+// WithoutDisconnectCheck turns off half of what Lost watches for: the
+// hold is then lost only when its session is known to have expired, which
+// a holder cut off from ZooKeeper learns only once it reconnects — after
+// the server may have given the lock to someone else. It is the flaw
+// chapters 06 and 07 measure; a real program leaves the check on.
+func WithoutDisconnectCheck() Option { return func(opts *options) { opts.noDisconnectCheck = true } }
 
 // WithData stores b in our lock node, as Curator does (typically who holds
 // it: a host name, a process id). Participants returns it.
@@ -41,7 +34,7 @@ func WithData(b []byte) Option { return func(opts *options) { opts.data = b } }
 
 // WithACL gives the nodes the lock creates (its node, and the lock
 // directory if missing) the ACL acl. The default is creator-only when the
-// conn was dialled with digest auth (ZK_AUTH), else open to anyone.
+// Session has credentials (WithDigest), else open to anyone.
 func WithACL(acl []zk.ACL) Option { return func(opts *options) { opts.acl = acl } }
 
 // WithContenders counts the nodes named …<name><sequence>, for each name,

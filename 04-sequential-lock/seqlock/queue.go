@@ -9,14 +9,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/zkpath"
-	"github.com/lockstep-zk/lockstep/internal/zksession"
 )
 
 // This file is the queue core every later chapter is built on, in the
@@ -42,7 +40,8 @@ type Rule func(queue []Node, ours int) (holds bool, watch string)
 // lockstep lock. It keeps no state between acquisitions; each Acquire
 // returns a Hold.
 type Queue struct {
-	conn *zk.Conn
+	s    *Session
+	conn *zk.Conn // s.Conn()
 	dir  string
 	name string // what comes between the protection prefix and the sequence: "lock-"
 	rule Rule
@@ -52,9 +51,9 @@ type Queue struct {
 // NewQueue returns the engine for the directory dir. Its nodes are named
 // _c_<uuid>-<name><sequence>, and rule decides who holds. Nothing is sent
 // to ZooKeeper until Acquire.
-func NewQueue(conn *zk.Conn, dir, name string, rule Rule, opts ...Option) (*Queue, error) {
-	if conn == nil {
-		return nil, ErrNilConn
+func NewQueue(s *Session, dir, name string, rule Rule, opts ...Option) (*Queue, error) {
+	if s == nil {
+		return nil, ErrNilSession
 	}
 	if err := zkpath.Validate(dir); err != nil {
 		return nil, fmt.Errorf("seqlock: lock directory: %w", err)
@@ -62,12 +61,12 @@ func NewQueue(conn *zk.Conn, dir, name string, rule Rule, opts ...Option) (*Queu
 	if name == "" || strings.ContainsAny(name, "/\x00") || rule == nil {
 		return nil, fmt.Errorf("seqlock: node name %q and a rule are required", name)
 	}
-	q := &Queue{conn: conn, dir: dir, name: name, rule: rule}
+	q := &Queue{s: s, conn: s.Conn(), dir: dir, name: name, rule: rule}
 	for _, o := range opts {
 		o(&q.opts)
 	}
 	if q.opts.acl == nil {
-		q.opts.acl = zksession.ACL(conn)
+		q.opts.acl = s.acl()
 	}
 	if !slices.Contains(q.opts.contenders, name) {
 		q.opts.contenders = append(q.opts.contenders, name)
@@ -123,7 +122,7 @@ func (q *Queue) list(ctx context.Context, session int64) ([]Node, int64, error) 
 		return nil, 0, nil // the directory itself is gone, so is our node
 	}
 	if err != nil {
-		return nil, 0, fmt.Errorf("seqlock: list %s: %w", q.dir, zksession.Explain(q.conn, err))
+		return nil, 0, fmt.Errorf("seqlock: list %s: %w", q.dir, q.s.explain(err))
 	}
 	return q.sorted(names), stat.Pzxid, nil
 }
@@ -143,7 +142,8 @@ func (q *Queue) list(ctx context.Context, session int64) ([]Node, int64, error) 
 //     Create again (the conn has a new session by now).
 func (q *Queue) join(ctx context.Context) (node string, session int64, err error) {
 	prefix := q.dir + "/" + protectedPrefix() + q.name
-	if err := q.ensureDir(ctx); err != nil {
+	probe, err := q.ensureDir(ctx)
+	if err != nil {
 		return "", 0, err
 	}
 	for attempt := 0; attempt < 5; attempt++ {
@@ -151,6 +151,17 @@ func (q *Queue) join(ctx context.Context) (node string, session int64, err error
 		q.emit(event.Request, "create", prefix, "")
 		node, err = q.create(ctx, prefix)
 		session = q.conn.SessionID()
+		if probe {
+			// Our create told whether the directory exists: settle it
+			// for the goroutines of this Session waiting in ensureDir.
+			probe = false
+			if derr := q.settleDir(ctx, err); derr != nil {
+				return "", 0, derr
+			}
+			if errors.Is(err, zk.ErrNoNode) {
+				continue // settleDir made the directory: create again
+			}
+		}
 		switch {
 		case err == nil && session == before:
 			return node, session, nil
@@ -179,7 +190,7 @@ func (q *Queue) join(ctx context.Context) (node string, session int64, err error
 			}
 		case errors.Is(err, zk.ErrSessionExpired):
 		default:
-			return "", 0, fmt.Errorf("seqlock: create %s: %w", prefix, zksession.Explain(q.conn, err))
+			return "", 0, fmt.Errorf("seqlock: create %s: %w", prefix, q.s.explain(err))
 		}
 	}
 	return "", 0, fmt.Errorf("seqlock: create %s: gave up: %w", prefix, err)
@@ -275,31 +286,49 @@ func (q *Queue) findOurs(ctx context.Context, prefix string, session int64) (str
 	return "", nil
 }
 
-// ensureDir creates the lock directory the first time this process uses it,
-// and only once however many goroutines join at that moment:
-// a thousand goroutines arriving together on a fresh directory would
-// otherwise each fail a create, each create the directory, and each create
-// again. Later joins skip it; if the directory was reaped since, their
-// create fails with ErrNoNode and join creates it again.
-func (q *Queue) ensureDir(ctx context.Context) error {
-	if v, ok := knownDirs.Load(q.dir); ok && isClosed(v.(*dirCreation).done) {
-		return nil // made before: the usual case, no allocation
+// ensureDir makes sure the lock directory exists before we create our node
+// in it, the first time this Session uses it, and only once however many
+// goroutines join at that moment: a thousand goroutines arriving together
+// on a fresh directory would otherwise each fail a create, each create the
+// directory, and each create again.
+//
+// The first joiner of the Session is the probe (probe true): usually the
+// directory exists already (another Session made it), so it just sends its
+// create, and settleDir makes the directory only if that create said
+// ErrNoNode. The others wait for the probe's answer. Later joins skip all
+// this (Session.dirs); if the directory was reaped since, their create
+// fails with ErrNoNode and join creates it again.
+func (q *Queue) ensureDir(ctx context.Context) (probe bool, err error) {
+	if v, ok := q.s.dirs.Load(q.dir); ok && isClosed(v.(*dirCreation).done) {
+		return false, nil // known: the usual case, no allocation
 	}
 	c := &dirCreation{done: make(chan struct{})}
-	if v, loaded := knownDirs.LoadOrStore(q.dir, c); loaded {
+	if v, loaded := q.s.dirs.LoadOrStore(q.dir, c); loaded {
 		c = v.(*dirCreation)
 		select {
-		case <-c.done: // made (or failed: then our create says so)
-			return nil
+		case <-c.done: // settled (or not: then our create says so)
+			return false, nil
 		case <-ctx.Done():
-			return ctx.Err()
+			return false, ctx.Err()
 		}
 	}
-	err := q.createDir(ctx)
-	if err != nil {
-		knownDirs.Delete(q.dir) // the next join tries again
+	return true, nil
+}
+
+// settleDir ends the probe of ensureDir: created is what the probe's create
+// answered. ErrNoNode: make the directory now. Success: it exists. Anything
+// else says nothing; the next joiner probes again.
+func (q *Queue) settleDir(ctx context.Context, created error) error {
+	v, _ := q.s.dirs.Load(q.dir)
+	c := v.(*dirCreation)
+	defer close(c.done)
+	var err error
+	if errors.Is(created, zk.ErrNoNode) {
+		err = q.createDir(ctx)
 	}
-	close(c.done)
+	if err != nil || (created != nil && !errors.Is(created, zk.ErrNoNode)) {
+		q.s.dirs.Delete(q.dir)
+	}
 	return err
 }
 
@@ -313,10 +342,6 @@ func isClosed(ch chan struct{}) bool {
 		return false
 	}
 }
-
-// knownDirs: the directories this process has created or is creating. (A
-// directory known here but missing on a server costs one failed create.)
-var knownDirs sync.Map
 
 // createDir creates the lock directory and any missing parent as CONTAINER
 // nodes: the server deletes a container once its last child is gone, so
@@ -340,7 +365,7 @@ func (q *Queue) createDir(ctx context.Context) error {
 			// The reply was lost; creating a directory again is harmless
 			// (ErrNodeExists counts as done), so send it again.
 		default:
-			return fmt.Errorf("seqlock: create lock directory %s: %w", p, zksession.Explain(q.conn, err))
+			return fmt.Errorf("seqlock: create lock directory %s: %w", p, q.s.explain(err))
 		}
 	}
 }
@@ -383,7 +408,7 @@ func (q *Queue) waitFor(ctx context.Context, node string, session int64) error {
 // dropped", it keeps trying in the background until the delete succeeds,
 // the node is gone, or our session (and so the node) is over. The caller
 // waits at most cleanupWait; remove reports whether the node is known to be
-// gone by then. It reports the error of the first delete.
+// gone by then (false: the delete is still being retried in the background).
 func (q *Queue) remove(node string) (gone bool) {
 	done := make(chan struct{})
 	go func() {

@@ -48,13 +48,13 @@ var (
 	// ErrLost is wrapped in the error Unlock returns when the hold was lost
 	// before Unlock (session expired, node deleted, disconnected too long).
 	ErrLost = errors.New("seqlock: lock lost")
-	// ErrNilConn is returned by New for a nil *zk.Conn.
-	ErrNilConn = errors.New("seqlock: nil *zk.Conn")
+	// ErrNilSession is returned by New for a nil *Session.
+	ErrNilSession = errors.New("seqlock: nil *Session")
 )
 
 // Mutex is one contender for the lock in a ZooKeeper directory. Many
-// Mutexes (in one process or many, on one *zk.Conn or many) contend for the
-// same directory. A Mutex is used by one goroutine at a time; Token, Node
+// Mutexes (in one process or many, on one Session or many) contend for the
+// same directory; each lives on a Session. A Mutex is used by one goroutine at a time; Token, Node
 // and Lost may be called from any goroutine.
 type Mutex struct {
 	q *Queue
@@ -67,16 +67,16 @@ type Mutex struct {
 
 // New returns a Mutex for the lock directory dir (for example
 // "/locks/orders"). Nothing is sent to ZooKeeper until Lock.
-func New(conn *zk.Conn, dir string, opts ...Option) (*Mutex, error) {
-	return NewWithRule(conn, dir, "lock-", First, opts...)
+func New(s *Session, dir string, opts ...Option) (*Mutex, error) {
+	return NewWithRule(s, dir, "lock-", First, opts...)
 }
 
 // NewWithRule returns a Mutex whose nodes are named …<name><sequence> and
 // whose holder is chosen by rule instead of First. It is how later chapters
 // reuse the Mutex, as Curator's read/write lock builds both its sides from
 // an InterProcessMutex with another LockInternalsDriver.
-func NewWithRule(conn *zk.Conn, dir, name string, rule Rule, opts ...Option) (*Mutex, error) {
-	q, err := NewQueue(conn, dir, name, rule, opts...)
+func NewWithRule(s *Session, dir, name string, rule Rule, opts ...Option) (*Mutex, error) {
+	q, err := NewQueue(s, dir, name, rule, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +187,7 @@ type Participant struct {
 // Curator's getParticipantNodes and kazoo's contenders.
 func Participants(conn *zk.Conn, dir string) ([]Participant, error) {
 	if conn == nil {
-		return nil, ErrNilConn
+		return nil, errors.New("seqlock: nil *zk.Conn")
 	}
 	if err := zkpath.Validate(dir); err != nil {
 		return nil, fmt.Errorf("seqlock: lock directory: %w", err)

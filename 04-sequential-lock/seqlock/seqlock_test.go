@@ -22,9 +22,15 @@ import (
 
 func TestMain(m *testing.M) { zktest.Main(m) }
 
-func newMutex(t testing.TB, conn *zk.Conn, dir string, opts ...seqlock.Option) *seqlock.Mutex {
+// session opens a Session on the package's server, closed when the test ends.
+func session(t testing.TB, opts ...seqlock.SessionOption) *seqlock.Session {
 	t.Helper()
-	m, err := seqlock.New(conn, dir, opts...)
+	return zktest.DialSession(t, seqlock.NewSession, opts...)
+}
+
+func newMutex(t testing.TB, s *seqlock.Session, dir string, opts ...seqlock.Option) *seqlock.Mutex {
+	t.Helper()
+	m, err := seqlock.New(s, dir, opts...)
 	if err != nil {
 		t.Fatalf("New(%q): %v", dir, err)
 	}
@@ -43,6 +49,23 @@ func waitQueue(t testing.TB, conn *zk.Conn, dir string, n int) []seqlock.Partici
 	return ps
 }
 
+// knowDir has s make dir once, so that its Session skips creating it on
+// the next Lock (a Session remembers the directories it made), and a test
+// that slows the link down slows the lock's own requests alone.
+func knowDir(t testing.TB, s *seqlock.Session, dir string) {
+	t.Helper()
+	m := newMutex(t, s, dir)
+	switch err := m.TryLock(zktest.Context(t)); {
+	case errors.Is(err, seqlock.ErrLocked):
+	case err != nil:
+		t.Fatal(err)
+	default:
+		if err := m.Unlock(zktest.Context(t)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func waitClosed(t testing.TB, ch <-chan struct{}, what string) {
 	t.Helper()
 	select {
@@ -54,8 +77,9 @@ func waitClosed(t testing.TB, ch <-chan struct{}, what string) {
 
 func TestConformance(t *testing.T) {
 	locktest.Run(t, locktest.Impl{
-		New: func(conn *zk.Conn, path string) (locktest.Locker, error) {
-			return seqlock.New(conn, path)
+		Open: func(tb testing.TB) (*zk.Conn, func(string) (locktest.Locker, error)) {
+			s := session(tb)
+			return s.Conn(), func(p string) (locktest.Locker, error) { return seqlock.New(s, p) }
 		},
 		ErrNotHeld: seqlock.ErrNotHeld,
 		ErrLocked:  seqlock.ErrLocked,
@@ -67,11 +91,12 @@ func TestQueue(t *testing.T) {
 		const waiters = 5
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		admin := zktest.Connect(t)
+		as := session(t)
+		admin := as.Conn()
 		var tally event.Tally
 		ctx := zktest.Context(t)
 
-		holder := newMutex(t, admin, dir, seqlock.WithObserver(zktest.Observe(t, "holder", tally.Observe)))
+		holder := newMutex(t, as, dir, seqlock.WithObserver(zktest.Observe(t, "holder", tally.Observe)))
 		if err := holder.Lock(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -80,7 +105,7 @@ func TestQueue(t *testing.T) {
 		errs := make(chan error, waiters)
 		for i := range waiters {
 			release[i] = make(chan struct{})
-			m := newMutex(t, zktest.Connect(t), dir, seqlock.WithObserver(zktest.Observe(t, fmt.Sprint("waiter-", i), tally.Observe)))
+			m := newMutex(t, session(t), dir, seqlock.WithObserver(zktest.Observe(t, fmt.Sprint("waiter-", i), tally.Observe)))
 			go func() {
 				if err := m.Lock(ctx); err != nil {
 					errs <- err
@@ -133,16 +158,17 @@ func TestQueue(t *testing.T) {
 	t.Run("Participants lists the holder first and the waiters in arrival order", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		admin := zktest.Connect(t)
+		as := session(t)
+		admin := as.Conn()
 		ctx := zktest.Context(t)
-		holder := newMutex(t, admin, dir, seqlock.WithData([]byte("holder")))
+		holder := newMutex(t, as, dir, seqlock.WithData([]byte("holder")))
 		if err := holder.Lock(ctx); err != nil {
 			t.Fatal(err)
 		}
 		wctx, cancel := context.WithCancel(ctx)
 		var wg sync.WaitGroup
 		for i := range 3 {
-			m := newMutex(t, zktest.Connect(t), dir, seqlock.WithData(fmt.Appendf(nil, "waiter-%d", i)))
+			m := newMutex(t, session(t), dir, seqlock.WithData(fmt.Appendf(nil, "waiter-%d", i)))
 			wg.Add(1)
 			go func() { defer wg.Done(); m.Lock(wctx) }()
 			waitQueue(t, admin, dir, i+2)
@@ -176,7 +202,7 @@ func TestQueue(t *testing.T) {
 
 	t.Run("node names are protected names compatible with Curator and zk.Lock", func(t *testing.T) {
 		root := zktest.Root(t)
-		m := newMutex(t, zktest.Connect(t), root+"/lock")
+		m := newMutex(t, session(t), root+"/lock")
 		ctx := zktest.Context(t)
 		if err := m.Lock(ctx); err != nil {
 			t.Fatal(err)
@@ -201,7 +227,7 @@ func TestQueue(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
 		admin := zktest.Connect(t)
-		holder := newMutex(t, zktest.Connect(t), dir)
+		holder := newMutex(t, session(t), dir)
 		ctx := zktest.Context(t)
 		if err := holder.Lock(ctx); err != nil {
 			t.Fatal(err)
@@ -217,7 +243,7 @@ func TestQueue(t *testing.T) {
 				}
 			}
 		}
-		waiter := newMutex(t, zktest.Connect(t), dir, seqlock.WithObserver(obs))
+		waiter := newMutex(t, session(t), dir, seqlock.WithObserver(obs))
 		if err := waiter.Lock(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -244,8 +270,9 @@ func TestQueue(t *testing.T) {
 
 	t.Run("Lock and TryLock while holding return ErrAlreadyHeld", func(t *testing.T) {
 		root := zktest.Root(t)
-		conn := zktest.Connect(t)
-		m := newMutex(t, conn, root+"/lock")
+		s := session(t)
+		conn := s.Conn()
+		m := newMutex(t, s, root+"/lock")
 		ctx := zktest.Context(t)
 		if m.Lost() != nil || m.Token() != 0 || m.Node() != "" {
 			t.Error("a Mutex never locked has a Lost channel, a token or a node")
@@ -282,8 +309,9 @@ func TestFencingTokens(t *testing.T) {
 		fast := zktest.ReapsContainersFast(t)
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		conn := zktest.Connect(t)
-		m := newMutex(t, conn, dir)
+		s := session(t)
+		conn := s.Conn()
+		m := newMutex(t, s, dir)
 		ctx := zktest.Context(t)
 		var last int64
 		var seqs []string
@@ -324,8 +352,9 @@ func TestContainerDirectory(t *testing.T) {
 		zktest.RequireFastReaping(t)
 		root := zktest.Root(t)
 		dir := root + "/app/locks/orders"
-		conn := zktest.Connect(t)
-		m := newMutex(t, conn, dir)
+		s := session(t)
+		conn := s.Conn()
+		m := newMutex(t, s, dir)
 		ctx := zktest.Context(t)
 		if err := m.Lock(ctx); err != nil {
 			t.Fatal(err)
@@ -368,20 +397,22 @@ func TestContainerDirectory(t *testing.T) {
 				return
 			}
 			creates = append(creates, event.Short(e.Node))
-			if len(creates) == 2 && !reaped { // create dir (first use), then our node
+			// First use: our node (ErrNoNode: no directory yet), the
+			// directory, then our node again — reaped right before it.
+			if len(creates) == 3 && !reaped {
 				reaped = true
 				if err := admin.Delete(dir, -1); err != nil {
 					t.Errorf("reap %s: %v", dir, err)
 				}
 			}
 		}
-		m := newMutex(t, zktest.Connect(t), dir, seqlock.WithObserver(reaper))
+		m := newMutex(t, session(t), dir, seqlock.WithObserver(reaper))
 		ctx := zktest.Context(t)
 		if err := m.Lock(ctx); err != nil {
 			t.Fatalf("Lock: %v", err)
 		}
-		if len(creates) != 4 || creates[0] != "lock" || creates[2] != "lock" {
-			t.Errorf("creates %v: want directory, node (reaped), directory, node", creates)
+		if len(creates) != 5 || creates[1] != "lock" || creates[3] != "lock" {
+			t.Errorf("creates %v: want node (no directory), directory, node (reaped), directory, node", creates)
 		}
 		if err := m.Unlock(ctx); err != nil {
 			t.Fatal(err)
@@ -393,20 +424,22 @@ func TestCancel(t *testing.T) {
 	t.Run("a Lock cancelled while its create is in flight deletes the node that create made", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		admin := zktest.Connect(t)
-		holder := newMutex(t, admin, dir)
+		as := session(t)
+		admin := as.Conn()
+		holder := newMutex(t, as, dir)
 		ctx := zktest.Context(t)
 		if err := holder.Lock(ctx); err != nil {
 			t.Fatal(err)
 		}
 		// Replies reach this client half a second late: the create lands
 		// on the server long before the client hears about it.
-		conn, proxy := zktest.ConnectViaProxy(t, 4*time.Second)
+		cs, proxy := zktest.DialSessionViaProxy(t, seqlock.NewSession)
+		knowDir(t, cs, dir)
 		if err := proxy.Latency(500*time.Millisecond, 0); err != nil {
 			t.Fatal(err)
 		}
 		var tally event.Tally
-		m := newMutex(t, conn, dir, seqlock.WithObserver(tally.Observe))
+		m := newMutex(t, cs, dir, seqlock.WithObserver(tally.Observe))
 		short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 		defer cancel()
 		if err := m.Lock(short); !errors.Is(err, context.DeadlineExceeded) {
@@ -430,10 +463,59 @@ func TestCancel(t *testing.T) {
 	})
 }
 
+func TestSession(t *testing.T) {
+	t.Run("it learns the timeout the server granted, not the one it asked for", func(t *testing.T) {
+		lo, hi := zktest.SessionBounds(t)
+		s := session(t, seqlock.WithSessionTimeout(time.Second))
+		want := min(max(time.Second, lo), hi)
+		if got := s.Timeout(); got != want {
+			t.Errorf("Timeout() = %v after asking for 1s; the server grants %v..%v, so want %v", got, lo, hi, want)
+		}
+		t.Logf("asked 1s of a server granting %v..%v: Timeout() = %v", lo, hi, s.Timeout())
+	})
+
+	t.Run("Close closes Done and loses every hold on it", func(t *testing.T) {
+		root := zktest.Root(t)
+		s := session(t)
+		m := newMutex(t, s, root+"/lock")
+		if err := m.Lock(zktest.Context(t)); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		waitClosed(t, s.Done(), "Done never closed")
+		waitClosed(t, m.Lost(), "the hold was not lost when its Session closed")
+		s.Close() // a second Close is harmless
+	})
+
+	t.Run("a connect string with a chroot is refused at once, naming the chroot", func(t *testing.T) {
+		start := time.Now()
+		_, err := seqlock.NewSession(zktest.Context(t), []string{"127.0.0.1:1/app"})
+		if err == nil || !strings.Contains(err.Error(), `"/app"`) {
+			t.Fatalf("NewSession with a chroot = %v, want an error naming /app", err)
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("refused after %v, not at once", d)
+		}
+	})
+
+	t.Run("bad credentials are refused before anything is sent", func(t *testing.T) {
+		if _, err := seqlock.NewSession(zktest.Context(t), zktest.Servers(t), seqlock.WithDigest("", "x")); err == nil {
+			t.Fatal("an empty user was accepted")
+		}
+	})
+
+	t.Run("an unreachable server is an error once the list was tried, not a hang", func(t *testing.T) {
+		if _, err := seqlock.NewSession(zktest.Context(t), []string{"127.0.0.1:1"}); !errors.Is(err, zk.ErrNoServer) {
+			t.Fatalf("NewSession = %v, want ErrNoServer", err)
+		}
+	})
+}
+
 func TestLostReply(t *testing.T) {
 	t.Run("a create whose reply was lost is found by its UUID, not created twice", func(t *testing.T) {
 		root := zktest.Root(t)
-		admin := zktest.Connect(t)
+		as := session(t)
+		admin := as.Conn()
 		// The longest session the server grants (up to 6 s) leaves the most
 		// room to reconnect within it. On a loaded machine the session can
 		// still expire first; then the scene did not happen (Lock creates
@@ -442,7 +524,7 @@ func TestLostReply(t *testing.T) {
 		d := min(hi, 6*time.Second)
 		for attempt := 1; ; attempt++ {
 			dir := fmt.Sprintf("%s/lock%d", root, attempt)
-			if lostReplyInALiveSession(t, admin, dir, d) {
+			if lostReplyInALiveSession(t, as, dir, d) {
 				locktest.AssertClean(t, admin, root, dir)
 				return
 			}
@@ -458,8 +540,9 @@ func TestSessionExpiredWhileJoining(t *testing.T) {
 	t.Run("Lock joins again in the new session and holds with that node alone", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		admin := zktest.Connect(t)
-		holder := newMutex(t, admin, dir)
+		as := session(t)
+		admin := as.Conn()
+		holder := newMutex(t, as, dir)
 		// Expiring a session takes a few session timeouts: 4 s or more on
 		// a stock server.
 		ctx, cancel := context.WithTimeout(context.Background(), 3*zktest.Patience)
@@ -468,10 +551,12 @@ func TestSessionExpiredWhileJoining(t *testing.T) {
 			t.Fatal(err)
 		}
 		lo, _ := zktest.SessionBounds(t)
-		conn, proxy := zktest.ConnectViaProxy(t, max(lo, time.Second))
+		cs, proxy := zktest.DialSessionViaProxy(t, seqlock.NewSession, seqlock.WithSessionTimeout(max(lo, time.Second)))
+		conn := cs.Conn()
 		old := conn.SessionID()
+		knowDir(t, cs, dir)
 		var tally event.Tally
-		m := newMutex(t, conn, dir, seqlock.WithObserver(tally.Observe))
+		m := newMutex(t, cs, dir, seqlock.WithObserver(tally.Observe))
 		// The create lands, its reply is held back, and the link is cut
 		// until the server has expired the session (and the node with it).
 		// Whether the reply then comes or is lost, and whether Lock is
@@ -516,15 +601,18 @@ func TestSessionExpiredWhileJoining(t *testing.T) {
 // the connection and fails the create with ErrConnectionClosed; we heal
 // the link and the session survives. Lock must find the node by its UUID
 // and hold with it. It returns false if the session expired after all.
-func lostReplyInALiveSession(t *testing.T, admin *zk.Conn, dir string, d time.Duration) bool {
+func lostReplyInALiveSession(t *testing.T, as *seqlock.Session, dir string, d time.Duration) bool {
 	t.Helper()
-	holder := newMutex(t, admin, dir)
+	admin := as.Conn()
+	holder := newMutex(t, as, dir)
 	ctx := zktest.Context(t)
 	if err := holder.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	conn, proxy := zktest.ConnectViaProxy(t, d)
+	cs, proxy := zktest.DialSessionViaProxy(t, seqlock.NewSession, seqlock.WithSessionTimeout(d))
+	conn := cs.Conn()
 	session := conn.SessionID()
+	knowDir(t, cs, dir)
 	var tally event.Tally
 	var found atomic.Value
 	obs := event.Tee(tally.Observe, func(e event.Event) {
@@ -532,7 +620,7 @@ func lostReplyInALiveSession(t *testing.T, admin *zk.Conn, dir string, d time.Du
 			found.Store(e.Node)
 		}
 	})
-	m := newMutex(t, conn, dir, seqlock.WithObserver(obs))
+	m := newMutex(t, cs, dir, seqlock.WithObserver(obs))
 	if err := proxy.Latency(time.Hour, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -572,13 +660,14 @@ func lostReplyInALiveSession(t *testing.T, admin *zk.Conn, dir string, d time.Du
 }
 
 func TestHolderCrash(t *testing.T) {
-	t.Run("the holder's conn closes: the next in line gets the lock and the old holder's Lost closes", func(t *testing.T) {
+	t.Run("the holder's Session closes: the next in line gets the lock and the old holder's Lost closes", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		hconn := zktest.Connect(t)
+		hs := session(t)
+		hconn := hs.Conn()
 		var tally event.Tally
-		holder := newMutex(t, hconn, dir, seqlock.WithObserver(tally.Observe))
-		waiter := newMutex(t, zktest.Connect(t), dir)
+		holder := newMutex(t, hs, dir, seqlock.WithObserver(tally.Observe))
+		waiter := newMutex(t, session(t), dir)
 		ctx := zktest.Context(t)
 		if err := holder.Lock(ctx); err != nil {
 			t.Fatal(err)
@@ -586,8 +675,8 @@ func TestHolderCrash(t *testing.T) {
 		done := make(chan error, 1)
 		go func() { done <- waiter.Lock(ctx) }()
 		waitQueue(t, hconn, dir, 2)
-		hconn.Close()
-		waitClosed(t, holder.Lost(), "the holder's Lost never closed after its conn closed")
+		hs.Close()
+		waitClosed(t, holder.Lost(), "the holder's Lost never closed after its Session closed")
 		if err := <-done; err != nil {
 			t.Fatalf("waiter: %v", err)
 		}
@@ -605,11 +694,12 @@ func TestHolderCrash(t *testing.T) {
 	t.Run("the holder's session expires: the next in line gets the lock and the old holder's Lost closes", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		const session = time.Second
-		hconn, proxy := zktest.ConnectViaProxy(t, session)
-		holder := newMutex(t, hconn, dir)
-		admin := zktest.Connect(t)
-		waiter := newMutex(t, admin, dir)
+		hs, proxy := zktest.DialSessionViaProxy(t, seqlock.NewSession, seqlock.WithSessionTimeout(time.Second))
+		hconn := hs.Conn()
+		holder := newMutex(t, hs, dir)
+		as := session(t)
+		admin := as.Conn()
+		waiter := newMutex(t, as, dir)
 		ctx := zktest.Context(t)
 		if err := holder.Lock(ctx); err != nil {
 			t.Fatal(err)
@@ -618,7 +708,7 @@ func TestHolderCrash(t *testing.T) {
 		done := make(chan error, 1)
 		go func() { done <- waiter.Lock(ctx) }()
 		waitQueue(t, admin, dir, 2)
-		if err := proxy.Expire(ctx, hconn, session); err != nil {
+		if err := proxy.Expire(ctx, hconn, hs.Timeout()); err != nil {
 			t.Fatal(err)
 		}
 		waitClosed(t, holder.Lost(), "the holder's Lost never closed after its session expired")
@@ -644,14 +734,17 @@ func TestHolderCrash(t *testing.T) {
 		locktest.AssertClean(t, admin, root, dir)
 	})
 
-	t.Run("with WithSessionTimeout a partitioned holder learns of the loss while still cut off", func(t *testing.T) {
+	t.Run("a partitioned holder learns of the loss while still cut off, within the granted timeout and before anyone else holds", func(t *testing.T) {
+		// The holder's program gets its conn only through NewSession: no
+		// lock option tells the lock the session timeout, the Session read
+		// what the server granted.
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		const session = 2 * time.Second
-		hconn, proxy := zktest.ConnectViaProxy(t, session)
-		holder := newMutex(t, hconn, dir, seqlock.WithSessionTimeout(session))
-		admin := zktest.Connect(t)
-		waiter := newMutex(t, admin, dir)
+		hs, proxy := zktest.DialSessionViaProxy(t, seqlock.NewSession, seqlock.WithSessionTimeout(2*time.Second))
+		holder := newMutex(t, hs, dir)
+		as := session(t)
+		admin := as.Conn()
+		waiter := newMutex(t, as, dir)
 		ctx := zktest.Context(t)
 		if err := holder.Lock(ctx); err != nil {
 			t.Fatal(err)
@@ -677,8 +770,15 @@ func TestHolderCrash(t *testing.T) {
 			t.Fatalf("waiter: %v", err)
 		}
 		got := time.Unix(0, waiterGot.Load())
-		t.Logf("session %v: holder gave up %v after the cut; the server let the waiter in %v after the cut (margin %v)",
-			session, lostAt.Sub(cut).Round(time.Millisecond), got.Sub(cut).Round(time.Millisecond), got.Sub(lostAt).Round(time.Millisecond))
+		granted := hs.Timeout()
+		t.Logf("granted %v: holder gave up %v after the cut; the server let the waiter in %v after the cut (margin %v)",
+			granted, lostAt.Sub(cut).Round(time.Millisecond), got.Sub(cut).Round(time.Millisecond), got.Sub(lostAt).Round(time.Millisecond))
+		if lostAt.Sub(cut) >= granted {
+			t.Errorf("Lost closed %v after the cut, not within the granted session timeout %v", lostAt.Sub(cut), granted)
+		}
+		if !lostAt.Before(got) {
+			t.Errorf("Lost closed %v after the waiter got the lock", lostAt.Sub(got))
+		}
 		proxy.Restore()
 		if err := holder.Unlock(ctx); !errors.Is(err, seqlock.ErrLost) {
 			t.Errorf("Unlock after the loss = %v, want ErrLost", err)
@@ -688,11 +788,45 @@ func TestHolderCrash(t *testing.T) {
 		}
 	})
 
+	t.Run("with WithoutDisconnectCheck a short cut keeps the hold", func(t *testing.T) {
+		root := zktest.Root(t)
+		dir := root + "/lock"
+		hs, proxy := zktest.DialSessionViaProxy(t, seqlock.NewSession, seqlock.WithSessionTimeout(2*time.Second))
+		holder := newMutex(t, hs, dir, seqlock.WithoutDisconnectCheck())
+		ctx := zktest.Context(t)
+		if err := holder.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		// Drop the connection: the conn reconnects to the same session. A
+		// hold without the check never counts the time without a session.
+		disconnected := make(chan struct{})
+		go func() {
+			defer close(disconnected)
+			for hs.Conn().State() == zk.StateHasSession {
+				time.Sleep(5 * time.Millisecond)
+			}
+		}()
+		if err := proxy.Drop(); err != nil {
+			t.Fatal(err)
+		}
+		waitClosed(t, disconnected, "the conn never noticed the dropped connection")
+		zktest.Eventually(t, zktest.Patience, "the conn never got its session back", func() bool {
+			return hs.Conn().State() == zk.StateHasSession
+		})
+		select {
+		case <-holder.Lost():
+			t.Fatal("a reconnect to the same session lost the hold")
+		default:
+		}
+		if err := holder.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+
 	t.Run("someone deleting the holder's node is reported by Unlock and closes Lost", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		conn := zktest.Connect(t)
-		holder := newMutex(t, conn, dir)
+		holder := newMutex(t, session(t), dir)
 		ctx := zktest.Context(t)
 		if err := holder.Lock(ctx); err != nil {
 			t.Fatal(err)
@@ -738,7 +872,7 @@ func TestInteropWithZkLock(t *testing.T) {
 			atomic.AddInt64(&inside, -1)
 		}
 		for i := range perKind {
-			m := newMutex(t, zktest.Connect(t), dir)
+			m := newMutex(t, session(t), dir)
 			zl := zk.NewLock(zktest.Connect(t), dir, zk.WorldACL(zk.PermAll))
 			wg.Add(2)
 			go func() {
@@ -786,7 +920,8 @@ func TestThousandGoroutinesOneSession(t *testing.T) {
 	const n = 1000
 	root := zktest.Root(t)
 	dir := root + "/lock"
-	conn := zktest.Connect(t)
+	s := session(t)
+	conn := s.Conn()
 	ctx := zktest.Context(t)
 	var tally event.Tally
 	inventory, sold := n, 0
@@ -795,7 +930,7 @@ func TestThousandGoroutinesOneSession(t *testing.T) {
 	errs := make(chan error, n)
 	start := time.Now()
 	for i := range n {
-		m := newMutex(t, conn, dir, seqlock.WithObserver(event.Observer(tally.Observe).WithOwner(fmt.Sprint("g", i))))
+		m := newMutex(t, s, dir, seqlock.WithObserver(event.Observer(tally.Observe).WithOwner(fmt.Sprint("g", i))))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -844,11 +979,12 @@ func TestThousandGoroutinesOneSession(t *testing.T) {
 func TestNew(t *testing.T) {
 	t.Run("bad input is rejected by New", func(t *testing.T) {
 		if _, err := seqlock.New(nil, "/x"); err == nil {
-			t.Error("New accepted a nil conn")
+			t.Error("New accepted a nil Session")
 		}
-		conn := zktest.Connect(t)
+		s := session(t)
+		conn := s.Conn()
 		for _, p := range []string{"", "x", "/x/", "//x", "/"} {
-			if _, err := seqlock.New(conn, p); err == nil {
+			if _, err := seqlock.New(s, p); err == nil {
 				t.Errorf("New accepted %q", p)
 			}
 			if _, err := seqlock.Participants(conn, p); err == nil {
@@ -862,12 +998,17 @@ func TestNew(t *testing.T) {
 }
 
 func ExampleMutex() {
-	conn := zktest.ExampleConn()
-	defer conn.Close()
 	ctx := context.Background()
+	s, err := seqlock.NewSession(ctx, zktest.ExampleServers())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer s.Close()
+	conn := s.Conn()
 
-	alice, _ := seqlock.New(conn, "/seqlock-example/orders", seqlock.WithData([]byte("alice")))
-	bob, _ := seqlock.New(conn, "/seqlock-example/orders", seqlock.WithData([]byte("bob")))
+	alice, _ := seqlock.New(s, "/seqlock-example/orders", seqlock.WithData([]byte("alice")))
+	bob, _ := seqlock.New(s, "/seqlock-example/orders", seqlock.WithData([]byte("bob")))
 
 	if err := alice.Lock(ctx); err != nil {
 		fmt.Println(err)
@@ -915,7 +1056,7 @@ func TestReadersStillQueueOneAtATime(t *testing.T) {
 	errs := make(chan error, readers)
 	mutexes := make([]*seqlock.Mutex, readers)
 	for i := range mutexes {
-		mutexes[i] = newMutex(t, zktest.Connect(t), dir)
+		mutexes[i] = newMutex(t, session(t), dir)
 	}
 	start := time.Now()
 	for _, m := range mutexes {
@@ -954,14 +1095,14 @@ func TestAWaiterThatGivesUpDoesNotHandTheLockOn(t *testing.T) {
 	root := zktest.Root(t)
 	dir := root + "/lock"
 	ctx := zktest.Context(t)
-	holder := newMutex(t, zktest.Connect(t), dir, seqlock.WithObserver(zktest.Observe(t, "holder")))
+	holder := newMutex(t, session(t), dir, seqlock.WithObserver(zktest.Observe(t, "holder")))
 	if err := holder.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
 	var quitterTally, lastTally event.Tally
-	quitter := newMutex(t, zktest.Connect(t), dir, seqlock.WithObserver(zktest.Observe(t, "quitter", quitterTally.Observe)))
+	quitter := newMutex(t, session(t), dir, seqlock.WithObserver(zktest.Observe(t, "quitter", quitterTally.Observe)))
 	var lastWatches atomic.Value // the node the last waiter's first wait is on
-	last := newMutex(t, zktest.Connect(t), dir, seqlock.WithObserver(zktest.Observe(t, "last", func(e event.Event) {
+	last := newMutex(t, session(t), dir, seqlock.WithObserver(zktest.Observe(t, "last", func(e event.Event) {
 		if e.Kind == event.Waiting {
 			lastWatches.CompareAndSwap(nil, e.Node)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 
 	"github.com/lockstep-zk/lockstep/05-rwlock/rwlock"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
@@ -11,14 +12,14 @@ import (
 
 func Example() {
 	ctx := context.Background()
-	conn := zktest.ExampleConn()
-	defer conn.Close()
+	s := zktest.ExampleSession(seqlock.NewSession)
+	defer s.Close()
 
 	// Three clients of one lock directory (one connection is enough here:
 	// every RWMutex has its own nodes).
-	alice, _ := rwlock.New(conn, "/examples/rwlock/report")
-	bob, _ := rwlock.New(conn, "/examples/rwlock/report")
-	carol, _ := rwlock.New(conn, "/examples/rwlock/report")
+	alice, _ := rwlock.New(s, "/examples/rwlock/report")
+	bob, _ := rwlock.New(s, "/examples/rwlock/report")
+	carol, _ := rwlock.New(s, "/examples/rwlock/report")
 
 	if err := alice.Read().Lock(ctx); err != nil {
 		panic(err)
@@ -48,9 +49,9 @@ func Example() {
 
 func ExampleSide_Lock_downgrade() {
 	ctx := context.Background()
-	conn := zktest.ExampleConn()
-	defer conn.Close()
-	m, _ := rwlock.New(conn, "/examples/rwlock/cache")
+	s := zktest.ExampleSession(seqlock.NewSession)
+	defer s.Close()
+	m, _ := rwlock.New(s, "/examples/rwlock/cache")
 
 	// Write, then keep reading what we wrote without letting a writer in
 	// between: take the read lock before releasing the write lock.

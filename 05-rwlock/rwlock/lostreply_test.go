@@ -3,6 +3,7 @@ package rwlock_test
 import (
 	"context"
 	"errors"
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"net"
 	"strings"
 	"sync/atomic"
@@ -131,10 +132,10 @@ func cutOff(t *testing.T, dir string) *cutOffClient {
 	}
 	dctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	conn, events, err := zkconn.Dial(dctx, []string{proxy.Addr()}, cutOffSession, zkconn.WithDialer(dialer))
+	s, err := seqlock.NewSession(dctx, []string{proxy.Addr()}, seqlock.WithSessionTimeout(cutOffSession), seqlock.WithDialer(dialer))
 	must(t, err)
-	go zkconn.Drain(events)
-	t.Cleanup(conn.Close)
+	t.Cleanup(s.Close)
+	conn := s.Conn()
 	c.conn, c.proxy, c.session = conn, proxy, conn.SessionID()
 	obs := event.Tee(c.tally.Observe, func(e event.Event) {
 		switch {
@@ -144,8 +145,17 @@ func cutOff(t *testing.T, dir string) *cutOffClient {
 			c.lookups.Add(1)
 		}
 	})
-	c.m, err = rwlock.New(conn, dir, rwlock.WithObserver(obs))
+	c.m, err = rwlock.New(s, dir, rwlock.WithObserver(obs))
 	must(t, err)
+	// A Session creates a lock directory the first time it uses it: have
+	// it do so now, so that the scene below is about our node's create.
+	warm, err := rwlock.New(s, dir)
+	must(t, err)
+	if err := warm.Read().TryLock(zktest.Context(t)); err == nil {
+		must(t, warm.Read().Unlock(zktest.Context(t)))
+	} else if !errors.Is(err, rwlock.ErrLocked) {
+		t.Fatal(err)
+	}
 	return c
 }
 

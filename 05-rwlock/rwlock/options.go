@@ -1,8 +1,6 @@
 package rwlock
 
 import (
-	"time"
-
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
@@ -22,13 +20,13 @@ func WithObserver(o event.Observer) Option {
 	return func(opts *options) { opts.core = append(opts.core, seqlock.WithObserver(o)) }
 }
 
-// WithSessionTimeout is seqlock.WithSessionTimeout. By default a holder
-// uses the session timeout the server granted its conn, and closes Lost
-// once the conn has had no session for a sixth of it — before the server
-// can expire the session and let a writer in. d <= 0 turns that check off:
-// a cut-off holder then learns of its loss only when it reconnects.
-func WithSessionTimeout(d time.Duration) Option {
-	return func(opts *options) { opts.core = append(opts.core, seqlock.WithSessionTimeout(d)) }
+// WithoutDisconnectCheck is seqlock.WithoutDisconnectCheck. By default a
+// holder closes Lost once its Session has had no session for a sixth of
+// the granted timeout — before the server can expire it and let a writer
+// in. Without the check, a cut-off holder learns of its loss only when it
+// reconnects.
+func WithoutDisconnectCheck() Option {
+	return func(opts *options) { opts.core = append(opts.core, seqlock.WithoutDisconnectCheck()) }
 }
 
 // WithData stores b in each of our lock nodes (who holds it), as Curator does.

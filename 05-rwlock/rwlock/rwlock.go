@@ -20,8 +20,6 @@ import (
 	"path"
 	"slices"
 
-	"github.com/go-zookeeper/zk"
-
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 )
 
@@ -39,8 +37,8 @@ var (
 	// without Unlock (session expired, node deleted, cut off too long):
 	// whatever was done under it may not have been exclusive.
 	ErrLost = seqlock.ErrLost
-	// ErrNilConn: New was given a nil *zk.Conn.
-	ErrNilConn = seqlock.ErrNilConn
+	// ErrNilSession: New was given a nil *seqlock.Session.
+	ErrNilSession = seqlock.ErrNilSession
 	// ErrUpgrade: the write side was asked for while this RWMutex holds the
 	// read side. Waiting would deadlock (our writer would wait for our own
 	// reader), so it is refused at once: release the read lock first.
@@ -67,18 +65,18 @@ type Side struct {
 // New returns a read-write lock on the directory dir, created on first use
 // (as a container, like Curator's). Nothing is sent to ZooKeeper until a
 // side's Lock.
-func New(conn *zk.Conn, dir string, opts ...Option) (*RWMutex, error) {
+func New(s *seqlock.Session, dir string, opts ...Option) (*RWMutex, error) {
 	var o options
 	for _, opt := range opts {
 		opt(&o)
 	}
 	rw := &RWMutex{}
-	read, err := seqlock.NewWithRule(conn, dir, readMarker, rw.readRule,
+	read, err := seqlock.NewWithRule(s, dir, readMarker, rw.readRule,
 		slices.Concat(o.core, []seqlock.Option{seqlock.WithContenders(writeMarker)})...)
 	if err != nil {
 		return nil, err
 	}
-	write, err := seqlock.NewWithRule(conn, dir, writeMarker, writeRule,
+	write, err := seqlock.NewWithRule(s, dir, writeMarker, writeRule,
 		slices.Concat(o.core, []seqlock.Option{seqlock.WithContenders(readMarker)})...)
 	if err != nil {
 		return nil, err

@@ -18,6 +18,7 @@ import (
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/contend"
 	"github.com/lockstep-zk/lockstep/internal/locktest"
+	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
@@ -27,12 +28,15 @@ func TestMain(m *testing.M) { zktest.Main(m) }
 // own it is an ordinary exclusive lock.
 func TestWriteSideConformance(t *testing.T) {
 	locktest.Run(t, locktest.Impl{
-		New: func(conn *zk.Conn, path string) (locktest.Locker, error) {
-			m, err := rwlock.New(conn, path)
-			if err != nil {
-				return nil, err
+		Open: func(tb testing.TB) (*zk.Conn, func(string) (locktest.Locker, error)) {
+			s := session(tb)
+			return s.Conn(), func(path string) (locktest.Locker, error) {
+				m, err := rwlock.New(s, path)
+				if err != nil {
+					return nil, err
+				}
+				return m.Write(), nil
 			}
-			return m.Write(), nil
 		},
 		ErrNotHeld: rwlock.ErrNotHeld,
 		ErrLocked:  rwlock.ErrLocked,
@@ -42,12 +46,15 @@ func TestWriteSideConformance(t *testing.T) {
 // TestReadSideBadInput runs the bad-input table on the read side too.
 func TestReadSideBadInput(t *testing.T) {
 	locktest.BadInput(t, locktest.Impl{
-		New: func(conn *zk.Conn, path string) (locktest.Locker, error) {
-			m, err := rwlock.New(conn, path)
-			if err != nil {
-				return nil, err
+		Open: func(tb testing.TB) (*zk.Conn, func(string) (locktest.Locker, error)) {
+			s := session(tb)
+			return s.Conn(), func(path string) (locktest.Locker, error) {
+				m, err := rwlock.New(s, path)
+				if err != nil {
+					return nil, err
+				}
+				return m.Read(), nil
 			}
-			return m.Read(), nil
 		},
 		ErrNotHeld: rwlock.ErrNotHeld,
 	})
@@ -100,7 +107,7 @@ func (r *recorder) waitQueued(t testing.TB, owner string) {
 // obs as owner.
 func mutex(t testing.TB, dir, owner string, obs event.Observer) *rwlock.RWMutex {
 	t.Helper()
-	m, err := rwlock.New(zktest.Connect(t), dir, rwlock.WithObserver(zktest.Observe(t, owner, obs)))
+	m, err := rwlock.New(session(t), dir, rwlock.WithObserver(zktest.Observe(t, owner, obs)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,8 +241,8 @@ func TestReadersShareWritersExclude(t *testing.T) {
 		errs := make(chan error, (readers+writers)*rounds)
 		for i := range readers + writers {
 			reader := i < readers
-			conn := zktest.Connect(t)
-			m, err := rwlock.New(conn, dir)
+			connS, conn := sessionConn(t)
+			m, err := rwlock.New(connS, dir)
 			must(t, err)
 			wg.Add(1)
 			go func() {
@@ -394,9 +401,14 @@ func TestRequestsPerContendedAcquire(t *testing.T) {
 			dir := root + "/lock"
 			ctx := zktest.Context(t)
 			rec, tally := &recorder{}, &event.Tally{}
-			w := mutex(t, dir, "w", rec.observe)
+			// One session for both: it has made the lock directory by the
+			// time m queues, so m's count is the lock's own requests.
+			s := session(t)
+			w, err := rwlock.New(s, dir, rwlock.WithObserver(event.Observer(rec.observe).WithOwner("w")))
+			must(t, err)
 			must(t, w.Write().Lock(ctx))
-			m := mutex(t, dir, "m", event.Tee(rec.observe, tally.Observe))
+			m, err := rwlock.New(s, dir, rwlock.WithObserver(event.Tee(rec.observe, tally.Observe).WithOwner("m")))
+			must(t, err)
 			side := m.Write()
 			if reader {
 				side = m.Read()
@@ -555,8 +567,8 @@ func TestDowngradeAndUpgrade(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
 		ctx := zktest.Context(t)
-		conn := zktest.Connect(t)
-		m, err := rwlock.New(conn, dir)
+		connS, conn := sessionConn(t)
+		m, err := rwlock.New(connS, dir)
 		must(t, err)
 		must(t, m.Read().Lock(ctx))
 		start := time.Now()
@@ -682,8 +694,8 @@ func TestWithData(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
 		ctx := zktest.Context(t)
-		conn := zktest.Connect(t)
-		m, err := rwlock.New(conn, dir, rwlock.WithData([]byte("host-a")))
+		connS, conn := sessionConn(t)
+		m, err := rwlock.New(connS, dir, rwlock.WithData([]byte("host-a")))
 		must(t, err)
 		must(t, m.Write().Lock(ctx))
 		must(t, m.Read().Lock(ctx)) // a downgrade: both our nodes are in the queue
@@ -779,9 +791,10 @@ func TestLostSession(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
 		ctx := zktest.Context(t)
-		conn, proxy := zktest.ConnectViaProxy(t, session)
+		connS, proxy := sessionViaProxy(t, session)
+		conn := connS.Conn()
 		tally := &event.Tally{}
-		m, err := rwlock.New(conn, dir, rwlock.WithObserver(tally.Observe))
+		m, err := rwlock.New(connS, dir, rwlock.WithObserver(tally.Observe))
 		must(t, err)
 		must(t, m.Write().Lock(ctx))
 		start := time.Now()
@@ -811,11 +824,12 @@ func TestLostSession(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
 		ctx := zktest.Context(t)
-		plainConn, plainProxy := zktest.ConnectViaProxy(t, session)
-		timedConn, timedProxy := zktest.ConnectViaProxy(t, session)
-		plain, err := rwlock.New(plainConn, dir, rwlock.WithSessionTimeout(0)) // the check turned off
+		plainConnS, plainProxy := sessionViaProxy(t, session)
+		timedConnS, timedProxy := sessionViaProxy(t, session)
+		timedConn := timedConnS.Conn()
+		plain, err := rwlock.New(plainConnS, dir, rwlock.WithoutDisconnectCheck()) // the check turned off
 		must(t, err)
-		timed, err := rwlock.New(timedConn, dir) // the session timeout the server granted
+		timed, err := rwlock.New(timedConnS, dir) // the session timeout the server granted
 		must(t, err)
 		must(t, plain.Read().Lock(ctx))
 		must(t, timed.Read().Lock(ctx))
@@ -880,10 +894,10 @@ func TestNotReentrant(t *testing.T) {
 		dir := root + "/lock"
 		ctx := zktest.Context(t)
 		rec := &recorder{}
-		conn := zktest.Connect(t)
-		outer, err := rwlock.New(conn, dir, rwlock.WithObserver(rec.observe))
+		connS, conn := sessionConn(t)
+		outer, err := rwlock.New(connS, dir, rwlock.WithObserver(rec.observe))
 		must(t, err)
-		inner, err := rwlock.New(conn, dir, rwlock.WithObserver(event.Observer(rec.observe).WithOwner("inner")))
+		inner, err := rwlock.New(connS, dir, rwlock.WithObserver(event.Observer(rec.observe).WithOwner("inner")))
 		must(t, err)
 		w := mutex(t, dir, "w", rec.observe)
 		must(t, outer.Read().Lock(ctx))
@@ -905,4 +919,23 @@ func TestNotReentrant(t *testing.T) {
 		must(t, w.Write().Unlock(ctx))
 		locktest.AssertClean(t, conn, root, dir)
 	})
+}
+
+// session opens a Session on the package's server, closed when the test ends.
+func session(t testing.TB, opts ...seqlock.SessionOption) *seqlock.Session {
+	t.Helper()
+	return zktest.DialSession(t, seqlock.NewSession, opts...)
+}
+
+// sessionConn is session and its conn.
+func sessionConn(t testing.TB) (*seqlock.Session, *zk.Conn) {
+	t.Helper()
+	s := session(t)
+	return s, s.Conn()
+}
+
+// sessionViaProxy is session through a toxiproxy of its own, asking for d.
+func sessionViaProxy(t testing.TB, d time.Duration) (*seqlock.Session, *zkconn.Proxy) {
+	t.Helper()
+	return zktest.DialSessionViaProxy(t, seqlock.NewSession, seqlock.WithSessionTimeout(d))
 }

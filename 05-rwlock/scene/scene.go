@@ -4,6 +4,7 @@
 package scene
 
 import (
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"strings"
 
 	"github.com/lockstep-zk/lockstep/05-rwlock/rwlock"
@@ -17,8 +18,8 @@ func New() scene.Scene {
 		Name:  "05-rwlock",
 		Title: "read-write lock: readers share, writers exclude (workers 1, 4, 7… write)",
 		Look:  "R holders share; a W's release wakes every R behind it, an R's at most one W",
-		NewWorker: func(w scene.Worker) (scene.Part, error) {
-			m, err := rwlock.New(w.Conn, w.Path, rwlock.WithObserver(w.Observer), rwlock.WithSessionTimeout(w.Session))
+		Open: scene.OnSession(seqlock.NewSession, func(s *seqlock.Session, w scene.Worker) (scene.Part, error) {
+			m, err := rwlock.New(s, w.Path, rwlock.WithObserver(w.Observer))
 			if err != nil {
 				return nil, err
 			}
@@ -26,7 +27,7 @@ func New() scene.Scene {
 				return m.Write(), nil
 			}
 			return m.Read(), nil
-		},
+		}),
 		Tag: tag,
 	}
 }

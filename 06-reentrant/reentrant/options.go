@@ -1,7 +1,7 @@
 package reentrant
 
 import (
-	"time"
+	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/05-rwlock/rwlock"
@@ -13,8 +13,9 @@ type Option func(*config)
 
 type config struct {
 	obs     event.Observer
-	session *time.Duration // nil: the granted session timeout
+	noCheck bool // WithoutDisconnectCheck
 	data    []byte
+	acl     []zk.ACL
 }
 
 func configure(opts []Option) config {
@@ -27,17 +28,17 @@ func configure(opts []Option) config {
 
 // seqlock and rwlock are the options of the lock underneath.
 func (c config) seqlock() []seqlock.Option {
-	opts := []seqlock.Option{seqlock.WithObserver(c.obs), seqlock.WithData(c.data)}
-	if c.session != nil {
-		opts = append(opts, seqlock.WithSessionTimeout(*c.session))
+	opts := []seqlock.Option{seqlock.WithObserver(c.obs), seqlock.WithData(c.data), seqlock.WithACL(c.acl)}
+	if c.noCheck {
+		opts = append(opts, seqlock.WithoutDisconnectCheck())
 	}
 	return opts
 }
 
 func (c config) rwlock() []rwlock.Option {
-	opts := []rwlock.Option{rwlock.WithObserver(c.obs), rwlock.WithData(c.data)}
-	if c.session != nil {
-		opts = append(opts, rwlock.WithSessionTimeout(*c.session))
+	opts := []rwlock.Option{rwlock.WithObserver(c.obs), rwlock.WithData(c.data), rwlock.WithACL(c.acl)}
+	if c.noCheck {
+		opts = append(opts, rwlock.WithoutDisconnectCheck())
 	}
 	return opts
 }
@@ -47,13 +48,16 @@ func (c config) rwlock() []rwlock.Option {
 // event for each re-entry and each Unlock that only lowers the depth.
 func WithObserver(o event.Observer) Option { return func(c *config) { c.obs = o } }
 
-// WithSessionTimeout is seqlock.WithSessionTimeout. By default the lock
-// uses the session timeout the server granted the conn, and declares a hold
-// lost once the conn has had no session for a sixth of it — so that
-// re-entry is refused during a partition before the server can have given
-// the lock to someone else. WithSessionTimeout(0) turns that check off: the
-// flaw TestReentryDuringAPartition measures.
-func WithSessionTimeout(d time.Duration) Option { return func(c *config) { c.session = &d } }
+// WithoutDisconnectCheck is seqlock.WithoutDisconnectCheck. By default
+// the lock declares a hold lost once its Session has had no session for a
+// sixth of the granted timeout — so that re-entry is refused during a
+// partition before the server can have given the lock to someone else.
+// WithoutDisconnectCheck turns that check off: the flaw
+// TestReentryDuringAPartition measures.
+func WithoutDisconnectCheck() Option { return func(c *config) { c.noCheck = true } }
+
+// WithACL gives the nodes the lock creates the ACL acl (seqlock.WithACL).
+func WithACL(acl []zk.ACL) Option { return func(c *config) { c.acl = acl } }
 
 // WithData sets the data of our lock node (for example who we are), as
 // seqlock.WithData does; seqlock.Participants shows it.

@@ -9,7 +9,7 @@
 // called acquire(). Go has no thread identity — goroutines are anonymous on
 // purpose — so here the owner is explicit: one *Mutex is one owner.
 //
-//	m, _ := reentrant.New(conn, "/locks/orders")
+//	m, _ := reentrant.New(s, "/locks/orders") // s: a *seqlock.Session
 //	m.Lock(ctx)   // depth 1: creates our node, waits our turn (chapter 04)
 //	m.Lock(ctx)   // depth 2: no request to ZooKeeper, returns at once
 //	m.Unlock(ctx) // depth 1: still held
@@ -82,13 +82,13 @@ type lock interface {
 
 // New returns a Mutex for the lock directory dir, with depth 0. Nothing is
 // sent to ZooKeeper until Lock.
-func New(conn *zk.Conn, dir string, opts ...Option) (*Mutex, error) {
+func New(s *seqlock.Session, dir string, opts ...Option) (*Mutex, error) {
 	c := configure(opts)
-	lock, err := seqlock.New(conn, dir, c.seqlock()...)
+	lock, err := seqlock.New(s, dir, c.seqlock()...)
 	if err != nil {
-		return nil, err // a nil conn or a bad path: seqlock says which
+		return nil, err // a nil Session or a bad path: seqlock says which
 	}
-	return counted(lock, conn, dir, c.obs), nil
+	return counted(lock, s.Conn(), dir, c.obs), nil
 }
 
 // counted puts a hold count on lock.

@@ -11,17 +11,38 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/06-reentrant/reentrant"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/locktest"
+	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
 func TestMain(m *testing.M) { zktest.Main(m) }
 
-func newMutex(t testing.TB, conn *zk.Conn, dir string, opts ...reentrant.Option) *reentrant.Mutex {
+// session opens a Session on the package's server, closed when the test ends.
+func session(t testing.TB, opts ...seqlock.SessionOption) *seqlock.Session {
 	t.Helper()
-	m, err := reentrant.New(conn, dir, opts...)
+	return zktest.DialSession(t, seqlock.NewSession, opts...)
+}
+
+// sessionConn is session and its conn.
+func sessionConn(t testing.TB) (*seqlock.Session, *zk.Conn) {
+	t.Helper()
+	s := session(t)
+	return s, s.Conn()
+}
+
+// sessionViaProxy is session through a toxiproxy of its own, asking for d.
+func sessionViaProxy(t testing.TB, d time.Duration) (*seqlock.Session, *zkconn.Proxy) {
+	t.Helper()
+	return zktest.DialSessionViaProxy(t, seqlock.NewSession, seqlock.WithSessionTimeout(d))
+}
+
+func newMutex(t testing.TB, s *seqlock.Session, dir string, opts ...reentrant.Option) *reentrant.Mutex {
+	t.Helper()
+	m, err := reentrant.New(s, dir, opts...)
 	if err != nil {
 		t.Fatalf("New(%q): %v", dir, err)
 	}
@@ -32,8 +53,9 @@ func newMutex(t testing.TB, conn *zk.Conn, dir string, opts ...reentrant.Option)
 // contender of the suite is its own Mutex, so its own owner.
 func TestConformance(t *testing.T) {
 	locktest.Run(t, locktest.Impl{
-		New: func(conn *zk.Conn, path string) (locktest.Locker, error) {
-			return reentrant.New(conn, path)
+		Open: func(tb testing.TB) (*zk.Conn, func(string) (locktest.Locker, error)) {
+			s := session(tb)
+			return s.Conn(), func(p string) (locktest.Locker, error) { return reentrant.New(s, p) }
 		},
 		ErrNotHeld: reentrant.ErrNotHeld,
 		ErrLocked:  reentrant.ErrLocked,
@@ -44,9 +66,9 @@ func TestReentry(t *testing.T) {
 	t.Run("re-entry creates no second znode, sends no request and does not block", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		conn := zktest.Connect(t)
+		connS, conn := sessionConn(t)
 		var tally event.Tally
-		m := newMutex(t, conn, dir, reentrant.WithObserver(tally.Observe))
+		m := newMutex(t, connS, dir, reentrant.WithObserver(tally.Observe))
 		ctx := zktest.Context(t)
 
 		if err := m.Lock(ctx); err != nil {
@@ -91,9 +113,9 @@ func TestReentry(t *testing.T) {
 	t.Run("N Locks need N Unlocks before another owner gets in", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		holder := newMutex(t, zktest.Connect(t), dir)
-		other := newMutex(t, zktest.Connect(t), dir)
-		waiter := newMutex(t, zktest.Connect(t), dir)
+		holder := newMutex(t, session(t), dir)
+		other := newMutex(t, session(t), dir)
+		waiter := newMutex(t, session(t), dir)
 		ctx := zktest.Context(t)
 		const n = 3
 		for range n {
@@ -137,10 +159,10 @@ func TestReentry(t *testing.T) {
 	t.Run("an Unlock by another owner is refused and the lock stays held", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		conn := zktest.Connect(t)
-		holder := newMutex(t, conn, dir)
+		connS, conn := sessionConn(t)
+		holder := newMutex(t, connS, dir)
 		// Another owner on the same session, and one in another process.
-		sameConn, otherConn := newMutex(t, conn, dir), newMutex(t, zktest.Connect(t), dir)
+		sameConn, otherConn := newMutex(t, connS, dir), newMutex(t, session(t), dir)
 		ctx := zktest.Context(t)
 		for range 2 {
 			if err := holder.Lock(ctx); err != nil {
@@ -172,8 +194,8 @@ func TestReentry(t *testing.T) {
 	t.Run("the count never goes negative", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		m := newMutex(t, zktest.Connect(t), dir)
-		other := newMutex(t, zktest.Connect(t), dir)
+		m := newMutex(t, session(t), dir)
+		other := newMutex(t, session(t), dir)
 		ctx := zktest.Context(t)
 		if err := m.Lock(ctx); err != nil {
 			t.Fatal(err)
@@ -207,7 +229,7 @@ func TestReentry(t *testing.T) {
 
 	t.Run("TryLock re-enters like Lock", func(t *testing.T) {
 		root := zktest.Root(t)
-		m := newMutex(t, zktest.Connect(t), root+"/lock")
+		m := newMutex(t, session(t), root+"/lock")
 		ctx := zktest.Context(t)
 		for range 2 {
 			if err := m.TryLock(ctx); err != nil {
@@ -226,7 +248,7 @@ func TestReentry(t *testing.T) {
 
 	t.Run("a Lock with a finished context fails even when it would only re-enter", func(t *testing.T) {
 		root := zktest.Root(t)
-		m := newMutex(t, zktest.Connect(t), root+"/lock")
+		m := newMutex(t, session(t), root+"/lock")
 		ctx := zktest.Context(t)
 		if err := m.Lock(ctx); err != nil {
 			t.Fatal(err)
@@ -248,9 +270,9 @@ func TestReentry(t *testing.T) {
 		// The usual defer m.Unlock(ctx) runs after ctx was cancelled.
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		conn := zktest.Connect(t)
-		m := newMutex(t, conn, dir)
-		other := newMutex(t, zktest.Connect(t), dir)
+		connS, conn := sessionConn(t)
+		m := newMutex(t, connS, dir)
+		other := newMutex(t, session(t), dir)
 		ctx := zktest.Context(t)
 		for range 2 {
 			if err := m.Lock(ctx); err != nil {
@@ -285,10 +307,11 @@ func TestReentryAfterSessionExpiryReportsTheLoss(t *testing.T) {
 	const sessionTimeout = time.Second
 	root := zktest.Root(t)
 	dir := root + "/lock"
-	conn, proxy := zktest.ConnectViaProxy(t, sessionTimeout)
-	admin := zktest.Connect(t)
-	holder := newMutex(t, conn, dir)
-	other := newMutex(t, admin, dir)
+	connS, proxy := sessionViaProxy(t, sessionTimeout)
+	conn := connS.Conn()
+	adminS, admin := sessionConn(t)
+	holder := newMutex(t, connS, dir)
+	other := newMutex(t, adminS, dir)
 	ctx := zktest.Context(t)
 
 	for range 2 {
@@ -353,7 +376,7 @@ func TestReentryAfterSessionExpiryReportsTheLoss(t *testing.T) {
 // expired, its count still says "held", and a re-entry succeeds although
 // the server already gave the lock to someone else. Chapter 04's
 // client-side loss detection (on by default, with the granted session
-// timeout) closes that window; WithSessionTimeout(0) turns it off.
+// timeout) closes that window; WithoutDisconnectCheck() turns it off.
 func TestReentryDuringAPartition(t *testing.T) {
 	const sessionTimeout = 1500 * time.Millisecond
 	for _, c := range []struct {
@@ -361,16 +384,16 @@ func TestReentryDuringAPartition(t *testing.T) {
 		flaw bool
 		opts []reentrant.Option
 	}{
-		{"with the disconnection check off a cut-off holder re-enters a lock someone else holds", true, []reentrant.Option{reentrant.WithSessionTimeout(0)}},
+		{"with the disconnection check off a cut-off holder re-enters a lock someone else holds", true, []reentrant.Option{reentrant.WithoutDisconnectCheck()}},
 		{"with the granted session timeout (the default) a cut-off holder's re-entry is refused", false, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root := zktest.Root(t)
 			dir := root + "/lock"
-			conn, proxy := zktest.ConnectViaProxy(t, sessionTimeout)
-			admin := zktest.Connect(t)
-			holder := newMutex(t, conn, dir, c.opts...)
-			other := newMutex(t, admin, dir)
+			connS, proxy := sessionViaProxy(t, sessionTimeout)
+			adminS := session(t)
+			holder := newMutex(t, connS, dir, c.opts...)
+			other := newMutex(t, adminS, dir)
 			ctx := zktest.Context(t)
 			if err := holder.Lock(ctx); err != nil {
 				t.Fatal(err)
@@ -442,9 +465,9 @@ func TestReentryDuringAPartition(t *testing.T) {
 func TestGoroutinesSharingAMutexAreOneOwner(t *testing.T) {
 	root := zktest.Root(t)
 	dir := root + "/lock"
-	conn := zktest.Connect(t)
-	shared := newMutex(t, conn, dir)
-	own := newMutex(t, conn, dir)
+	connS := session(t)
+	shared := newMutex(t, connS, dir)
+	own := newMutex(t, connS, dir)
 	ctx := zktest.Context(t)
 	if err := shared.Lock(ctx); err != nil {
 		t.Fatal(err)
@@ -483,7 +506,7 @@ func TestNestedCriticalSectionsExcludeOtherOwners(t *testing.T) {
 	const owners, rounds, depth = 10, 3, 3
 	root := zktest.Root(t)
 	dir := root + "/lock"
-	conn := zktest.Connect(t)
+	connS, conn := sessionConn(t)
 	var tally event.Tally
 	var inside atomic.Int32
 	counter := 0
@@ -491,7 +514,7 @@ func TestNestedCriticalSectionsExcludeOtherOwners(t *testing.T) {
 	errs := make(chan error, owners)
 	start := time.Now()
 	for i := range owners {
-		m := newMutex(t, conn, dir, reentrant.WithObserver(tally.Observe))
+		m := newMutex(t, connS, dir, reentrant.WithObserver(tally.Observe))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -548,12 +571,12 @@ func TestNestedCriticalSectionsExcludeOtherOwners(t *testing.T) {
 }
 
 func ExampleMutex() {
-	conn := zktest.ExampleConn()
-	defer conn.Close()
+	s := zktest.ExampleSession(seqlock.NewSession)
+	defer s.Close()
 	ctx := context.Background()
 
-	job, _ := reentrant.New(conn, "/reentrant-example")
-	other, _ := reentrant.New(conn, "/reentrant-example")
+	job, _ := reentrant.New(s, "/reentrant-example")
+	other, _ := reentrant.New(s, "/reentrant-example")
 
 	// save takes the lock itself, so it is safe to call on its own, and
 	// also from inside a section that already holds the lock.

@@ -1,7 +1,7 @@
 package reentrant
 
 import (
-	"github.com/go-zookeeper/zk"
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 
 	"github.com/lockstep-zk/lockstep/05-rwlock/rwlock"
 )
@@ -33,12 +33,13 @@ var (
 
 // NewRW returns a reentrant read/write lock on the directory dir. Nothing
 // is sent to ZooKeeper until a side's Lock.
-func NewRW(conn *zk.Conn, dir string, opts ...Option) (*RWMutex, error) {
+func NewRW(s *seqlock.Session, dir string, opts ...Option) (*RWMutex, error) {
 	c := configure(opts)
-	rw, err := rwlock.New(conn, dir, c.rwlock()...)
+	rw, err := rwlock.New(s, dir, c.rwlock()...)
 	if err != nil {
 		return nil, err
 	}
+	conn := s.Conn()
 	return &RWMutex{read: counted(rw.Read(), conn, dir, c.obs), write: counted(rw.Write(), conn, dir, c.obs)}, nil
 }
 

@@ -7,6 +7,7 @@ package scene
 import (
 	"context"
 	"errors"
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 
 	"github.com/lockstep-zk/lockstep/06-reentrant/reentrant"
 	"github.com/lockstep-zk/lockstep/internal/scene"
@@ -19,14 +20,13 @@ func New() scene.Scene {
 		Name:  "06-reentrant",
 		Title: "re-entrant lock: the holder locks twice, one node, one release",
 		Look:  "each holder locks twice: the 2nd Lock and 1st Unlock cost no request",
-		NewWorker: func(w scene.Worker) (scene.Part, error) {
-			m, err := reentrant.New(w.Conn, w.Path, reentrant.WithObserver(w.Observer),
-				reentrant.WithSessionTimeout(w.Session), reentrant.WithData([]byte(w.Name)))
+		Open: scene.OnSession(seqlock.NewSession, func(s *seqlock.Session, w scene.Worker) (scene.Part, error) {
+			m, err := reentrant.New(s, w.Path, reentrant.WithObserver(w.Observer), reentrant.WithData([]byte(w.Name)))
 			if err != nil {
 				return nil, err
 			}
 			return nested{m}, nil
-		},
+		}),
 	}
 }
 

@@ -23,11 +23,12 @@ import (
 const nodeName = "latch-"
 
 // Election is one candidate in the election held in a directory. Use one
-// Election per candidate; several may share a *zk.Conn, but each candidate
+// Election per candidate; several may share a Session, but each candidate
 // that should survive the others' crashes needs its own session. Token,
 // Node and Lost may be called from any goroutine.
 type Election struct {
-	conn *zk.Conn
+	s    *seqlock.Session
+	conn *zk.Conn // s.Conn()
 	dir  string
 	q    *seqlock.Queue   // the queue as Leader and Observe read it
 	opts []seqlock.Option // for each campaign's queue
@@ -55,16 +56,16 @@ type Leadership struct {
 
 // New returns a candidate for the election held in dir. Nothing is sent to
 // ZooKeeper until Campaign, Leader or Observe.
-func New(conn *zk.Conn, dir string, opts ...Option) (*Election, error) {
+func New(s *seqlock.Session, dir string, opts ...Option) (*Election, error) {
 	var c config
 	for _, o := range opts {
 		o(&c)
 	}
-	q, err := seqlock.NewQueue(conn, dir, nodeName, seqlock.First, c.seqlock...)
+	q, err := seqlock.NewQueue(s, dir, nodeName, seqlock.First, c.seqlock...)
 	if err != nil {
 		return nil, fmt.Errorf("leader: %w", err)
 	}
-	return &Election{conn: conn, dir: dir, q: q, opts: c.seqlock, obs: c.obs}, nil
+	return &Election{s: s, conn: s.Conn(), dir: dir, q: q, opts: c.seqlock, obs: c.obs}, nil
 }
 
 // Campaign joins the election and blocks until this candidate leads, ctx

@@ -53,7 +53,7 @@ var succession seqlock.Rule = seqlock.First
 // left no node behind.
 func (e *Election) campaign(ctx context.Context, value string) (*seqlock.Hold, error) {
 	opts := append(slices.Clip(e.opts), seqlock.WithData([]byte(value)))
-	q, err := seqlock.NewQueue(e.conn, e.dir, nodeName, succession, opts...)
+	q, err := seqlock.NewQueue(e.s, e.dir, nodeName, succession, opts...)
 	if err != nil {
 		return nil, err
 	}

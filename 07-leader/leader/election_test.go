@@ -12,17 +12,44 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/07-leader/leader"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/locktest"
+	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
 func TestMain(m *testing.M) { zktest.Main(m) }
 
-func newElection(t testing.TB, conn *zk.Conn, dir string, opts ...leader.Option) *leader.Election {
+// session opens a Session on the package's server, closed when the test ends.
+func session(t testing.TB, opts ...seqlock.SessionOption) *seqlock.Session {
 	t.Helper()
-	e, err := leader.New(conn, dir, opts...)
+	return zktest.DialSession(t, seqlock.NewSession, opts...)
+}
+
+// sessionConn is session and its conn.
+func sessionConn(t testing.TB) (*seqlock.Session, *zk.Conn) {
+	t.Helper()
+	s := session(t)
+	return s, s.Conn()
+}
+
+// sessionAsking is session asking for the session timeout d.
+func sessionAsking(t testing.TB, d time.Duration) *seqlock.Session {
+	t.Helper()
+	return session(t, seqlock.WithSessionTimeout(d))
+}
+
+// sessionViaProxy is session through a toxiproxy of its own, asking for d.
+func sessionViaProxy(t testing.TB, d time.Duration) (*seqlock.Session, *zkconn.Proxy) {
+	t.Helper()
+	return zktest.DialSessionViaProxy(t, seqlock.NewSession, seqlock.WithSessionTimeout(d))
+}
+
+func newElection(t testing.TB, s *seqlock.Session, dir string, opts ...leader.Option) *leader.Election {
+	t.Helper()
+	e, err := leader.New(s, dir, opts...)
 	if err != nil {
 		t.Fatalf("New(%q): %v", dir, err)
 	}
@@ -41,12 +68,15 @@ func (l asLock) Lost() <-chan struct{}            { return l.e.Lost() }
 
 func TestElectionPassesTheLockConformanceSuite(t *testing.T) {
 	locktest.Run(t, locktest.Impl{
-		New: func(conn *zk.Conn, path string) (locktest.Locker, error) {
-			e, err := leader.New(conn, path)
-			if err != nil {
-				return nil, err
+		Open: func(tb testing.TB) (*zk.Conn, func(string) (locktest.Locker, error)) {
+			s := session(tb)
+			return s.Conn(), func(path string) (locktest.Locker, error) {
+				e, err := leader.New(s, path)
+				if err != nil {
+					return nil, err
+				}
+				return asLock{e}, nil
 			}
-			return asLock{e}, nil
 		},
 		ErrNotHeld: leader.ErrNotHeld,
 	})
@@ -134,7 +164,7 @@ func TestExactlyOneLeaderAtAnyInstant(t *testing.T) {
 		errs := make(chan error, candidates)
 		for i := range candidates {
 			who := fmt.Sprintf("candidate-%d", i)
-			e := newElection(t, zktest.Connect(t), dir, leader.WithObserver(h.observer(who)))
+			e := newElection(t, session(t), dir, leader.WithObserver(h.observer(who)))
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -166,9 +196,9 @@ func TestExactlyOneLeaderAtAnyInstant(t *testing.T) {
 }
 
 // leadNow makes a candidate on its own conn and waits until it leads.
-func leadNow(t testing.TB, conn *zk.Conn, dir, who string, opts ...leader.Option) *leader.Election {
+func leadNow(t testing.TB, s *seqlock.Session, dir, who string, opts ...leader.Option) *leader.Election {
 	t.Helper()
-	e := newElection(t, conn, dir, opts...)
+	e := newElection(t, s, dir, opts...)
 	if err := e.Campaign(zktest.Context(t), who); err != nil {
 		t.Fatalf("%s: Campaign: %v", who, err)
 	}
@@ -234,11 +264,12 @@ func TestFailoverWhenTheLeadersSessionExpires(t *testing.T) {
 	ctx := zktest.Context(t)
 	h := &history{}
 	tally := &event.Tally{}
-	oldConn, proxy := zktest.ConnectViaProxy(t, sessionTimeout)
-	old := leadNow(t, oldConn, dir, "old", leader.WithObserver(event.Tee(h.observer("old"), tally.Observe)))
+	oldConnS, proxy := sessionViaProxy(t, sessionTimeout)
+	oldConn := oldConnS.Conn()
+	old := leadNow(t, oldConnS, dir, "old", leader.WithObserver(event.Tee(h.observer("old"), tally.Observe)))
 	oldToken, lost := old.Token(), old.Lost()
 
-	next := newElection(t, zktest.ConnectTimeout(t, sessionTimeout), dir, leader.WithObserver(h.observer("next")))
+	next := newElection(t, sessionAsking(t, sessionTimeout), dir, leader.WithObserver(h.observer("next")))
 	won := campaignInBackground(ctx, next, "next")
 	admin := zktest.Connect(t)
 	waitQueued(t, admin, dir, 2)
@@ -290,7 +321,7 @@ func TestFailoverWhenTheLeadersSessionExpires(t *testing.T) {
 
 // TestCutOffLeaderWithoutSessionTimeoutStillBelievesItLeads is this
 // chapter's flaw, measured: with the disconnection check turned off
-// (WithSessionTimeout(0)), a leader cut off from ZooKeeper hears nothing —
+// (WithoutDisconnectCheck()), a leader cut off from ZooKeeper hears nothing —
 // no event reaches it — while the server expires its session and elects a
 // successor. It finds out only when the link comes back. Until then two
 // processes believe they lead; only a fencing token checked by the
@@ -300,7 +331,7 @@ func TestFailoverWhenTheLeadersSessionExpires(t *testing.T) {
 func TestCutOffLeaderWithoutSessionTimeoutStillBelievesItLeads(t *testing.T) {
 	const sessionTimeout = 1500 * time.Millisecond
 	t.Run("without the check the cut-off leader still believes it leads after its successor is elected", func(t *testing.T) {
-		lostAt, elected := cutTheLeader(t, sessionTimeout, leader.WithSessionTimeout(0))
+		lostAt, elected := cutTheLeader(t, sessionTimeout, leader.WithoutDisconnectCheck())
 		if !lostAt.IsZero() {
 			t.Fatalf("the cut-off leader learned it lost %v before its successor was elected: the flaw is gone?",
 				elected.Sub(lostAt).Round(time.Millisecond))
@@ -322,11 +353,12 @@ func TestCutOffLeaderWithoutSessionTimeoutStillBelievesItLeads(t *testing.T) {
 func cutTheLeader(t *testing.T, sessionTimeout time.Duration, opts ...leader.Option) (lostAt, elected time.Time) {
 	dir := zktest.Root(t) + "/election"
 	ctx := zktest.Context(t)
-	oldConn, proxy := zktest.ConnectViaProxy(t, sessionTimeout)
+	oldConnS, proxy := sessionViaProxy(t, sessionTimeout)
+	oldConn := oldConnS.Conn()
 	h := &history{} // old's Lost event, stamped when the core declared the loss
-	old := leadNow(t, oldConn, dir, "old", append(opts, leader.WithObserver(h.observer("old")))...)
+	old := leadNow(t, oldConnS, dir, "old", append(opts, leader.WithObserver(h.observer("old")))...)
 	lost := old.Lost()
-	next := newElection(t, zktest.ConnectTimeout(t, sessionTimeout), dir)
+	next := newElection(t, sessionAsking(t, sessionTimeout), dir)
 	won := campaignInBackground(ctx, next, "next")
 	waitQueued(t, zktest.Connect(t), dir, 2)
 
@@ -365,13 +397,13 @@ func TestResignHandsOverAtOnce(t *testing.T) {
 	const sessionTimeout = 10 * time.Second
 	dir := zktest.Root(t) + "/election"
 	ctx := zktest.Context(t)
-	first := leadNow(t, zktest.ConnectTimeout(t, sessionTimeout), dir, "first")
+	first := leadNow(t, sessionAsking(t, sessionTimeout), dir, "first")
 	tallies := make([]*event.Tally, 3)
 	var results []<-chan campaignResult
 	var waiters []*leader.Election
 	for i := range tallies {
 		tallies[i] = &event.Tally{}
-		w := newElection(t, zktest.ConnectTimeout(t, sessionTimeout), dir, leader.WithObserver(tallies[i].Observe))
+		w := newElection(t, sessionAsking(t, sessionTimeout), dir, leader.WithObserver(tallies[i].Observe))
 		waiters = append(waiters, w)
 		results = append(results, campaignInBackground(ctx, w, fmt.Sprintf("waiter-%d", i)))
 		waitQueued(t, zktest.Connect(t), dir, i+2) // join in order
@@ -430,14 +462,14 @@ func TestObserversSeeEveryChangeInOrder(t *testing.T) {
 	ctx := zktest.Context(t)
 	octx, stop := context.WithCancel(ctx)
 	defer stop()
-	watcher := newElection(t, zktest.Connect(t), dir)
+	watcher := newElection(t, session(t), dir)
 	changes := watcher.Observe(octx)
 
 	names := []string{"alpha", "bravo", "charlie"}
 	var elections []*leader.Election
 	var results []<-chan campaignResult
 	for i, who := range names {
-		e := newElection(t, zktest.Connect(t), dir)
+		e := newElection(t, session(t), dir)
 		elections = append(elections, e)
 		results = append(results, campaignInBackground(ctx, e, who))
 		waitQueued(t, zktest.Connect(t), dir, i+1)
@@ -497,12 +529,12 @@ func TestCampaignHonoursItsContext(t *testing.T) {
 	dir := zktest.Root(t) + "/election"
 	ctx := zktest.Context(t)
 	admin := zktest.Connect(t)
-	holder := leadNow(t, zktest.Connect(t), dir, "holder")
+	holder := leadNow(t, session(t), dir, "holder")
 	holderNodes := zktest.Tree(t, admin, dir)
 
 	t.Run("a cancelled Campaign returns context.Canceled and leaves no node", func(t *testing.T) {
 		tally := &event.Tally{}
-		e := newElection(t, zktest.Connect(t), dir, leader.WithObserver(tally.Observe))
+		e := newElection(t, session(t), dir, leader.WithObserver(tally.Observe))
 		cctx, cancel := context.WithCancel(ctx)
 		res := campaignInBackground(cctx, e, "quitter")
 		zktest.Eventually(t, zktest.Patience, "the candidate waits", func() bool { return tally.Count(event.Waiting) > 0 })
@@ -521,7 +553,7 @@ func TestCampaignHonoursItsContext(t *testing.T) {
 	})
 	t.Run("a Campaign with a context already over sends nothing", func(t *testing.T) {
 		tally := &event.Tally{}
-		e := newElection(t, zktest.Connect(t), dir, leader.WithObserver(tally.Observe))
+		e := newElection(t, session(t), dir, leader.WithObserver(tally.Observe))
 		cctx, cancel := context.WithCancel(ctx)
 		cancel()
 		if err := e.Campaign(cctx, "late"); !errors.Is(err, context.Canceled) {
@@ -542,7 +574,7 @@ func TestCampaignHonoursItsContext(t *testing.T) {
 func TestTheAPIRefusesMisuse(t *testing.T) {
 	dir := zktest.Root(t) + "/election"
 	ctx := zktest.Context(t)
-	e := leadNow(t, zktest.Connect(t), dir, "me")
+	e := leadNow(t, session(t), dir, "me")
 	t.Run("Campaign while leading returns ErrAlreadyHeld", func(t *testing.T) {
 		if err := e.Campaign(ctx, "me again"); !errors.Is(err, leader.ErrAlreadyHeld) {
 			t.Fatalf("Campaign = %v, want ErrAlreadyHeld", err)
@@ -550,7 +582,7 @@ func TestTheAPIRefusesMisuse(t *testing.T) {
 	})
 	t.Run("Campaign while campaigning returns ErrAlreadyHeld", func(t *testing.T) {
 		tally := &event.Tally{}
-		w := newElection(t, zktest.Connect(t), dir, leader.WithObserver(tally.Observe))
+		w := newElection(t, session(t), dir, leader.WithObserver(tally.Observe))
 		cctx, cancel := context.WithCancel(ctx)
 		res := campaignInBackground(cctx, w, "waiter")
 		zktest.Eventually(t, zktest.Patience, "the candidate waits", func() bool { return tally.Count(event.Waiting) > 0 })
@@ -583,7 +615,7 @@ func TestTheAPIRefusesMisuse(t *testing.T) {
 		}
 	})
 	t.Run("Lost before any Campaign is nil, a channel that never fires", func(t *testing.T) {
-		if lost := newElection(t, zktest.Connect(t), dir).Lost(); lost != nil {
+		if lost := newElection(t, session(t), dir).Lost(); lost != nil {
 			t.Fatal("Lost of a fresh Election is not nil")
 		}
 	})
@@ -593,13 +625,13 @@ func TestLeaderSaysWhoLeads(t *testing.T) {
 	root := zktest.Root(t)
 	dir := root + "/election"
 	ctx := zktest.Context(t)
-	asker := newElection(t, zktest.Connect(t), dir)
+	asker := newElection(t, session(t), dir)
 	t.Run("no directory means no leader", func(t *testing.T) {
 		if _, err := asker.Leader(ctx); !errors.Is(err, leader.ErrNoLeader) {
 			t.Fatalf("Leader = %v, want ErrNoLeader", err)
 		}
 	})
-	e := leadNow(t, zktest.Connect(t), dir, "host-a:8080")
+	e := leadNow(t, session(t), dir, "host-a:8080")
 	t.Run("the leader's value, node and token", func(t *testing.T) {
 		l, err := asker.Leader(ctx)
 		if err != nil {
@@ -630,7 +662,9 @@ func TestALoneCandidateSendsThreeRequests(t *testing.T) {
 	if _, err := zktest.Connect(t).Create(dir, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
 		t.Fatal(err)
 	}
-	if err := leadNow(t, zktest.Connect(t), dir, "warm-up").Resign(zktest.Context(t)); err != nil {
+	// One Session for both: it knows the directory by the time we count.
+	s := session(t)
+	if err := leadNow(t, s, dir, "warm-up").Resign(zktest.Context(t)); err != nil {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
@@ -638,13 +672,13 @@ func TestALoneCandidateSendsThreeRequests(t *testing.T) {
 	obs := func(e event.Event) {
 		mu.Lock()
 		defer mu.Unlock()
-		s := e.Kind.String() + " " + e.Op
+		line := e.Kind.String() + " " + e.Op
 		if e.Kind == event.Acquired && e.Token == 0 {
-			s += " (no token)"
+			line += " (no token)"
 		}
-		got = append(got, s)
+		got = append(got, line)
 	}
-	e := leadNow(t, zktest.Connect(t), dir, "solo", leader.WithObserver(obs))
+	e := leadNow(t, s, dir, "solo", leader.WithObserver(obs))
 	if err := e.Resign(zktest.Context(t)); err != nil {
 		t.Fatal(err)
 	}

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/lockstep-zk/lockstep/07-leader/leader"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zkserver"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
@@ -41,13 +41,12 @@ func TestCrashOfTheZooKeeperLeaderElectsNoSecondLeader(t *testing.T) {
 	var elections []*leader.Election
 	for i := range 3 {
 		who := fmt.Sprintf("candidate-%d", i)
-		conn, events, err := zkconn.Dial(ctx, ens.Servers, sessionTimeout)
+		s, err := seqlock.NewSession(ctx, ens.Servers, seqlock.WithSessionTimeout(sessionTimeout))
 		if err != nil {
 			t.Fatal(err)
 		}
-		go zkconn.Drain(events)
-		t.Cleanup(conn.Close)
-		e := newElection(t, conn, dir, leader.WithObserver(h.observer(who)))
+		t.Cleanup(s.Close)
+		e := newElection(t, s, dir, leader.WithObserver(h.observer(who)))
 		elections = append(elections, e)
 		wg.Add(1)
 		go func() {
@@ -55,11 +54,10 @@ func TestCrashOfTheZooKeeperLeaderElectsNoSecondLeader(t *testing.T) {
 			campaignUntilDone(run, t, e, who, h)
 		}()
 	}
-	admin, events, err := zkconn.Dial(ctx, ens.Servers, sessionTimeout)
+	admin, err := seqlock.NewSession(ctx, ens.Servers, seqlock.WithSessionTimeout(sessionTimeout))
 	if err != nil {
 		t.Fatal(err)
 	}
-	go zkconn.Drain(events)
 	defer admin.Close()
 	asker := newElection(t, admin, dir)
 	whoLeads := func() string {

@@ -3,6 +3,7 @@ package leader_test
 import (
 	"context"
 	"fmt"
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 
 	"github.com/lockstep-zk/lockstep/07-leader/leader"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
@@ -11,11 +12,11 @@ import (
 func ExampleElection() {
 	ctx := context.Background()
 	// Each candidate has its own session, as separate processes would.
-	connA, connB := zktest.ExampleConn(), zktest.ExampleConn()
+	connA, connB := zktest.ExampleSession(seqlock.NewSession), zktest.ExampleSession(seqlock.NewSession)
 	defer connA.Close()
 	defer connB.Close()
 	dir := "/examples/leader/billing"
-	defer zktest.DeleteTree(connA, "/examples/leader")
+	defer zktest.DeleteTree(connA.Conn(), "/examples/leader")
 
 	a, _ := leader.New(connA, dir)
 	b, _ := leader.New(connB, dir)
@@ -47,16 +48,16 @@ func ExampleElection() {
 func ExampleElection_Observe() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	conn := zktest.ExampleConn()
-	defer conn.Close()
+	s := zktest.ExampleSession(seqlock.NewSession)
+	defer s.Close()
 	dir := "/examples/leader/observed"
-	defer zktest.DeleteTree(conn, "/examples/leader")
+	defer zktest.DeleteTree(s.Conn(), "/examples/leader")
 
-	watcher, _ := leader.New(conn, dir)
+	watcher, _ := leader.New(s, dir)
 	leaders := watcher.Observe(ctx)
 
 	for _, name := range []string{"first", "second"} {
-		e, _ := leader.New(conn, dir)
+		e, _ := leader.New(s, dir)
 		if err := e.Campaign(ctx, name); err != nil {
 			panic(err)
 		}

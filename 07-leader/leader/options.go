@@ -2,7 +2,8 @@ package leader
 
 import (
 	"errors"
-	"time"
+
+	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/event"
@@ -21,8 +22,8 @@ var (
 	// ErrLost is wrapped in the error Resign returns when the leadership
 	// was lost before Resign.
 	ErrLost = seqlock.ErrLost
-	// ErrNilConn: New was given a nil *zk.Conn.
-	ErrNilConn = seqlock.ErrNilConn
+	// ErrNilSession: New was given a nil *seqlock.Session.
+	ErrNilSession = seqlock.ErrNilSession
 	// ErrNoLeader: Leader found no candidate in the election directory.
 	ErrNoLeader = errors.New("leader: no leader")
 )
@@ -45,13 +46,18 @@ func WithObserver(o event.Observer) Option {
 	}
 }
 
-// WithSessionTimeout is seqlock.WithSessionTimeout. By default a leader
-// uses the session timeout the server granted its conn, and steps down
-// (Lost) once the conn has had no session for a sixth of it — before the
-// server can expire the session and elect someone else. d <= 0 turns that
-// check off: a cut-off leader then learns it lost only when it reconnects,
-// the flaw TestCutOffLeaderWithoutSessionTimeoutStillBelievesItLeads
-// measures.
-func WithSessionTimeout(d time.Duration) Option {
-	return func(c *config) { c.seqlock = append(c.seqlock, seqlock.WithSessionTimeout(d)) }
+// WithoutDisconnectCheck is seqlock.WithoutDisconnectCheck. By default a
+// leader steps down (Lost) once its Session has had no session for a sixth
+// of the granted timeout — before the server can expire the session and
+// elect someone else. Without the check a cut-off leader learns it lost
+// only when it reconnects, the flaw
+// TestCutOffLeaderWithoutSessionTimeoutStillBelievesItLeads measures.
+func WithoutDisconnectCheck() Option {
+	return func(c *config) { c.seqlock = append(c.seqlock, seqlock.WithoutDisconnectCheck()) }
+}
+
+// WithACL gives the candidates' nodes (and the election directory, if
+// missing) the ACL acl (seqlock.WithACL).
+func WithACL(acl []zk.ACL) Option {
+	return func(c *config) { c.seqlock = append(c.seqlock, seqlock.WithACL(acl)) }
 }

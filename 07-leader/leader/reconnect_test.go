@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"io"
 	"net"
 	"slices"
@@ -11,11 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
-
 	"github.com/lockstep-zk/lockstep/07-leader/leader"
 	"github.com/lockstep-zk/lockstep/event"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
@@ -26,16 +24,16 @@ import (
 // candidate's node, live on. These tests drop the connection at the exact
 // request that matters, with a proxy that reads the client's requests.
 func TestCampaignSurvivesAConnectionThatDrops(t *testing.T) {
-	const session = 15 * time.Second // far longer than any outage below
+	const sessionTimeout = 15 * time.Second // far longer than any outage below
 
 	t.Run("a listing and a watch cut by a dropped connection are asked again, and the candidate leads later", func(t *testing.T) {
 		dir := zktest.Root(t) + "/election"
 		ctx := zktest.Context(t)
 		admin := zktest.Connect(t)
-		holder := leadNow(t, zktest.Connect(t), dir, "holder")
+		holder := leadNow(t, session(t), dir, "holder")
 		trip := newTripwire(t)
-		conn := dialVia(t, trip, session)
-		sessionID := conn.SessionID()
+		conn := dialVia(t, trip, sessionTimeout)
+		sessionID := conn.Conn().SessionID()
 		// The waiter's first listing (getChildren2) and its first watch
 		// (getData) each lose their connection on the way to the server.
 		trip.dropOn(opGetChildren2, opGetData)
@@ -46,7 +44,7 @@ func TestCampaignSurvivesAConnectionThatDrops(t *testing.T) {
 		if n := trip.drops(); n != 2 {
 			t.Fatalf("the proxy dropped %d connections, want 2 (one listing, one watch)", n)
 		}
-		if conn.SessionID() != sessionID {
+		if conn.Conn().SessionID() != sessionID {
 			t.Fatal("the waiter's session changed: this test needs it to survive")
 		}
 		if n := trip.seen(opGetChildren2); n != 2 {
@@ -75,11 +73,11 @@ func TestCampaignSurvivesAConnectionThatDrops(t *testing.T) {
 		dir := zktest.Root(t) + "/election"
 		ctx := zktest.Context(t)
 		admin := zktest.Connect(t)
-		holder := leadNow(t, zktest.Connect(t), dir, "holder")
+		holder := leadNow(t, session(t), dir, "holder")
 		holderNodes := zktest.Tree(t, admin, dir)
 		trip := newTripwire(t)
-		conn := dialVia(t, trip, session)
-		sessionID := conn.SessionID()
+		conn := dialVia(t, trip, sessionTimeout)
+		sessionID := conn.Conn().SessionID()
 		tally := &event.Tally{}
 		waiter := newElection(t, conn, dir, leader.WithObserver(tally.Observe))
 		cctx, cancel := context.WithCancel(ctx)
@@ -107,7 +105,7 @@ func TestCampaignSurvivesAConnectionThatDrops(t *testing.T) {
 		zktest.Eventually(t, zktest.Patience, "the waiter's node is deleted", func() bool {
 			return slices.Equal(zktest.Tree(t, admin, dir), holderNodes)
 		})
-		if conn.SessionID() != sessionID {
+		if conn.Conn().SessionID() != sessionID {
 			t.Error("the waiter's session changed: its node may have gone with it, not by its delete")
 		}
 		t.Logf("%d deletes until one reached the server", tally.Requests("delete"))
@@ -134,15 +132,14 @@ func waitUntilWaiting(t testing.TB, tally *event.Tally, res <-chan campaignResul
 }
 
 // dialVia opens a session through trip; it is closed when the test ends.
-func dialVia(t testing.TB, trip *tripwire, sessionTimeout time.Duration) *zk.Conn {
+func dialVia(t testing.TB, trip *tripwire, sessionTimeout time.Duration) *seqlock.Session {
 	t.Helper()
-	conn, events, err := zkconn.Dial(zktest.Context(t), []string{trip.addr}, sessionTimeout)
+	s, err := seqlock.NewSession(zktest.Context(t), []string{trip.addr}, seqlock.WithSessionTimeout(sessionTimeout))
 	if err != nil {
 		t.Fatal(err)
 	}
-	go zkconn.Drain(events)
-	t.Cleanup(conn.Close)
-	return conn
+	t.Cleanup(s.Close)
+	return s
 }
 
 // ZooKeeper request opcodes (the jute protocol; go-zookeeper's constants.go).

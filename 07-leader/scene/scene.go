@@ -8,6 +8,7 @@ package scene
 import (
 	"context"
 	"fmt"
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"regexp"
 
 	"github.com/lockstep-zk/lockstep/07-leader/leader"
@@ -27,13 +28,13 @@ func New() scene.Scene {
 			Idle: "resigned", Requesting: "campaigns", Waiting: "follower", Holding: "leader",
 			Acquired: "terms", Woken: "woken/resign", PerAcq: "term"},
 		Leaf: "election",
-		NewWorker: func(w scene.Worker) (scene.Part, error) {
-			e, err := leader.New(w.Conn, w.Path, leader.WithObserver(w.Observer), leader.WithSessionTimeout(w.Session))
+		Open: scene.OnSession(seqlock.NewSession, func(s *seqlock.Session, w scene.Worker) (scene.Part, error) {
+			e, err := leader.New(s, w.Path, leader.WithObserver(w.Observer))
 			if err != nil {
 				return nil, err
 			}
 			return candidate{e, w.Name}, nil
-		},
+		}),
 		Describe: describe,
 	}
 }

@@ -57,16 +57,17 @@ func pausedHolder(t *testing.T) *story {
 	if _, err := s.admin.Create(s.data, []byte("initial"), 0, zk.WorldACL(zk.PermAll)); err != nil {
 		t.Fatal(err)
 	}
-	s.connA, s.proxy = zktest.ConnectViaProxy(t, sessionTimeout)
-	s.connB = zktest.Connect(t)
+	sessA, proxy := zktest.DialSessionViaProxy(t, seqlock.NewSession, seqlock.WithSessionTimeout(sessionTimeout))
+	sessB := zktest.DialSession(t, seqlock.NewSession)
+	s.connA, s.proxy, s.connB = sessA.Conn(), proxy, sessB.Conn()
 	var err error
 	// A paused process runs no timer either: A's lock must not judge the
-	// silence by the clock (WithSessionTimeout(0)), or it would give up
+	// silence by the clock (WithoutDisconnectCheck), or it would give up
 	// before the server does, and the story needs a holder that does not know.
-	if s.a, err = seqlock.New(s.connA, root+"/lock", seqlock.WithSessionTimeout(0)); err != nil {
+	if s.a, err = seqlock.New(sessA, root+"/lock", seqlock.WithoutDisconnectCheck()); err != nil {
 		t.Fatal(err)
 	}
-	if s.b, err = seqlock.New(s.connB, root+"/lock"); err != nil {
+	if s.b, err = seqlock.New(sessB, root+"/lock"); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.a.Lock(ctx); err != nil {
@@ -387,7 +388,8 @@ func TestStore(t *testing.T) {
 func TestSetIfHeld(t *testing.T) {
 	ctx := ctxFor(t)
 	root := zktest.Root(t)
-	conn := zktest.Connect(t)
+	sess := zktest.DialSession(t, seqlock.NewSession)
+	conn := sess.Conn()
 	data := root + "/data"
 	if _, err := conn.Create(data, []byte("initial"), 0, zk.WorldACL(zk.PermAll)); err != nil {
 		t.Fatal(err)
@@ -402,7 +404,7 @@ func TestSetIfHeld(t *testing.T) {
 	}
 
 	t.Run("the holder's write lands while its lock node exists", func(t *testing.T) {
-		m, _ := seqlock.New(conn, root+"/lock")
+		m, _ := seqlock.New(sess, root+"/lock")
 		if err := m.Lock(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -417,7 +419,7 @@ func TestSetIfHeld(t *testing.T) {
 		}
 	})
 	t.Run("after Unlock the same write is refused and the data is unchanged", func(t *testing.T) {
-		m, _ := seqlock.New(conn, root+"/lock")
+		m, _ := seqlock.New(sess, root+"/lock")
 		if err := m.Lock(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -439,7 +441,7 @@ func TestSetIfHeld(t *testing.T) {
 		}
 	})
 	t.Run("a missing data node is zk.ErrNoNode, not mistaken for a lost lock", func(t *testing.T) {
-		m, _ := seqlock.New(conn, root+"/lock")
+		m, _ := seqlock.New(sess, root+"/lock")
 		if err := m.Lock(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -541,17 +543,17 @@ func ExampleStore() {
 
 func ExampleSetIfHeld() {
 	ctx := context.Background()
-	conn, events, err := zkconn.Dial(ctx, zktest.ExampleServers(), zkconn.DefaultSessionTimeout)
+	sess, err := seqlock.NewSession(ctx, zktest.ExampleServers())
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	go zkconn.Drain(events)
-	defer conn.Close()
+	defer sess.Close()
+	conn := sess.Conn()
 	conn.Create("/fencing-example", []byte("initial"), 0, zk.WorldACL(zk.PermAll))
 	defer conn.Delete("/fencing-example", -1)
 
-	m, _ := seqlock.New(conn, "/fencing-example-lock")
+	m, _ := seqlock.New(sess, "/fencing-example-lock")
 	if err := m.Lock(ctx); err != nil {
 		fmt.Println(err)
 		return

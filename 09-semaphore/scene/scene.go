@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/09-semaphore/semaphore"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/scene"
@@ -25,14 +26,14 @@ func New() scene.Scene {
 		Expect: scene.Expect{Holders: Leases, HoldersSays: fmt.Sprintf("%d leases: %d holders at most", Leases, Leases)},
 		Words:  scene.Words{Holds: "LEASE", Holding: "leased"},
 		Dirs:   []string{"leases", "locks"},
-		NewWorker: func(w scene.Worker) (scene.Part, error) {
-			s, err := semaphore.New(w.Conn, w.Path, Leases, semaphore.WithObserver(gateAsInfo(w.Observer)),
+		Open: scene.OnSession(seqlock.NewSession, func(sess *seqlock.Session, w scene.Worker) (scene.Part, error) {
+			s, err := semaphore.New(sess, w.Path, Leases, semaphore.WithObserver(gateAsInfo(w.Observer)),
 				semaphore.WithData([]byte(w.Name)))
 			if err != nil {
 				return nil, err
 			}
 			return s.Holder(), nil
-		},
+		}),
 		Tag: func(node string) string {
 			switch {
 			case strings.Contains(node, "-lease-"):

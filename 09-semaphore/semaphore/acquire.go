@@ -38,7 +38,7 @@ func (s *Semaphore) TryAcquire(ctx context.Context) (*Lease, error) { return s.a
 func (s *Semaphore) acquire(ctx context.Context, wait bool) (*Lease, error) {
 	// Step 1: the gate. One mutex per acquisition: goroutines sharing the
 	// Semaphore queue at the gate like separate clients.
-	gate, err := seqlock.New(s.conn, s.gateDir(), s.gate...)
+	gate, err := seqlock.New(s.sess, s.gateDir(), s.gate...)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,9 @@
 package semaphore
 
-import "context"
+import (
+	"context"
+	"sync"
+)
 
 // Holder is one client's hold on a lease, with the Lock and Unlock every
 // other lock of the course has: Lock takes a lease, Unlock gives it back.
@@ -9,7 +12,10 @@ import "context"
 // any other lock. One goroutine at a time uses a Holder; make one per
 // contender (Semaphore.Holder sends nothing).
 type Holder struct {
-	s     *Semaphore
+	s *Semaphore
+
+	mu    sync.Mutex
+	busy  bool   // a Lock is in progress or a lease is held (until Unlock)
 	lease *Lease // nil while nothing is held
 }
 
@@ -17,40 +23,70 @@ type Holder struct {
 func (s *Semaphore) Holder() *Holder { return &Holder{s: s} }
 
 // Lock is Acquire: it blocks until a lease is ours or ctx ends.
-func (h *Holder) Lock(ctx context.Context) error { return h.take(h.s.Acquire(ctx)) }
+func (h *Holder) Lock(ctx context.Context) error { return h.take(ctx, h.s.Acquire) }
 
 // TryLock is TryAcquire: ErrLocked at once when all n leases are out.
-func (h *Holder) TryLock(ctx context.Context) error { return h.take(h.s.TryAcquire(ctx)) }
+func (h *Holder) TryLock(ctx context.Context) error { return h.take(ctx, h.s.TryAcquire) }
 
-func (h *Holder) take(l *Lease, err error) error {
-	if err == nil {
-		h.lease = l
+// take acquires a lease with acquire, unless this Holder already holds one
+// or is acquiring one: then ErrAlreadyHeld, as every lock of the course
+// says it, and no second lease is taken (it would leak: Unlock gives back
+// one).
+func (h *Holder) take(ctx context.Context, acquire func(context.Context) (*Lease, error)) error {
+	h.mu.Lock()
+	if h.busy {
+		h.mu.Unlock()
+		return ErrAlreadyHeld
 	}
-	return err
+	h.busy = true
+	h.mu.Unlock()
+
+	l, err := acquire(ctx)
+
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if err != nil {
+		h.busy = false
+		return err
+	}
+	h.lease = l
+	return nil
 }
 
 // Unlock releases the lease: ErrNotHeld if none is held.
 func (h *Holder) Unlock(ctx context.Context) error {
+	h.mu.Lock()
 	l := h.lease
-	h.lease = nil
+	h.lease = nil // claim it: a second Unlock gets ErrNotHeld
+	h.mu.Unlock()
 	if l == nil {
 		return ErrNotHeld
 	}
-	return l.Release(ctx)
+	err := l.Release(ctx)
+	h.mu.Lock()
+	h.busy = false
+	h.mu.Unlock()
+	return err
+}
+
+func (h *Holder) held() *Lease {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.lease
 }
 
 // Token is the held lease's fencing token, 0 if none.
 func (h *Holder) Token() int64 {
-	if h.lease == nil {
-		return 0
+	if l := h.held(); l != nil {
+		return l.Token()
 	}
-	return h.lease.Token()
+	return 0
 }
 
 // Lost is the held lease's lost-hold channel, nil if none is held.
 func (h *Holder) Lost() <-chan struct{} {
-	if h.lease == nil {
-		return nil
+	if l := h.held(); l != nil {
+		return l.Lost()
 	}
-	return h.lease.Lost()
+	return nil
 }

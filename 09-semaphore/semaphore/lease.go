@@ -64,7 +64,7 @@ func (l *Lease) watchRevocation(s *Semaphore) {
 // returns ErrNotHeld if that lease is gone already.
 func Revoke(ctx context.Context, conn *zk.Conn, node string) error {
 	if conn == nil {
-		return ErrNilConn
+		return errors.New("semaphore: nil *zk.Conn")
 	}
 	if err := zkpath.Validate(node); err != nil {
 		return fmt.Errorf("semaphore: revoke: %w", err)

@@ -1,8 +1,6 @@
 package semaphore
 
 import (
-	"time"
-
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
@@ -28,11 +26,12 @@ func WithObserver(o event.Observer) Option {
 	}
 }
 
-// WithSessionTimeout is seqlock.WithSessionTimeout: by default a lease is
-// declared lost after a sixth of the granted session timeout without a
-// session.
-func WithSessionTimeout(d time.Duration) Option {
-	return func(opts *options) { opts.core = append(opts.core, seqlock.WithSessionTimeout(d)) }
+// WithoutDisconnectCheck is seqlock.WithoutDisconnectCheck: by default a
+// lease is declared lost after a sixth of the granted session timeout
+// without a session; with it, only once the session is known to have
+// expired.
+func WithoutDisconnectCheck() Option {
+	return func(opts *options) { opts.core = append(opts.core, seqlock.WithoutDisconnectCheck()) }
 }
 
 // WithData stores b in each lease node (who holds it); Holders' nodes carry it.

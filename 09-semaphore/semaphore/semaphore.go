@@ -2,7 +2,7 @@
 // n clients hold a lease at once; the others wait, first come first served,
 // and a holder can be asked to give its lease back (revocation).
 //
-//	s, _ := semaphore.New(conn, "/semaphores/printers", 3)
+//	s, _ := semaphore.New(sess, "/semaphores/printers", 3) // sess: a *seqlock.Session
 //	lease, err := s.Acquire(ctx) // blocks while 3 leases are out
 //	defer lease.Release(ctx)
 //	select { case <-lease.Lost(): …; case <-lease.Revoked(): … }
@@ -49,17 +49,19 @@ import (
 
 // The vocabulary of every chapter (docs/concepts.md): 04's values.
 var (
-	ErrNotHeld = seqlock.ErrNotHeld // Release of a lease already released; Revoke of a lease that is gone
-	ErrLocked  = seqlock.ErrLocked  // TryAcquire: all n leases are out
-	ErrLost    = seqlock.ErrLost    // the lease was lost before Release
-	ErrNilConn = seqlock.ErrNilConn
+	ErrNotHeld     = seqlock.ErrNotHeld     // Release of a lease already released; Revoke of a lease that is gone
+	ErrLocked      = seqlock.ErrLocked      // TryAcquire: all n leases are out
+	ErrLost        = seqlock.ErrLost        // the lease was lost before Release
+	ErrNilSession  = seqlock.ErrNilSession  // New was given a nil *seqlock.Session
+	ErrAlreadyHeld = seqlock.ErrAlreadyHeld // Holder.Lock or TryLock while that Holder holds a lease
 )
 
 // Semaphore is one client's handle on a semaphore directory with n leases.
 // It may be shared by goroutines: each Acquire returns its own Lease.
 type Semaphore struct {
-	conn   *zk.Conn
-	dir    string // the semaphore: gateDir and leaseDir are in it
+	sess   *seqlock.Session
+	conn   *zk.Conn // sess.Conn()
+	dir    string   // the semaphore: gateDir and leaseDir are in it
 	n      int
 	opts   options
 	gate   []seqlock.Option // for each acquisition's gate mutex
@@ -68,9 +70,9 @@ type Semaphore struct {
 
 // New returns a semaphore with n leases on the directory dir. Every client
 // of one directory must use the same n. Nothing is sent until Acquire.
-func New(conn *zk.Conn, dir string, n int, opts ...Option) (*Semaphore, error) {
-	if conn == nil {
-		return nil, ErrNilConn
+func New(sess *seqlock.Session, dir string, n int, opts ...Option) (*Semaphore, error) {
+	if sess == nil {
+		return nil, ErrNilSession
 	}
 	if err := zkpath.Validate(dir); err != nil {
 		return nil, fmt.Errorf("semaphore: directory: %w", err)
@@ -78,12 +80,12 @@ func New(conn *zk.Conn, dir string, n int, opts ...Option) (*Semaphore, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("semaphore: %d leases: want at least 1", n)
 	}
-	s := &Semaphore{conn: conn, dir: dir, n: n}
+	s := &Semaphore{sess: sess, conn: sess.Conn(), dir: dir, n: n}
 	for _, o := range opts {
 		o(&s.opts)
 	}
 	s.gate = s.opts.core
-	leases, err := seqlock.NewQueue(conn, s.leaseDir(), leaseName, Leases(n), s.opts.core...)
+	leases, err := seqlock.NewQueue(sess, s.leaseDir(), leaseName, Leases(n), s.opts.core...)
 	if err != nil {
 		return nil, err
 	}

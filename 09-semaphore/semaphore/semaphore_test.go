@@ -22,7 +22,20 @@ import (
 
 func TestMain(m *testing.M) { zktest.Main(m) }
 
-func newSemaphore(t testing.TB, conn *zk.Conn, dir string, n int, opts ...semaphore.Option) *semaphore.Semaphore {
+// session opens a Session on the package's server, closed when the test ends.
+func session(t testing.TB, opts ...seqlock.SessionOption) *seqlock.Session {
+	t.Helper()
+	return zktest.DialSession(t, seqlock.NewSession, opts...)
+}
+
+// sessionConn is session and its conn.
+func sessionConn(t testing.TB) (*seqlock.Session, *zk.Conn) {
+	t.Helper()
+	s := session(t)
+	return s, s.Conn()
+}
+
+func newSemaphore(t testing.TB, conn *seqlock.Session, dir string, n int, opts ...semaphore.Option) *semaphore.Semaphore {
 	t.Helper()
 	s, err := semaphore.New(conn, dir, n, opts...)
 	if err != nil {
@@ -33,12 +46,15 @@ func newSemaphore(t testing.TB, conn *zk.Conn, dir string, n int, opts ...semaph
 
 func TestASemaphoreOfOneLeasePassesTheLockConformanceSuite(t *testing.T) {
 	locktest.Run(t, locktest.Impl{
-		New: func(conn *zk.Conn, path string) (locktest.Locker, error) {
-			s, err := semaphore.New(conn, path, 1)
-			if err != nil {
-				return nil, err
+		Open: func(tb testing.TB) (*zk.Conn, func(string) (locktest.Locker, error)) {
+			sess := session(tb)
+			return sess.Conn(), func(path string) (locktest.Locker, error) {
+				s, err := semaphore.New(sess, path, 1)
+				if err != nil {
+					return nil, err
+				}
+				return s.Holder(), nil
 			}
-			return s.Holder(), nil
 		},
 		ErrNotHeld: semaphore.ErrNotHeld,
 		ErrLocked:  semaphore.ErrLocked,
@@ -54,7 +70,7 @@ func TestLeases(t *testing.T) {
 		var wg sync.WaitGroup
 		errs := make(chan error, clients)
 		for range clients {
-			s := newSemaphore(t, zktest.Connect(t), dir, n)
+			s := newSemaphore(t, session(t), dir, n)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -95,9 +111,9 @@ func TestLeases(t *testing.T) {
 	t.Run("TryAcquire with every lease out returns ErrLocked and leaves nothing", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/sem"
-		admin := zktest.Connect(t)
+		adminS, admin := sessionConn(t)
 		ctx := zktest.Context(t)
-		s := newSemaphore(t, admin, dir, 2)
+		s := newSemaphore(t, adminS, dir, 2)
 		var held []*semaphore.Lease
 		for range 2 {
 			l, err := s.TryAcquire(ctx)
@@ -106,7 +122,7 @@ func TestLeases(t *testing.T) {
 			}
 			held = append(held, l)
 		}
-		if _, err := newSemaphore(t, zktest.Connect(t), dir, 2).TryAcquire(ctx); !errors.Is(err, semaphore.ErrLocked) {
+		if _, err := newSemaphore(t, session(t), dir, 2).TryAcquire(ctx); !errors.Is(err, semaphore.ErrLocked) {
 			t.Fatalf("third TryAcquire = %v, want ErrLocked", err)
 		}
 		if got := leaseCount(t, admin, dir); got != 2 {
@@ -126,7 +142,7 @@ func TestLeases(t *testing.T) {
 	t.Run("the gate's holder is woken by a lease going, not by clients joining the gate", func(t *testing.T) {
 		dir := zktest.Root(t) + "/sem"
 		ctx := zktest.Context(t)
-		lease, err := newSemaphore(t, zktest.Connect(t), dir, 1).Acquire(ctx)
+		lease, err := newSemaphore(t, session(t), dir, 1).Acquire(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,10 +160,10 @@ func TestLeases(t *testing.T) {
 				woken.Add(1)
 			}
 		})
-		wconn := zktest.Connect(t)
+		wconnS, wconn := sessionConn(t)
 		got := make(chan error, 1)
 		go func() {
-			l, err := newSemaphore(t, wconn, dir, 1, semaphore.WithObserver(obs)).Acquire(ctx)
+			l, err := newSemaphore(t, wconnS, dir, 1, semaphore.WithObserver(obs)).Acquire(ctx)
 			if err == nil {
 				err = l.Release(ctx)
 			}
@@ -161,7 +177,7 @@ func TestLeases(t *testing.T) {
 			joins.Add(1)
 			go func() {
 				defer joins.Done()
-				newSemaphore(t, zktest.Connect(t), dir, 1).Acquire(joinCtx)
+				newSemaphore(t, session(t), dir, 1).Acquire(joinCtx)
 			}()
 		}
 		waitNodes(t, wconn, dir+"/locks", 4)
@@ -191,13 +207,13 @@ func TestLeases(t *testing.T) {
 	t.Run("a killed holder's lease comes back to the waiters", func(t *testing.T) {
 		dir := zktest.Root(t) + "/sem"
 		ctx := zktest.Context(t)
-		hconn := zktest.Connect(t)
-		holder := newSemaphore(t, hconn, dir, 1)
+		hconnS, hconn := sessionConn(t)
+		holder := newSemaphore(t, hconnS, dir, 1)
 		l, err := holder.Acquire(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		waiter := newSemaphore(t, zktest.Connect(t), dir, 1)
+		waiter := newSemaphore(t, session(t), dir, 1)
 		got := make(chan error, 1)
 		go func() {
 			wl, err := waiter.Acquire(ctx)
@@ -226,7 +242,7 @@ func TestRevocation(t *testing.T) {
 		dir := zktest.Root(t) + "/sem"
 		ctx := zktest.Context(t)
 		admin := zktest.Connect(t)
-		holder := newSemaphore(t, zktest.Connect(t), dir, 1, semaphore.WithRevocable())
+		holder := newSemaphore(t, session(t), dir, 1, semaphore.WithRevocable())
 		l, err := holder.Acquire(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -239,7 +255,7 @@ func TestRevocation(t *testing.T) {
 			case <-ctx.Done():
 			}
 		}()
-		waiter := newSemaphore(t, zktest.Connect(t), dir, 1)
+		waiter := newSemaphore(t, session(t), dir, 1)
 		holders, err := waiter.Holders(ctx)
 		if err != nil || len(holders) != 1 || holders[0] != l.Node() {
 			t.Fatalf("Holders = %v, %v; want [%s]", holders, err, l.Node())
@@ -270,7 +286,7 @@ func TestRevocation(t *testing.T) {
 		dir := zktest.Root(t) + "/sem"
 		ctx := zktest.Context(t)
 		admin := zktest.Connect(t)
-		holder := newSemaphore(t, zktest.Connect(t), dir, 1, semaphore.WithRevocable())
+		holder := newSemaphore(t, session(t), dir, 1, semaphore.WithRevocable())
 		l, err := holder.Acquire(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -285,7 +301,7 @@ func TestRevocation(t *testing.T) {
 		}
 		short, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 		defer cancel()
-		if _, err := newSemaphore(t, zktest.Connect(t), dir, 1).Acquire(short); !errors.Is(err, context.DeadlineExceeded) {
+		if _, err := newSemaphore(t, session(t), dir, 1).Acquire(short); !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("a waiter after an ignored revocation: %v, want it still waiting (DeadlineExceeded)", err)
 		}
 		if err := l.Release(ctx); err != nil {
@@ -304,7 +320,7 @@ func TestTheIndexRuleLeavesALeaseUnused(t *testing.T) {
 	admin := zktest.Connect(t)
 	var tally event.Tally
 	lock := func(name string, obs event.Observer) *seqlock.Mutex {
-		m, err := seqlock.NewWithRule(zktest.Connect(t), dir, "lease-", semaphore.Leases(2),
+		m, err := seqlock.NewWithRule(session(t), dir, "lease-", semaphore.Leases(2),
 			seqlock.WithObserver(event.Tee(obs, tally.Observe).WithOwner(name)))
 		if err != nil {
 			t.Fatal(err)
@@ -359,20 +375,53 @@ func TestTheIndexRuleLeavesALeaseUnused(t *testing.T) {
 	}
 }
 
+func TestHolder(t *testing.T) {
+	t.Run("Lock while holding returns ErrAlreadyHeld and takes no second lease", func(t *testing.T) {
+		dir := zktest.Root(t) + "/sem"
+		ctx := zktest.Context(t)
+		sess, conn := sessionConn(t)
+		h := newSemaphore(t, sess, dir, 3).Holder()
+		if err := h.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.Lock(ctx); !errors.Is(err, semaphore.ErrAlreadyHeld) {
+			t.Errorf("second Lock = %v, want ErrAlreadyHeld", err)
+		}
+		if err := h.TryLock(ctx); !errors.Is(err, semaphore.ErrAlreadyHeld) {
+			t.Errorf("TryLock while holding = %v, want ErrAlreadyHeld", err)
+		}
+		if n := leaseCount(t, conn, dir); n != 1 {
+			t.Errorf("%d leases out, want 1: a second Lock leaked a lease", n)
+		}
+		if err := h.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.Unlock(ctx); !errors.Is(err, semaphore.ErrNotHeld) {
+			t.Errorf("second Unlock = %v, want ErrNotHeld", err)
+		}
+		if err := h.Lock(ctx); err != nil {
+			t.Fatalf("Lock after Unlock: %v", err)
+		}
+		if err := h.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
 func TestNew(t *testing.T) {
 	t.Run("bad input is rejected by New", func(t *testing.T) {
-		conn := zktest.Connect(t)
+		sess, conn := sessionConn(t)
 		for _, c := range []struct {
 			name string
-			conn *zk.Conn
+			conn *seqlock.Session
 			dir  string
 			n    int
 		}{
-			{"nil conn", nil, "/sem", 1},
-			{"relative path", conn, "sem", 1},
-			{"trailing slash", conn, "/sem/", 1},
-			{"zero leases", conn, "/sem", 0},
-			{"negative leases", conn, "/sem", -3},
+			{"nil session", nil, "/sem", 1},
+			{"relative path", sess, "sem", 1},
+			{"trailing slash", sess, "/sem/", 1},
+			{"zero leases", sess, "/sem", 0},
+			{"negative leases", sess, "/sem", -3},
 		} {
 			if _, err := semaphore.New(c.conn, c.dir, c.n); err == nil {
 				t.Errorf("%s: New accepted it", c.name)

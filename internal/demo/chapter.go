@@ -15,7 +15,6 @@ import (
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/contend"
 	"github.com/lockstep-zk/lockstep/internal/zkpath"
-	"github.com/lockstep-zk/lockstep/internal/zksession"
 )
 
 // Locker is what a chapter's lock (or one side of 05's) offers the demo.
@@ -30,13 +29,17 @@ type Locker = contend.Locker
 type Chapter struct {
 	Name  string // "04-sequential-lock"
 	Title string // the lesson's heading, printed before the timeline
-	// NewLock builds one worker's lock on path over conn; obs already
-	// stamps the worker's name on every event.
+	// NewLock builds one worker's lock on path over conn (02, 03); obs
+	// already stamps the worker's name on every event.
 	NewLock func(conn *zk.Conn, path string, obs event.Observer) (Locker, error)
+	// Sessions, for locks that live on a Session (04 on), replaces
+	// NewLock: each worker opens its session and builds its lock on it
+	// (OnSession).
+	Sessions Sessions
 	// Readers, if set, makes that many of the workers readers (05): they
-	// read the counter under NewReadLock's lock instead of incrementing it.
-	Readers     func(workers int) (int, error)
-	NewReadLock func(conn *zk.Conn, path string, obs event.Observer) (Locker, error)
+	// read the counter under the Sessions' read lock instead of
+	// incrementing it.
+	Readers func(workers int) (int, error)
 	// Inventory adds -inventory: the article's shop (inventory.go) instead
 	// of the workers.
 	Inventory bool
@@ -182,7 +185,7 @@ func (ch Chapter) run(ctx context.Context, env *Env, cfg Config) (Result, error)
 	if cfg.Counter == "" {
 		cfg.Counter = env.Root + "/counter"
 	}
-	start, err := ensureCounter(env.Admin, cfg.Counter)
+	start, err := ensureCounter(env, env.Admin, cfg.Counter)
 	if err != nil {
 		return Result{}, err
 	}
@@ -238,18 +241,14 @@ func (ch Chapter) run(ctx context.Context, env *Env, cfg Config) (Result, error)
 // work is one worker: its own session, its own lock, Rounds times the
 // critical section — age++ for a writer, a read for a reader.
 func (ch Chapter) work(ctx context.Context, env *Env, cfg Config, w worker, obs event.Observer) error {
-	conn, err := env.Dial(ctx)
+	conn, newLock, closeSession, err := ch.open(ctx, env, w.reader)
 	if err != nil {
 		return err
 	}
-	defer conn.Close()
+	defer closeSession()
 	var l Locker
 	if !cfg.NoLock {
-		newLock := ch.NewLock
-		if w.reader {
-			newLock = ch.NewReadLock
-		}
-		if l, err = newLock(conn, cfg.Path, obs); err != nil {
+		if l, err = newLock(cfg.Path, obs); err != nil {
 			return err
 		}
 	}
@@ -274,6 +273,27 @@ func (ch Chapter) work(ctx context.Context, env *Env, cfg Config, w worker, obs 
 	return err
 }
 
+// open opens one worker's session and returns its conn and the
+// constructor of its lock (the read lock for a reader).
+func (ch Chapter) open(ctx context.Context, env *Env, reader bool) (*zk.Conn, func(string, event.Observer) (Locker, error), func(), error) {
+	if ch.Sessions.open == nil {
+		conn, err := env.Dial(ctx)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return conn, func(p string, obs event.Observer) (Locker, error) { return ch.NewLock(conn, p, obs) }, conn.Close, nil
+	}
+	s, err := ch.Sessions.open(ctx, env)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	newLock := ch.Sessions.lock
+	if reader {
+		newLock = ch.Sessions.readLock
+	}
+	return s.Conn(), func(p string, obs event.Observer) (Locker, error) { return newLock(s, p, obs) }, s.Close, nil
+}
+
 func plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
@@ -283,13 +303,13 @@ func plural(n int, what string) string {
 
 // ensureCounter creates the counter (and its parents) with 0 if missing,
 // and returns its value.
-func ensureCounter(conn *zk.Conn, counter string) (int, error) {
-	if err := createParents(conn, counter); err != nil {
-		return 0, fmt.Errorf("create the parents of counter %s: %w", counter, zksession.Explain(conn, err))
+func ensureCounter(env *Env, conn *zk.Conn, counter string) (int, error) {
+	if err := createParents(conn, counter, env.ACL()); err != nil {
+		return 0, fmt.Errorf("create the parents of counter %s: %w", counter, env.Explain(err))
 	}
-	_, err := conn.Create(counter, []byte("0"), 0, zksession.ACL(conn))
+	_, err := conn.Create(counter, []byte("0"), 0, env.ACL())
 	if err != nil && !errors.Is(err, zk.ErrNodeExists) {
-		return 0, fmt.Errorf("create counter %s: %w", counter, zksession.Explain(conn, err))
+		return 0, fmt.Errorf("create counter %s: %w", counter, env.Explain(err))
 	}
 	return contend.ReadCounter(conn, counter)
 }

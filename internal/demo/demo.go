@@ -89,12 +89,23 @@ type Env struct {
 	Admin *zk.Conn
 	// Set names the flags given on the command line.
 	Set map[string]bool
+	// Auth is ZK_AUTH's credentials, nil if unset: every session of the
+	// run authenticates with them, and the run's nodes are then
+	// creator-only (ACL).
+	Auth *zksession.Auth
 
 	mu      sync.Mutex
 	conns   []*zk.Conn
+	closers []func() // the Sessions the story opened
 	proxies []*zkconn.Proxy
-	asked   *zk.Conn // the first session that asked for -session
+	granted func() time.Duration // of the first session that asked for -session
 }
+
+// ACL is what the run's nodes get: creator-only under ZK_AUTH, else open.
+func (e *Env) ACL() []zk.ACL { return zksession.ACL(e.Auth) }
+
+// Explain adds a hint to a zk.ErrNoAuth (zksession.Explain).
+func (e *Env) Explain(err error) error { return zksession.Explain(e.Auth, err) }
 
 // Dial opens another session that asks for -session, through zkconn.Dial;
 // its session events are drained (pass zk.WithEventCallback to see them).
@@ -114,30 +125,39 @@ func (e *Env) DialTimeout(ctx context.Context, session time.Duration, opts ...fu
 // its own (zkconn.Proxy), so the story can cut that client alone off. Both
 // are closed at the end of the run.
 func (e *Env) DialProxied(ctx context.Context, opts ...func(*zk.Conn)) (*zk.Conn, *zkconn.Proxy, error) {
-	proxy, err := zkconn.NewProxy(e.Servers[0])
+	proxy, err := e.proxy()
 	if err != nil {
 		return nil, nil, err
 	}
-	e.mu.Lock()
-	e.proxies = append(e.proxies, proxy)
-	e.mu.Unlock()
 	conn, err := e.dial(ctx, []string{proxy.Addr()}, e.Session, opts...)
 	return conn, proxy, err
 }
 
-func (e *Env) dial(ctx context.Context, servers []string, session time.Duration, opts ...func(*zk.Conn)) (*zk.Conn, error) {
-	conn, events, err := zkconn.Dial(ctx, servers, session, opts...)
+// proxy opens a proxy to the first server, closed at the end of the run.
+func (e *Env) proxy() (*zkconn.Proxy, error) {
+	proxy, err := zkconn.NewProxy(e.Servers[0])
 	if err != nil {
 		return nil, err
 	}
-	go zkconn.Drain(events)
 	e.mu.Lock()
-	e.conns = append(e.conns, conn)
-	if session == e.Session && e.asked == nil {
-		e.asked = conn
+	e.proxies = append(e.proxies, proxy)
+	e.mu.Unlock()
+	return proxy, nil
+}
+
+func (e *Env) dial(ctx context.Context, servers []string, session time.Duration, opts ...func(*zk.Conn)) (*zk.Conn, error) {
+	d, err := zkconn.DialGranted(ctx, servers, session, opts...)
+	if err != nil {
+		return nil, err
+	}
+	go zkconn.Drain(d.Events)
+	e.mu.Lock()
+	e.conns = append(e.conns, d.Conn)
+	if session == e.Session && e.granted == nil {
+		e.granted = d.Timeout
 	}
 	e.mu.Unlock()
-	return conn, nil
+	return d.Conn, nil
 }
 
 // Granted is the session timeout the server grants for -session: what
@@ -146,18 +166,17 @@ func (e *Env) dial(ctx context.Context, servers []string, session time.Duration,
 // session has asked for -session yet, Granted opens one to find out.
 func (e *Env) Granted(ctx context.Context) time.Duration {
 	e.mu.Lock()
-	conn := e.asked
+	granted := e.granted
 	e.mu.Unlock()
-	if conn == nil {
-		var err error
-		if conn, err = e.Dial(ctx); err != nil {
+	if granted == nil {
+		if _, err := e.Dial(ctx); err != nil {
 			return e.Session // the story's own Dial will say what is wrong
 		}
+		e.mu.Lock()
+		granted = e.granted
+		e.mu.Unlock()
 	}
-	if t := zksession.Timeout(conn); t > 0 {
-		return t
-	}
-	return e.Session
+	return granted()
 }
 
 // MainProgram is a chapter's whole main function.
@@ -218,7 +237,11 @@ func Execute(ctx context.Context, p Program, args []string, out io.Writer) error
 		return visualize(ctx, chapter, tuiArgs(p, set, *servers, session))
 	}
 
-	env := &Env{Out: out, Session: session, Set: set, Path: pathFlag}
+	auth, err := zkconn.AuthFromEnv()
+	if err != nil {
+		return err
+	}
+	env := &Env{Out: out, Session: session, Set: set, Path: pathFlag, Auth: auth}
 	owned := !set["path"]
 	if owned {
 		env.Root = "/lockstep/" + p.Name + "/run-" + runID()
@@ -232,7 +255,6 @@ func Execute(ctx context.Context, p Program, args []string, out io.Writer) error
 	}
 
 	var stopServer func()
-	var err error
 	env.Servers, stopServer, err = Servers(ctx, *servers, out)
 	defer stopServer()
 	if err != nil {
@@ -246,7 +268,7 @@ func Execute(ctx context.Context, p Program, args []string, out io.Writer) error
 	// admin session closes and the server stops.
 	defer env.Admin.Close()
 	if owned {
-		if err := createAll(env.Admin, env.Root); err != nil {
+		if err := createAll(env.Admin, env.Root, env.ACL()); err != nil {
 			return err
 		}
 		defer removeRoot(env.Admin, env.Root)
@@ -279,6 +301,9 @@ func (e *Env) closeAll() {
 	for _, p := range e.proxies {
 		p.Restore()
 	}
+	for _, c := range e.closers {
+		c()
+	}
 	for _, c := range e.conns {
 		if c != e.Admin {
 			c.Close()
@@ -299,29 +324,29 @@ func runID() string {
 
 // createAll creates p and its missing parents. Another run may delete an
 // empty parent between two of our creates (removeRoot): then we start over.
-func createAll(conn *zk.Conn, p string) error {
+func createAll(conn *zk.Conn, p string, acl []zk.ACL) error {
 	for range 5 {
-		err := createParents(conn, p)
+		err := createParents(conn, p, acl)
 		if err == nil {
-			_, err = conn.Create(p, nil, 0, zksession.ACL(conn))
+			_, err = conn.Create(p, nil, 0, acl)
 		}
 		if err == nil || errors.Is(err, zk.ErrNodeExists) {
 			return nil
 		}
 		if !errors.Is(err, zk.ErrNoNode) {
-			return fmt.Errorf("create %s: %w", p, zksession.Explain(conn, err))
+			return fmt.Errorf("create %s: %w", p, err)
 		}
 	}
 	return fmt.Errorf("create %s: its parent keeps disappearing", p)
 }
 
-func createParents(conn *zk.Conn, p string) error {
+func createParents(conn *zk.Conn, p string, acl []zk.ACL) error {
 	var parents []string
 	for d := path.Dir(p); d != "/"; d = path.Dir(d) {
 		parents = append([]string{d}, parents...)
 	}
 	for _, d := range parents {
-		if _, err := conn.Create(d, nil, 0, zksession.ACL(conn)); err != nil && !errors.Is(err, zk.ErrNodeExists) {
+		if _, err := conn.Create(d, nil, 0, acl); err != nil && !errors.Is(err, zk.ErrNodeExists) {
 			return err
 		}
 	}

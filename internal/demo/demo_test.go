@@ -12,6 +12,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
@@ -123,7 +124,7 @@ func TestLockChapter(t *testing.T) {
 	t.Run("readers read and do not count; writers count", func(t *testing.T) {
 		ch := testChapter()
 		ch.Readers = func(workers int) (int, error) { return 2, nil }
-		ch.NewReadLock = ch.NewLock
+		ch.Sessions = testSessions(ch.NewLock)
 		out, res, err := execute(t, ch, "-workers", "3", "-rounds", "2")
 		if err != nil {
 			t.Fatal(err)
@@ -206,4 +207,28 @@ func TestTimelineCountsFromItsStart(t *testing.T) {
 	if len(lines) != 2 || !strings.HasPrefix(lines[0], "+  0.0") || !strings.HasSuffix(lines[1], "w says 1") {
 		t.Fatalf("timeline:\n%s", out.String())
 	}
+}
+
+// testSession is a session of the test's own, for a Chapter's Sessions
+// (the chapters' is seqlock.Session): a conn dialled by zksession.
+type testSession struct{ d *zksession.Dialled }
+
+func (s testSession) Conn() *zk.Conn         { return s.d.Conn }
+func (s testSession) Timeout() time.Duration { return s.d.Timeout() }
+func (s testSession) Close()                 { s.d.Conn.Close() }
+
+func newTestSession(ctx context.Context, servers []string, opts ...zksession.Option) (testSession, error) {
+	var c zksession.Config
+	for _, o := range opts {
+		o(&c)
+	}
+	d, err := zksession.Dial(ctx, servers, c)
+	return testSession{d}, err
+}
+
+// testSessions gives every worker a testSession and newLock's lock on its
+// conn, for writers and readers alike.
+func testSessions(newLock func(*zk.Conn, string, event.Observer) (Locker, error)) Sessions {
+	f := func(s testSession, p string, obs event.Observer) (Locker, error) { return newLock(s.d.Conn, p, obs) }
+	return OnSession(newTestSession, f, f)
 }

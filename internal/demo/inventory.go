@@ -12,7 +12,6 @@ import (
 
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/contend"
-	"github.com/lockstep-zk/lockstep/internal/zksession"
 )
 
 // shop is the inventory demo of the Curator article (-inventory): many
@@ -49,11 +48,11 @@ type ShopResult struct{ Stock, Sold, Oversold int }
 
 func (ch Chapter) shop(ctx context.Context, env *Env, cfg Config, s shop) (ShopResult, error) {
 	stock := env.Root + "/stock"
-	if _, err := env.Admin.Create(stock, []byte(strconv.Itoa(s.stock)), 0, zksession.ACL(env.Admin)); err != nil {
-		return ShopResult{}, fmt.Errorf("create the stock %s: %w", stock, zksession.Explain(env.Admin, err))
+	if _, err := env.Admin.Create(stock, []byte(strconv.Itoa(s.stock)), 0, env.ACL()); err != nil {
+		return ShopResult{}, fmt.Errorf("create the stock %s: %w", stock, env.Explain(err))
 	}
 	defer env.Admin.Delete(stock, -1)
-	conn, err := env.Dial(ctx) // one session for every buyer
+	conn, newLock, _, err := ch.open(ctx, env, false) // one session for every buyer (closed at the end of the run)
 	if err != nil {
 		return ShopResult{}, err
 	}
@@ -78,7 +77,7 @@ func (ch Chapter) shop(ctx context.Context, env *Env, cfg Config, s shop) (ShopR
 	for i := range s.buyers {
 		var l Locker
 		if !cfg.NoLock {
-			if l, err = ch.NewLock(conn, cfg.Path, event.Observer(tally.Observe)); err != nil {
+			if l, err = newLock(cfg.Path, event.Observer(tally.Observe)); err != nil {
 				return ShopResult{}, err
 			}
 		}

@@ -15,8 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
-
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/zkserver"
@@ -34,9 +32,9 @@ func TestMain(m *testing.M) {
 	switch os.Getenv(childEnv) {
 	case "demo": // chapter 04's demo, as `go run ./04-sequential-lock` runs it
 		Main(Chapter{Name: "04-sequential-lock", Title: "04 under test",
-			NewLock: func(conn *zk.Conn, path string, obs event.Observer) (Locker, error) {
-				return seqlock.New(conn, path, seqlock.WithObserver(obs))
-			}})
+			Sessions: OnSession(seqlock.NewSession, func(s *seqlock.Session, path string, obs event.Observer) (Locker, error) {
+				return seqlock.New(s, path, seqlock.WithObserver(obs))
+			}, nil)})
 		os.Exit(0)
 	case "visualizer":
 		os.WriteFile(os.Getenv(fakeArgsEnv), []byte(strings.Join(os.Args[1:], " ")), 0o600)

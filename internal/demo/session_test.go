@@ -14,9 +14,9 @@ import (
 )
 
 // TestSessionFlagDecidesWhenACutOffHolderStepsDown: two holders, each
-// dialled the demo's way (Env.DialProxied, with -session), take chapter
-// 04's lock — with no session option: the lock uses what the server
-// granted the conn — and are cut off from ZooKeeper at the same moment.
+// dialled the demo's way (DialProxied, with -session), take chapter
+// 04's lock — with no lock option: the lock uses what the server granted
+// its Session — and are cut off from ZooKeeper at the same moment.
 // The one with the longer session learns it lost the lock later.
 func TestSessionFlagDecidesWhenACutOffHolderStepsDown(t *testing.T) {
 	type outcome struct {
@@ -27,11 +27,11 @@ func TestSessionFlagDecidesWhenACutOffHolderStepsDown(t *testing.T) {
 	ready := make(chan struct{}, 2)
 	hold := func(session string) (o outcome) {
 		p := Program{Name: "00-test", Path: "lock", Run: func(ctx context.Context, env *Env) error {
-			conn, proxy, err := env.DialProxied(ctx)
+			s, proxy, err := DialProxied(ctx, env, seqlock.NewSession)
 			if err != nil {
 				return err
 			}
-			m, err := seqlock.New(conn, env.Path)
+			m, err := seqlock.New(s, env.Path)
 			if err != nil {
 				return err
 			}

@@ -51,7 +51,13 @@ type Tokener interface {
 type Impl struct {
 	// New returns a lock on path over conn. It may reject bad input itself
 	// or leave that to Lock; either way it must be an error, not a panic.
+	// For locks on a plain *zk.Conn (02, 03).
 	New func(conn *zk.Conn, path string) (Locker, error)
+	// Open is New for locks that live on a session of their own (04 on:
+	// seqlock.Session, which locktest cannot name): it opens one
+	// contender's session, closed when the test ends, and returns its conn
+	// and a constructor for locks on it.
+	Open func(tb testing.TB) (conn *zk.Conn, newLock func(path string) (Locker, error))
 	// ErrNotHeld is what Unlock returns for a lock this object does not hold.
 	ErrNotHeld error
 	// ErrLocked is what TryLock returns when someone else holds the lock
@@ -95,13 +101,23 @@ func Run(t *testing.T, impl Impl) {
 	t.Run("bad input is a clear error and leaves nothing behind", func(t *testing.T) { BadInput(t, impl) })
 }
 
-func newLock(t testing.TB, impl Impl, conn *zk.Conn, p string) Locker {
+// contender opens one contender's session and builds its lock on p.
+func contender(t testing.TB, impl Impl, p string) (*zk.Conn, Locker) {
 	t.Helper()
-	l, err := impl.New(conn, p)
+	conn, build := impl.contender(t)
+	l, err := build(p)
 	if err != nil {
 		t.Fatalf("New(%q): %v", p, err)
 	}
-	return l
+	return conn, l
+}
+
+func (impl Impl) contender(t testing.TB) (*zk.Conn, func(string) (Locker, error)) {
+	if impl.Open != nil {
+		return impl.Open(t)
+	}
+	conn := zktest.Connect(t)
+	return conn, func(p string) (Locker, error) { return impl.New(conn, p) }
 }
 
 // AssertClean fails unless nothing but the lock path's ancestors (and the
@@ -167,8 +183,7 @@ func exclusion(t *testing.T, impl Impl) {
 	// a failure shows is what the suite sees: who held, from when to when.
 	rec := zktest.Recorder(t)
 	for i := range n {
-		conn := zktest.Connect(t)
-		l := newLock(t, impl, conn, lockPath)
+		conn, l := contender(t, impl, lockPath)
 		obs := rec.Observer(fmt.Sprint("contender-", i))
 		wg.Go(func() {
 			// The same loop as the demos' workers: Lock, the articles'
@@ -257,8 +272,7 @@ func tokenNotIncreasing(events []event.Event) int {
 
 func reuse(t *testing.T, impl Impl) {
 	root := zktest.Root(t)
-	conn := zktest.Connect(t)
-	l := newLock(t, impl, conn, root+"/lock")
+	conn, l := contender(t, impl, root+"/lock")
 	ctx := zktest.Context(t)
 	for i := range 20 {
 		if err := l.Lock(ctx); err != nil {
@@ -273,8 +287,7 @@ func reuse(t *testing.T, impl Impl) {
 
 func unlockUnheld(t *testing.T, impl Impl) {
 	root := zktest.Root(t)
-	conn := zktest.Connect(t)
-	l := newLock(t, impl, conn, root+"/lock")
+	conn, l := contender(t, impl, root+"/lock")
 	if err := l.Unlock(zktest.Context(t)); !errors.Is(err, impl.ErrNotHeld) {
 		t.Fatalf("Unlock = %v, want %v", err, impl.ErrNotHeld)
 	}
@@ -283,8 +296,7 @@ func unlockUnheld(t *testing.T, impl Impl) {
 
 func doubleUnlock(t *testing.T, impl Impl) {
 	root := zktest.Root(t)
-	conn := zktest.Connect(t)
-	l := newLock(t, impl, conn, root+"/lock")
+	conn, l := contender(t, impl, root+"/lock")
 	ctx := zktest.Context(t)
 	if err := l.Lock(ctx); err != nil {
 		t.Fatal(err)
@@ -310,9 +322,9 @@ type held struct {
 func holdOne(t *testing.T, impl Impl) held {
 	t.Helper()
 	root := zktest.Root(t)
-	h := held{root: root, path: root + "/lock", holderConn: zktest.Connect(t), conn: zktest.Connect(t), ctx: zktest.Context(t)}
-	h.holder = newLock(t, impl, h.holderConn, h.path)
-	h.other = newLock(t, impl, h.conn, h.path)
+	h := held{root: root, path: root + "/lock", ctx: zktest.Context(t)}
+	h.holderConn, h.holder = contender(t, impl, h.path)
+	h.conn, h.other = contender(t, impl, h.path)
 	if err := h.holder.Lock(h.ctx); err != nil {
 		t.Fatalf("holder.Lock: %v", err)
 	}

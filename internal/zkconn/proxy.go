@@ -11,8 +11,6 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
-
-	"github.com/lockstep-zk/lockstep/internal/zksession"
 )
 
 // Proxy is an in-process toxiproxy in front of one ZooKeeper server. Give
@@ -88,13 +86,13 @@ func (p *Proxy) Close() { p.p.Stop() }
 // expires a session between its granted timeout and one tick later
 // (ZooKeeper checks sessions once a tick, and a tick is at most half the
 // smallest session it grants). So Expire waits 1.5× the timeout the server
-// granted conn (zksession.Timeout; sessionTimeout if unknown, whichever is
-// longer) plus a margin. Should the session still be alive when the link
+// granted conn (sessionTimeout: pass what it granted, not what was asked)
+// plus a margin. Should the session still be alive when the link
 // comes back (a server with a custom minSessionTimeout), conn reconnects to
 // it, and Expire cuts again for longer, until ctx ends.
 func (p *Proxy) Expire(ctx context.Context, conn *zk.Conn, sessionTimeout time.Duration) error {
 	old := conn.SessionID()
-	timeout := max(sessionTimeout, zksession.Timeout(conn))
+	timeout := sessionTimeout
 	expired := func() bool { return conn.SessionID() != old || conn.State() == zk.StateExpired }
 	for attempt := 1; ; attempt++ {
 		if err := p.Cut(); err != nil {

@@ -46,6 +46,12 @@ func TestDial(t *testing.T) {
 			t.Fatalf("err = %v, want context.Canceled", err)
 		}
 	})
+	t.Run("a chroot is refused at once, naming it", func(t *testing.T) {
+		_, _, err := zkconn.Dial(context.Background(), []string{"127.0.0.1:1/app"}, time.Second)
+		if !errors.Is(err, zksession.ErrChroot) || !strings.Contains(err.Error(), `"/app"`) {
+			t.Fatalf("Dial = %v, want ErrChroot naming /app", err)
+		}
+	})
 	t.Run("no servers is an error", func(t *testing.T) {
 		if _, _, err := zkconn.Dial(context.Background(), nil, time.Second); err == nil {
 			t.Fatal("Dial with no servers succeeded")
@@ -110,15 +116,14 @@ func TestProxy(t *testing.T) {
 	})
 }
 
-// Dial registers every conn with zksession, which reads the timeout the
-// server granted from the wire: a server clamps what the client asks for
+// DialGranted reads the timeout the server granted from the wire: a server clamps what the client asks for
 // into [minSessionTimeout, maxSessionTimeout], whatever the server is.
 func TestDialRecordsTheGrantedTimeout(t *testing.T) {
 	granted := func(ask time.Duration) time.Duration {
 		conn := zktest.ConnectTimeout(t, ask)
-		d := zksession.Timeout(conn)
+		d := zktest.SessionTimeout(t, conn)
 		if d <= 0 {
-			t.Fatalf("asked %v: zksession.Timeout = %v, want what the server granted", ask, d)
+			t.Fatalf("asked %v: Timeout = %v, want what the server granted", ask, d)
 		}
 		return d
 	}
@@ -132,26 +137,19 @@ func TestDialRecordsTheGrantedTimeout(t *testing.T) {
 	if got := granted(ask); got != want {
 		t.Fatalf("asked %v from a server granting [%v, %v]: Timeout = %v, want %v", ask, lo, hi, got, want)
 	}
-	t.Run("a conn not dialled through Dial is unknown", func(t *testing.T) {
-		conn, events, err := zk.Connect(zktest.Servers(t), time.Second, zk.WithLogInfo(false))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		go zkconn.Drain(events)
-		if d := zksession.Timeout(conn); d != 0 {
-			t.Fatalf("Timeout = %v, want 0", d)
-		}
-	})
 	t.Run("WithDialer keeps the recording", func(t *testing.T) {
 		var dials atomic.Int32
 		d := func(network, addr string, timeout time.Duration) (net.Conn, error) {
 			dials.Add(1)
 			return net.DialTimeout(network, addr, timeout)
 		}
-		conn := zktest.ConnectTimeout(t, time.Hour, zkconn.WithDialer(d))
-		if dials.Load() == 0 || zksession.Timeout(conn) != hi {
-			t.Fatalf("dials %d, Timeout %v: want ≥ 1 and %v", dials.Load(), zksession.Timeout(conn), hi)
+		dd, err := zkconn.DialGranted(zktest.Context(t), zktest.Servers(t), time.Hour, zkconn.WithDialer(d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer dd.Conn.Close()
+		if dials.Load() == 0 || dd.Timeout() != hi {
+			t.Fatalf("dials %d, Timeout %v: want ≥ 1 and %v", dials.Load(), dd.Timeout(), hi)
 		}
 	})
 }
@@ -163,7 +161,7 @@ func TestAuth(t *testing.T) {
 	t.Setenv(zkconn.AuthEnv, "alice:right")
 	owner := zktest.Connect(t)
 	node := "/zkconn-auth-" + strconv.FormatInt(time.Now().UnixNano(), 36)
-	if _, err := owner.Create(node, []byte("secret"), 0, zksession.ACL(owner)); err != nil {
+	if _, err := owner.Create(node, []byte("secret"), 0, zktest.ACL(owner)); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { owner.Delete(node, -1) })
@@ -184,12 +182,14 @@ func TestAuth(t *testing.T) {
 		if err := proxy.Drop(); err != nil {
 			t.Fatal(err)
 		}
-		// The first request may meet the dropped connection; the conn then
-		// reconnects, and go-zookeeper sends the credentials again.
+		// The first requests may meet the dropped connection (ErrConnectionClosed)
+		// or the reconnect in progress (go-zookeeper fails queued requests
+		// with ErrNoServer while it cycles through its servers); the conn
+		// then reconnects, and go-zookeeper sends the credentials again.
 		var err error
 		zktest.Eventually(t, zktest.Patience, "no read after the reconnect", func() bool {
 			_, _, err = conn.Get(node)
-			return !errors.Is(err, zk.ErrConnectionClosed)
+			return !errors.Is(err, zk.ErrConnectionClosed) && !errors.Is(err, zk.ErrNoServer)
 		})
 		if err != nil || conn.SessionID() != old {
 			t.Fatalf("after a reconnect to session %#x (was %#x): %v", conn.SessionID(), old, err)
@@ -207,8 +207,9 @@ func TestAuth(t *testing.T) {
 			if d := time.Since(start); d > 5*time.Second {
 				t.Fatalf("refused after %v, want at once", d)
 			}
-			msg := zksession.Explain(conn, err).Error()
-			if !errors.Is(zksession.Explain(conn, err), zk.ErrNoAuth) || !strings.Contains(msg, "ZK_AUTH") {
+			auth, _ := zkconn.AuthFromEnv()
+			msg := zksession.Explain(auth, err).Error()
+			if !errors.Is(zksession.Explain(auth, err), zk.ErrNoAuth) || !strings.Contains(msg, "ZK_AUTH") {
 				t.Fatalf("Explain = %q: want zk.ErrNoAuth wrapped with a hint about ZK_AUTH", msg)
 			}
 			t.Log(msg)

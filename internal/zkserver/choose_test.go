@@ -35,6 +35,7 @@ func TestChoose(t *testing.T) {
 		{"LOCKSTEP_ZK=docker never falls back to local", probes{env("LOCKSTEP_ZK", "docker"), down, found}, 0, "no ZooKeeper available"},
 		{"nothing at all says what to install", probes{env(), down, missing}, 0, "apt-get install zookeeper"},
 		{"a bad ZK_SERVERS entry is an error, not a fallback", probes{env("ZK_SERVERS", "nohostport"), up, found}, 0, "want host:port"},
+		{"a chroot in ZK_SERVERS is refused, naming it", probes{env("ZK_SERVERS", "127.0.0.1:2181/app"), up, found}, 0, `chroot "/app"`},
 		{"an unknown LOCKSTEP_ZK is an error", probes{env("LOCKSTEP_ZK", "podman"), up, found}, 0, "want docker or local"},
 	}
 	for _, c := range cases {

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
-	"github.com/lockstep-zk/lockstep/internal/zksession"
 )
 
 // needLocal skips when this machine cannot run the local path (the tests
@@ -241,14 +240,13 @@ func TestStockServer(t *testing.T) {
 	}
 
 	t.Run("a 1 s session is granted 2×tickTime, and zksession reads it", func(t *testing.T) {
-		conn, events, err := zkconn.Dial(ctx, srv.Servers, time.Second)
+		d, err := zkconn.DialGranted(ctx, srv.Servers, time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer conn.Close()
-		go zkconn.Drain(events)
+		defer d.Conn.Close()
 		want := max(time.Second, 2*tick)
-		if got := zksession.Timeout(conn); got != want {
+		if got := d.Timeout(); got != want {
 			t.Fatalf("asked 1s from a server with tickTime %v: granted %v, want %v", tick, got, want)
 		}
 	})

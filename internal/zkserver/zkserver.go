@@ -24,6 +24,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 )
 
 // ErrNoZooKeeper means no server was configured and none could be started.
@@ -205,13 +207,17 @@ func reachable(ctx context.Context, servers []string) error {
 	return fmt.Errorf("%w (ZK_SERVERS=%s): %s; fix or unset ZK_SERVERS", ErrUnreachable, strings.Join(servers, ","), strings.Join(errs, "; "))
 }
 
-// ParseServers splits a comma-separated host:port list and checks each entry.
+// ParseServers splits a comma-separated host:port list and checks each
+// entry; a chroot ("host:2181/app") is refused, naming it.
 func ParseServers(list string) ([]string, error) {
 	var out []string
 	for _, s := range strings.Split(list, ",") {
 		s = strings.TrimSpace(s)
 		if s == "" {
 			continue
+		}
+		if err := zksession.CheckServers([]string{s}); err != nil {
+			return nil, err // a chroot: refused before anything dials
 		}
 		i := strings.LastIndex(s, ":")
 		if i <= 0 || i == len(s)-1 {

@@ -2,8 +2,9 @@ package zksession
 
 import (
 	"encoding/binary"
+	"errors"
 	"net"
-	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -124,48 +125,42 @@ func TestParseAuth(t *testing.T) {
 	}
 }
 
-func TestUnregisteredConn(t *testing.T) {
-	if d := Timeout(nil); d != 0 {
-		t.Fatalf("Timeout(nil) = %v, want 0", d)
-	}
+func TestACL(t *testing.T) {
 	if acl := ACL(nil); acl[0].Scheme != "world" {
 		t.Fatalf("ACL(nil) = %v, want world:anyone", acl)
 	}
+	if acl := ACL(&Auth{Scheme: "digest", User: "u", Password: "p"}); acl[0].Scheme != "auth" {
+		t.Fatalf("ACL of a session with credentials = %v, want creator-only (auth)", acl)
+	}
 }
 
-func registered() int {
-	mu.Lock()
-	defer mu.Unlock()
-	return len(registry)
+func TestExplain(t *testing.T) {
+	t.Run("without known credentials it claims none", func(t *testing.T) {
+		msg := Explain(nil, zk.ErrNoAuth).Error()
+		if strings.Contains(msg, "no credentials") || strings.Contains(msg, "without credentials") {
+			t.Errorf("Explain(nil) claims what it cannot know: %s", msg)
+		}
+	})
+	t.Run("it names the user, never the password", func(t *testing.T) {
+		msg := Explain(&Auth{Scheme: "digest", User: "alice", Password: "s3cret"}, zk.ErrNoAuth).Error()
+		if !strings.Contains(msg, "alice") || strings.Contains(msg, "s3cret") {
+			t.Errorf("Explain = %s", msg)
+		}
+	})
+	t.Run("other errors come back as they are", func(t *testing.T) {
+		if err := Explain(nil, zk.ErrNoNode); err != zk.ErrNoNode {
+			t.Errorf("Explain(ErrNoNode) = %v", err)
+		}
+	})
 }
 
-// A closed conn that nobody references any more leaves the registry by
-// itself: nothing to unregister, nothing leaks.
-func TestRegistryForgetsCollectedConns(t *testing.T) {
-	before := registered()
-	func() {
-		r := NewRecorder()
-		// Nothing listens on port 1: the conn dials in vain until closed.
-		conn, _, err := zk.Connect([]string{"127.0.0.1:1"}, time.Second, zk.WithDialer(r.Dialer(nil)), zk.WithLogInfo(false), zk.WithLogger(discard{}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		Register(conn, r, &Auth{Scheme: "digest", User: "u", Password: "p"})
-		if registered() != before+1 {
-			t.Fatalf("registry holds %d conns, want %d", registered(), before+1)
-		}
-		if acl := ACL(conn); acl[0].Scheme != "auth" {
-			t.Fatalf("ACL of a conn with auth = %v, want creator-only (auth)", acl)
-		}
-		conn.Close()
-	}()
-	deadline := time.Now().Add(20 * time.Second)
-	for registered() != before {
-		if time.Now().After(deadline) {
-			t.Fatalf("registry still holds %d conns 20 s after the last one was closed and dropped", registered()-before)
-		}
-		runtime.GC()
-		time.Sleep(50 * time.Millisecond)
+func TestCheckServers(t *testing.T) {
+	err := CheckServers([]string{"127.0.0.1:2181", "127.0.0.1:2182/app"})
+	if !errors.Is(err, ErrChroot) || !strings.Contains(err.Error(), `"/app"`) || !strings.Contains(err.Error(), "-path /app") {
+		t.Fatalf("CheckServers with a chroot = %v, want ErrChroot naming /app and -path", err)
+	}
+	if err := CheckServers([]string{"127.0.0.1:2181", "[::1]:2181"}); err != nil {
+		t.Fatalf("CheckServers without a chroot = %v", err)
 	}
 }
 

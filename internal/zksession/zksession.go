@@ -1,20 +1,20 @@
-// Package zksession remembers what the server granted each *zk.Conn that lockstep dialled.
+// Package zksession dials a ZooKeeper session the way lockstep needs it:
+// it waits for the session (zk.Connect does not), authenticates it, and
+// learns the session timeout the server granted.
 //
 // go-zookeeper keeps the session timeout the server negotiated to itself, yet
 // everything that waits for a session to expire has to know it: a stock
 // server (tickTime 2000) never grants less than 4 s, whatever the client asks.
-// So lockstep dials through a Recorder, whose Dialer reads the ConnectResponse
-// frame of every (re)connect on its way to go-zookeeper, and registers the
-// conn with it:
+// So Dial goes through a Recorder, whose Dialer reads the ConnectResponse
+// frame of every (re)connect on its way to go-zookeeper:
 //
-//	rec := zksession.NewRecorder()
-//	conn, events, err := zk.Connect(servers, ask, zk.WithDialer(rec.Dialer(nil)))
-//	zksession.Register(conn, rec, auth)
-//	…
-//	zksession.Timeout(conn) // what the server granted, e.g. 4s for an ask of 1s
+//	d, err := zksession.Dial(ctx, servers, zksession.Config{Timeout: time.Second})
+//	d.Timeout() // what the server granted, e.g. 4s for an ask of 1s
 //
-// The package imports only go-zookeeper and the standard library: the lock
-// packages a learner imports use it too.
+// What the server granted travels with the dialled session (seqlock.Session
+// owns one), never in a table keyed by conn. The package imports only
+// go-zookeeper and the standard library: the lock packages a learner
+// imports use it too.
 package zksession
 
 import (
@@ -22,12 +22,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
-	"weak"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -55,6 +52,12 @@ func (r *Recorder) Dialer(base zk.Dialer) zk.Dialer {
 		}
 		return &sniffConn{Conn: c, frame: connectFrame{granted: r.granted}}, nil
 	}
+}
+
+// Timeout is the session timeout the server granted at the last (re)connect
+// that opened a session; 0 before the first.
+func (r *Recorder) Timeout() time.Duration {
+	return time.Duration(r.timeoutMs.Load()) * time.Millisecond
 }
 
 // granted records a ConnectResponse. A session ID of 0 is the server saying
@@ -117,20 +120,33 @@ type Auth struct{ Scheme, User, Password string }
 // ParseAuth reads "user:password" (as in ZK_AUTH) into a digest Auth. The
 // password may itself contain colons; user and password may not be empty.
 func ParseAuth(s string) (*Auth, error) {
-	user, password, ok := strings.Cut(s, ":")
-	switch {
-	case s == "":
+	if s == "" {
 		return nil, errors.New("zksession: empty auth: want user:password")
-	case !ok:
-		return nil, errors.New("zksession: auth has no ':': want user:password")
-	case user == "":
-		return nil, errors.New("zksession: auth has an empty user: want user:password")
-	case password == "":
-		return nil, errors.New("zksession: auth has an empty password: want user:password")
-	case strings.TrimSpace(user) != user:
-		return nil, errors.New("zksession: auth user starts or ends with a space: want user:password")
 	}
-	return &Auth{Scheme: "digest", User: user, Password: password}, nil
+	user, password, ok := strings.Cut(s, ":")
+	if !ok {
+		return nil, errors.New("zksession: auth has no ':': want user:password")
+	}
+	a := &Auth{Scheme: "digest", User: user, Password: password}
+	if err := a.check(); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// check says what is wrong with a digest user and password, if anything.
+func (a *Auth) check() error {
+	switch {
+	case a.User == "":
+		return errors.New("zksession: auth has an empty user: want user:password")
+	case a.Password == "":
+		return errors.New("zksession: auth has an empty password: want user:password")
+	case strings.TrimSpace(a.User) != a.User:
+		return errors.New("zksession: auth user starts or ends with a space: want user:password")
+	case strings.Contains(a.User, ":"):
+		return errors.New("zksession: auth user contains ':': want user:password")
+	}
+	return nil
 }
 
 // Credentials is what conn.AddAuth(a.Scheme, …) sends.
@@ -139,87 +155,29 @@ func (a *Auth) Credentials() []byte { return []byte(a.User + ":" + a.Password) }
 // String names the scheme and user, never the password.
 func (a *Auth) String() string { return a.Scheme + ":" + a.User + ":***" }
 
-// entry is what the registry knows of one conn. It must not point to the
-// conn: the registry would then keep every conn alive.
-type entry struct {
-	rec  *Recorder
-	auth *Auth
-}
-
-// The registry is a weak map: a conn that is closed and unreachable is
-// garbage-collected as if it had never been registered, and a cleanup
-// (runtime.AddCleanup) then deletes its entry. Nothing needs to be
-// unregistered, and nothing leaks however many conns a program dials.
-var (
-	mu       sync.Mutex
-	registry = map[weak.Pointer[zk.Conn]]entry{}
-)
-
-// Register tells the package that conn was dialled through r's Dialer and
-// authenticated with auth (nil = none). Registering conn again replaces
-// what was known of it.
-func Register(conn *zk.Conn, r *Recorder, auth *Auth) {
-	key := weak.Make(conn)
-	mu.Lock()
-	_, known := registry[key]
-	registry[key] = entry{rec: r, auth: auth}
-	mu.Unlock()
-	if !known {
-		runtime.AddCleanup(conn, forget, key)
-	}
-}
-
-func forget(key weak.Pointer[zk.Conn]) {
-	mu.Lock()
-	delete(registry, key)
-	mu.Unlock()
-}
-
-func lookup(conn *zk.Conn) (entry, bool) {
-	if conn == nil {
-		return entry{}, false
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	e, ok := registry[weak.Make(conn)]
-	return e, ok
-}
-
-// Timeout is the session timeout the server granted conn at its last (re)connect; 0 if unknown (not dialled by us).
-func Timeout(conn *zk.Conn) time.Duration {
-	e, ok := lookup(conn)
-	if !ok || e.rec == nil {
-		return 0
-	}
-	return time.Duration(e.rec.timeoutMs.Load()) * time.Millisecond
-}
-
-// ACL is the ACL lockstep gives the nodes it creates on conn: zk.AuthACL(zk.PermAll) (creator-only) when conn was
-// dialled with auth, else zk.WorldACL(zk.PermAll).
-func ACL(conn *zk.Conn) []zk.ACL {
-	if e, ok := lookup(conn); ok && e.auth != nil {
-		return zk.AuthACL(zk.PermAll)
-	}
-	return zk.WorldACL(zk.PermAll)
-}
-
-// AuthOf is the Auth conn was registered with; nil if none.
-func AuthOf(conn *zk.Conn) *Auth {
-	e, _ := lookup(conn)
-	return e.auth
-}
-
 // Explain adds to a zk.ErrNoAuth what usually causes it in the course: the
-// node was created, creator-only, by a session with other credentials
-// (another ZK_AUTH=user:password, or none). Other errors come back as
-// they are, so a caller can wrap every error it returns.
-func Explain(conn *zk.Conn, err error) error {
+// node was created, creator-only, by a session with other credentials, or
+// with none. auth is what the session was dialled with. nil claims nothing:
+// the caller may not know (credentials added later with conn.AddAuth are
+// not seen here). Other errors come back as they are, so a caller can wrap
+// every error it returns.
+func Explain(auth *Auth, err error) error {
 	if !errors.Is(err, zk.ErrNoAuth) {
 		return err
 	}
-	who := "this session has no credentials (ZK_AUTH is unset)"
-	if a := AuthOf(conn); a != nil {
-		who = "this session authenticated as " + a.String() + " (ZK_AUTH)"
+	who := "the node's ACL does not let this session in"
+	if auth != nil {
+		who = "this session authenticated as " + auth.String() + ", and the node's ACL does not let it in"
 	}
-	return fmt.Errorf("%w: %s, and the node's ACL does not let it in. The course makes its nodes creator-only when ZK_AUTH=user:password is set: run with the ZK_AUTH that created them", err, who)
+	return fmt.Errorf("%w: %s. The course makes its nodes creator-only when the session has credentials (ZK_AUTH=user:password for the demos and tests): use the credentials that created them", err, who)
+}
+
+// ACL is the ACL lockstep gives the nodes it creates for a session dialled
+// with auth: creator-only (zk.AuthACL) when it has credentials, else open
+// to anyone (zk.WorldACL).
+func ACL(auth *Auth) []zk.ACL {
+	if auth != nil {
+		return zk.AuthACL(zk.PermAll)
+	}
+	return zk.WorldACL(zk.PermAll)
 }

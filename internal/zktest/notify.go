@@ -79,14 +79,21 @@ func syncAll() {
 }
 
 // withNotifyLog is the dial option that counts notifications.
-func withNotifyLog() func(*zk.Conn) {
-	return zkconn.WithDialer(func(network, addr string, timeout time.Duration) (net.Conn, error) {
-		c, err := net.DialTimeout(network, addr, timeout)
+func withNotifyLog() func(*zk.Conn) { return zkconn.WithDialer(notifyDialer(nil)) }
+
+// notifyDialer wraps base (nil: net.DialTimeout) so that its connections
+// count notifications.
+func notifyDialer(base zk.Dialer) zk.Dialer {
+	if base == nil {
+		base = net.DialTimeout
+	}
+	return func(network, addr string, timeout time.Duration) (net.Conn, error) {
+		c, err := base(network, addr, timeout)
 		if err != nil {
 			return nil, err
 		}
 		return &notifyConn{Conn: c}, nil
-	})
+	}
 }
 
 // notifyConn splits what the server sends into frames (a 4-byte length,

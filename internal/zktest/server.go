@@ -42,15 +42,26 @@ func recordEnv() {
 // SessionTimeout is the session timeout the server granted conn at its last
 // (re)connect: what the test asked for, clamped by the server into
 // [minSessionTimeout, maxSessionTimeout]. Wait for this, never for what was
-// asked. conn must come from Connect, ConnectTimeout, ConnectViaProxy or
-// zkconn.Dial.
+// asked. conn must come from Connect, ConnectTimeout, ConnectViaProxy or a
+// DialSession (whose Session says it too: Timeout).
 func SessionTimeout(tb testing.TB, conn *zk.Conn) time.Duration {
 	tb.Helper()
-	d := zksession.Timeout(conn)
-	if d <= 0 {
-		tb.Fatal("zktest: SessionTimeout of a conn not dialled through zkconn.Dial")
+	d, ok := dialled.Load(conn)
+	if !ok {
+		tb.Fatal("zktest: SessionTimeout of a conn not dialled through zktest.Connect or DialSession")
 	}
-	return d
+	return d.(dialInfo).timeout()
+}
+
+// ACL is the ACL a test gives the nodes it creates on conn: creator-only
+// when the tests run with ZK_AUTH (conn then authenticated with it), else
+// open to anyone.
+func ACL(conn *zk.Conn) []zk.ACL {
+	if d, ok := dialled.Load(conn); ok {
+		return zksession.ACL(d.(dialInfo).auth)
+	}
+	auth, _ := zkconn.AuthFromEnv()
+	return zksession.ACL(auth)
 }
 
 var bounds struct {
@@ -68,19 +79,18 @@ func SessionBounds(tb testing.TB) (lo, hi time.Duration) {
 	bounds.once.Do(func() {
 		for _, ask := range []time.Duration{time.Millisecond, time.Hour} {
 			ctx, cancel := context.WithTimeout(context.Background(), Patience)
-			conn, events, err := zkconn.Dial(ctx, servers, ask)
+			d, err := zkconn.DialGranted(ctx, servers, ask)
 			cancel()
 			if err != nil {
 				bounds.err = err
 				return
 			}
-			go zkconn.Drain(events)
 			if ask == time.Millisecond {
-				bounds.lo = zksession.Timeout(conn)
+				bounds.lo = d.Timeout()
 			} else {
-				bounds.hi = zksession.Timeout(conn)
+				bounds.hi = d.Timeout()
 			}
-			conn.Close()
+			d.Conn.Close()
 		}
 	})
 	if bounds.err != nil {
@@ -156,7 +166,7 @@ func watchedByFiring(tb testing.TB, p string) bool {
 	tb.Helper()
 	before := notifications.count(p)
 	admin := Connect(tb)
-	acl := zksession.ACL(admin)
+	acl := ACL(admin)
 	data, _, err := admin.Get(p)
 	switch {
 	case errors.Is(err, zk.ErrNoNode):
@@ -240,7 +250,7 @@ func RequireFastReaping(tb testing.TB) {
 
 func probeReaping(tb testing.TB) (bool, string) {
 	conn := Connect(tb)
-	acl := zksession.ACL(conn)
+	acl := ACL(conn)
 	dir := fmt.Sprintf("/zktest-reaping-%s", randomHex())
 	if _, err := conn.CreateContainer(dir, nil, zk.FlagContainer, acl); err != nil {
 		return false, fmt.Sprintf("creating a container failed: %v", err)

@@ -33,6 +33,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -121,14 +122,79 @@ func dial(tb testing.TB, servers []string, sessionTimeout time.Duration, opts ..
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	opts = append([]func(*zk.Conn){withNotifyLog()}, opts...)
-	conn, events, err := zkconn.Dial(ctx, servers, sessionTimeout, opts...)
+	d, err := zkconn.DialGranted(ctx, servers, sessionTimeout, opts...)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	go zkconn.Drain(events)
+	conn := d.Conn
+	dialled.Store(conn, dialInfo{d.Timeout, d.Auth})
 	untrack := track(conn)
-	tb.Cleanup(func() { untrack(); conn.Close() })
+	tb.Cleanup(func() { untrack(); dialled.Delete(conn); conn.Close() })
 	return conn
+}
+
+// dialled: what zktest knows of the conns it dialled (SessionTimeout, ACL),
+// until their test ends. Test harness only: a lock learns these from its
+// Session.
+var dialled sync.Map // *zk.Conn → dialInfo
+
+type dialInfo struct {
+	timeout func() time.Duration // what the server granted
+	auth    *zksession.Auth
+}
+
+// A Session is what a chapter's session type offers the harness
+// (seqlock.Session is one): zktest cannot name it, for internal/ imports
+// no chapter.
+type Session interface {
+	Conn() *zk.Conn
+	Timeout() time.Duration
+	Close()
+}
+
+// NewSession is a chapter's session constructor (seqlock.NewSession).
+type NewSession[S Session] func(ctx context.Context, servers []string, opts ...zksession.Option) (S, error)
+
+// DialSession opens a session with newSession on the package's server,
+// asking for zkconn.DefaultSessionTimeout with ZK_AUTH's credentials unless
+// opts say otherwise, its connections counting notifications for Watched. It is closed when the test ends.
+func DialSession[S Session](tb testing.TB, newSession NewSession[S], opts ...zksession.Option) S {
+	tb.Helper()
+	return dialSession(tb, Servers(tb), newSession, opts...)
+}
+
+// DialSessionViaProxy is DialSession through a toxiproxy of its own, so the
+// test can cut this one client off or expire its session (proxy.Expire).
+func DialSessionViaProxy[S Session](tb testing.TB, newSession NewSession[S], opts ...zksession.Option) (S, *zkconn.Proxy) {
+	tb.Helper()
+	p, err := zkconn.NewProxy(Servers(tb)[0])
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(p.Close)
+	return dialSession(tb, []string{p.Addr()}, newSession, opts...), p
+}
+
+func dialSession[S Session](tb testing.TB, servers []string, newSession NewSession[S], opts ...zksession.Option) S {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	auth, err := zkconn.AuthFromEnv()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defaults := func(c *zksession.Config) { c.Timeout, c.Auth = zkconn.DefaultSessionTimeout, auth }
+	notify := func(c *zksession.Config) { c.Dialer = notifyDialer(c.Dialer) }
+	all := append(append([]zksession.Option{defaults}, opts...), notify)
+	s, err := newSession(ctx, servers, all...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	conn := s.Conn()
+	dialled.Store(conn, dialInfo{s.Timeout, auth})
+	untrack := track(conn)
+	tb.Cleanup(func() { untrack(); dialled.Delete(conn); s.Close() })
+	return s
 }
 
 // ConnectViaProxy opens a session through its own toxiproxy, so the test
@@ -155,8 +221,9 @@ func Root(tb testing.TB) string {
 	}
 	root := "/t-" + name + "-" + randomHex()
 	conn := Connect(tb)
-	if _, err := conn.Create(root, nil, 0, zksession.ACL(conn)); err != nil {
-		tb.Fatalf("zktest: create %s: %v", root, zksession.Explain(conn, err))
+	d, _ := dialled.Load(conn)
+	if _, err := conn.Create(root, nil, 0, ACL(conn)); err != nil {
+		tb.Fatalf("zktest: create %s: %v", root, zksession.Explain(d.(dialInfo).auth, err))
 	}
 	tb.Cleanup(func() {
 		if err := DeleteTree(conn, root); err != nil {
@@ -260,4 +327,16 @@ func ExampleConn() *zk.Conn {
 	}
 	go zkconn.Drain(events)
 	return conn
+}
+
+// ExampleSession is ExampleConn for locks that live on a Session
+// (zktest.ExampleSession(seqlock.NewSession)); the caller closes it.
+func ExampleSession[S Session](newSession NewSession[S]) S {
+	ctx, cancel := context.WithTimeout(context.Background(), Patience)
+	defer cancel()
+	s, err := newSession(ctx, ExampleServers())
+	if err != nil {
+		panic(err)
+	}
+	return s
 }

@@ -62,6 +62,7 @@ type runWorker struct {
 	name    string
 	session time.Duration // what the server granted
 	conn    *zk.Conn
+	close   func() // closes its session (and conn)
 	proxy   *zkconn.Proxy
 	cancel  context.CancelFunc
 	done    chan struct{}
@@ -97,7 +98,11 @@ func (r *runtime) start(ch scene.Scene, n int) error {
 	if err := deleteTree(r.admin, path.Join(r.base, ch.Name)); err != nil {
 		return fmt.Errorf("clean %s: %w", path.Join(r.base, ch.Name), err)
 	}
-	if err := createParents(r.admin, r.path); err != nil {
+	auth, err := zkconn.AuthFromEnv() // the visualizer's sessions authenticate with ZK_AUTH
+	if err != nil {
+		return err
+	}
+	if err := createParents(r.admin, r.path, zksession.ACL(auth)); err != nil {
 		return err
 	}
 	if ch.Setup != nil {
@@ -141,44 +146,67 @@ func (r *runtime) addWorker(gen int64) error {
 	if err != nil {
 		return err
 	}
-	conn, events, err := zkconn.Dial(r.ctx, []string{proxy.Addr()}, r.session)
-	if err != nil {
-		proxy.Close()
-		return fmt.Errorf("%s: %w", name, err)
-	}
 	ctx, cancel := context.WithCancel(r.ctx)
-	// The server grants a session timeout between its bounds (a stock
-	// server: at least 4 s), whatever we asked for: the lock, the kill and
-	// expire messages go by what it granted.
-	session := r.session
-	if granted := zksession.Timeout(conn); granted > 0 {
-		session = granted
-	}
-	w := &runWorker{name: name, conn: conn, proxy: proxy, cancel: cancel, done: make(chan struct{}), session: session}
-	r.sessMu.Lock()
-	r.sessions[conn.SessionID()] = name
-	r.sessMu.Unlock()
+	w := &runWorker{name: name, proxy: proxy, cancel: cancel, done: make(chan struct{})}
 	obs := event.Observer(func(e event.Event) {
 		if !w.dead.Load() && r.gen.Load() == gen {
 			r.inbox.put(e)
 		}
 	}).WithOwner(name)
+	// The server grants a session timeout between its bounds (a stock
+	// server: at least 4 s), whatever we asked for: the lock, the kill and
+	// expire messages go by what it granted.
 	var part scene.Part
-	err = r.protect(name, func() (err error) {
-		part, err = r.chapter.NewWorker(scene.Worker{Conn: conn, Path: r.path, Index: i, Name: name,
-			Observer: obs, Session: session})
-		return err
-	})
+	var events <-chan zk.Event
+	if r.chapter.Open != nil {
+		// A chapter whose lock lives on a Session opens it itself; we hear
+		// its state changes through a callback that never blocks.
+		evs := make(chan zk.Event, 16)
+		onEvent := func(c *zksession.Config) {
+			c.Timeout = r.session
+			c.Auth, _ = zkconn.AuthFromEnv()
+			c.OnEvent = func(ev zk.Event) {
+				select {
+				case evs <- ev:
+				default:
+				}
+			}
+		}
+		var sess scene.Session
+		err = r.protect(name, func() (err error) {
+			sess, part, err = r.chapter.Open(r.ctx, []string{proxy.Addr()},
+				scene.Worker{Path: r.path, Index: i, Name: name, Observer: obs}, onEvent)
+			return err
+		})
+		if err == nil {
+			w.conn, w.close, w.session, events = sess.Conn(), sess.Close, sess.Timeout(), evs
+		}
+	} else {
+		var d *zksession.Dialled
+		if d, err = zkconn.DialGranted(r.ctx, []string{proxy.Addr()}, r.session); err == nil {
+			w.conn, w.close, w.session, events = d.Conn, d.Conn.Close, d.Timeout(), d.Events
+			err = r.protect(name, func() (err error) {
+				part, err = r.chapter.NewWorker(scene.Worker{Conn: d.Conn, Path: r.path, Index: i, Name: name,
+					Observer: obs, Session: w.session})
+				return err
+			})
+			if err != nil {
+				d.Conn.Close()
+			}
+		}
+	}
 	if err != nil {
 		cancel()
-		conn.Close()
 		proxy.Close()
 		return fmt.Errorf("%s: new lock: %w", name, err)
 	}
+	r.sessMu.Lock()
+	r.sessions[w.conn.SessionID()] = name
+	r.sessMu.Unlock()
 	r.workers = append(r.workers, w)
 	r.inbox.put(WorkerChange{Name: name, State: Idle})
 	r.wg.Add(2)
-	go func() { defer r.wg.Done(); r.watchSession(w, events, gen) }()
+	go func() { defer r.wg.Done(); r.watchSession(ctx, w, events, gen) }()
 	go func() { defer r.wg.Done(); defer close(w.done); r.work(ctx, w, part, gen) }()
 	return nil
 }
@@ -241,8 +269,18 @@ func (r *runtime) unlock(w *runWorker, part scene.Part, say func(string, ...any)
 }
 
 // watchSession reports what the worker's session goes through.
-func (r *runtime) watchSession(w *runWorker, events <-chan zk.Event, gen int64) {
-	for ev := range events {
+func (r *runtime) watchSession(ctx context.Context, w *runWorker, events <-chan zk.Event, gen int64) {
+	for {
+		var ev zk.Event
+		select {
+		case e, ok := <-events:
+			if !ok {
+				return
+			}
+			ev = e
+		case <-ctx.Done():
+			return
+		}
 		if w.dead.Load() || r.gen.Load() != gen {
 			continue
 		}
@@ -462,7 +500,7 @@ func (r *runtime) stopWorker(w *runWorker) {
 	case <-w.done:
 	case <-time.After(10 * time.Second):
 	}
-	w.conn.Close()
+	w.close()
 	w.proxy.Close()
 }
 
@@ -478,7 +516,7 @@ func (r *runtime) Kill(name string) {
 		Detail: fmt.Sprintf("its node stays until the server expires the session (%v)", w.session)})
 	w.proxy.Close()
 	w.cancel()
-	w.conn.Close()
+	w.close()
 }
 
 // Expire cuts a worker off until the server expires its session for real.
@@ -731,11 +769,11 @@ func (b *inbox) close() {
 	}
 }
 
-func createParents(conn *zk.Conn, p string) error {
+func createParents(conn *zk.Conn, p string, acl []zk.ACL) error {
 	cur := ""
 	for _, part := range strings.Split(strings.Trim(path.Dir(p), "/"), "/") {
 		cur += "/" + part
-		if _, err := conn.Create(cur, nil, 0, zksession.ACL(conn)); err != nil && !errors.Is(err, zk.ErrNodeExists) {
+		if _, err := conn.Create(cur, nil, 0, acl); err != nil && !errors.Is(err, zk.ErrNodeExists) {
 			return fmt.Errorf("create %s: %w", cur, err)
 		}
 	}

@@ -1,0 +1,240 @@
+package seqlock
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/lockstep-zk/lockstep/internal/zksession"
+)
+
+// The lock lives as long as the session. Our node is ephemeral: it dies
+// with the ZooKeeper session that created it, and with it our hold. So a
+// lock must know its session — how long the server waits before it
+// expires it (what it GRANTED, not what we asked: a stock server grants at
+// least 4 s), and whether the conn still has it. A Session owns one conn
+// and knows both, for every lock built on it, as etcd's
+// concurrency.Session does for its locks.
+
+// A Session is one ZooKeeper client session and its conn. Build locks on
+// it (New(s, dir)); use Conn for requests of your own; Close it when done.
+type Session struct {
+	conn *zk.Conn
+	auth *zksession.Auth // the credentials it was dialled with, nil if none
+	rec  *zksession.Dialled
+	done chan struct{}
+	dirs sync.Map // lock directories made on this Session (queue.go: ensureDir)
+
+	mu      sync.Mutex
+	id      int64   // the ZooKeeper session the conn is in; 0 if none
+	expired *signal // fires when session id is over
+	silent  *signal // fires when the conn has had no session for d/6
+	timer   *time.Timer
+	armed   int  // which disconnection the timer is for
+	closed  bool // Close was called
+	onEvent func(zk.Event)
+}
+
+// A signal is a channel closed once, with the reason it was closed.
+type signal struct {
+	ch     chan struct{}
+	reason string
+}
+
+func newSignal() *signal { return &signal{ch: make(chan struct{})} }
+
+func (g *signal) fire(reason string) {
+	select {
+	case <-g.ch:
+	default:
+		g.reason = reason
+		close(g.ch)
+	}
+}
+
+// SessionOption configures a Session: WithSessionTimeout, WithDigest,
+// WithDialer, WithZKOptions, WithEventCallback.
+type SessionOption = zksession.Option
+
+// WithSessionTimeout asks the server for session timeout d (default 4 s).
+// The server grants what its configuration allows; Timeout says what.
+func WithSessionTimeout(d time.Duration) SessionOption {
+	return func(c *zksession.Config) { c.Timeout = d }
+}
+
+// WithDigest authenticates the session as user:password (ZooKeeper's
+// digest scheme). The nodes its locks create are then creator-only.
+func WithDigest(user, password string) SessionOption {
+	return func(c *zksession.Config) { c.Auth = &zksession.Auth{Scheme: "digest", User: user, Password: password} }
+}
+
+// WithDialer opens the session's TCP connections with d (a proxy, a
+// counter of bytes). The Session still reads what the server grants.
+func WithDialer(d zk.Dialer) SessionOption { return func(c *zksession.Config) { c.Dialer = d } }
+
+// WithZKOptions passes go-zookeeper options to the conn. An event callback
+// among them is replaced by the Session's own: use WithEventCallback.
+func WithZKOptions(opts ...func(*zk.Conn)) SessionOption {
+	return func(c *zksession.Config) { c.ZKOptions = append(c.ZKOptions, opts...) }
+}
+
+// WithEventCallback lets f see every event of the conn, after the Session.
+// It runs on go-zookeeper's goroutine: it must not block.
+func WithEventCallback(f func(zk.Event)) SessionOption {
+	return func(c *zksession.Config) {
+		prev := c.OnEvent
+		c.OnEvent = func(ev zk.Event) {
+			if prev != nil {
+				prev(ev)
+			}
+			f(ev)
+		}
+	}
+}
+
+// NewSession dials servers and waits for the session: it returns once the
+// server has granted one, or with an error once every server was tried,
+// ctx ended, or a server has a chroot ("host:2181/app": go-zookeeper does
+// not support one).
+func NewSession(ctx context.Context, servers []string, opts ...SessionOption) (*Session, error) {
+	s := &Session{done: make(chan struct{}), expired: newSignal(), silent: newSignal()}
+	var cfg zksession.Config
+	for _, o := range opts {
+		o(&cfg)
+	}
+	s.onEvent = cfg.OnEvent
+	// The Session learns the conn before its first event can arrive, and
+	// hears every state change on go-zookeeper's goroutine, in order.
+	cfg.ZKOptions = append(cfg.ZKOptions, func(c *zk.Conn) { s.conn = c })
+	cfg.OnEvent = s.handle
+	d, err := zksession.Dial(ctx, servers, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("seqlock: new session: %w", err)
+	}
+	s.mu.Lock()
+	s.rec, s.auth = d, d.Auth
+	if s.conn.State() != zk.StateHasSession {
+		s.arm() // it went away while Dial returned
+	}
+	s.mu.Unlock()
+	return s, nil
+}
+
+// Conn is the session's conn, for requests of your own.
+func (s *Session) Conn() *zk.Conn { return s.conn }
+
+// Timeout is the session timeout the server granted.
+func (s *Session) Timeout() time.Duration { return s.rec.Timeout() }
+
+// Done is closed when the Session is closed.
+func (s *Session) Done() <-chan struct{} { return s.done }
+
+// Close ends the session: the server deletes its ephemeral nodes at once,
+// and every hold on it is lost.
+func (s *Session) Close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	s.disarm()
+	s.expired.fire("the session was closed")
+	close(s.done)
+	s.mu.Unlock()
+	s.conn.Close()
+}
+
+// handle sees every event of the conn. It only takes s.mu and closes
+// channels: go-zookeeper waits for it before it goes on.
+//
+// When is a hold lost behind the holder's back?
+//
+//	(a) our session expired: go-zookeeper says StateExpired and opens a
+//	    new session on the same conn, so the session id changes;
+//	(b) the conn has had no session for d/6, d the granted timeout.
+//
+// Why d/6 in (b)? While cut off, the client hears nothing, and a
+// disconnection delivers no watch event. go-zookeeper only notices a
+// silent partition when nothing has been read for 2/3·d (its receive
+// timeout). The server expires the session — and may give the lock to the
+// next in line — d after it last heard from us, which is about when we
+// last heard from it. So when we first see "no session", about d/3 is
+// left; we give up after half of it, keeping the other half as margin for
+// a busy machine and the clocks of two processes. A quick reconnect (a
+// server restart, a short blip) stays well inside d/6 and keeps the lock.
+func (s *Session) handle(ev zk.Event) {
+	if ev.Type == zk.EventSession {
+		s.mu.Lock()
+		switch ev.State {
+		case zk.StateHasSession:
+			s.disarm()
+			if id := s.conn.SessionID(); id != s.id {
+				s.expired.fire("session expired (the conn has a new session)")
+				s.id, s.expired, s.silent = id, newSignal(), newSignal()
+			} else if isClosed(s.silent.ch) {
+				s.silent = newSignal() // back in time for the server, too late for the holds of before
+			}
+		case zk.StateExpired:
+			s.disarm()
+			s.expired.fire("session expired")
+			s.id, s.expired, s.silent = 0, newSignal(), newSignal()
+		case zk.StateDisconnected, zk.StateConnecting, zk.StateConnected:
+			s.arm()
+		}
+		s.mu.Unlock()
+	}
+	if s.onEvent != nil {
+		s.onEvent(ev)
+	}
+}
+
+// arm starts the d/6 countdown of (b), unless it runs already. s.mu is held.
+func (s *Session) arm() {
+	if s.timer != nil || s.closed || s.id == 0 || s.rec == nil {
+		return // counting already; closed; no session to lose; still dialling
+	}
+	grace := s.rec.Timeout() / 6
+	s.armed++
+	armed, silent := s.armed, s.silent
+	s.timer = time.AfterFunc(grace, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.armed == armed && s.timer != nil {
+			silent.fire(fmt.Sprintf("no session for %v, a sixth of the session timeout", grace.Round(time.Millisecond)))
+		}
+	})
+}
+
+// disarm stops the countdown: the conn has a session again. s.mu is held.
+func (s *Session) disarm() {
+	if s.timer != nil {
+		s.timer.Stop()
+		s.timer = nil
+	}
+	s.armed++
+}
+
+// watch returns what tells a hold in session id that it is lost: expired
+// fires when that session is over, silent when the conn has been without it
+// for d/6. For a session that is over already, both have fired.
+func (s *Session) watch(id int64) (expired, silent *signal) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if id != s.id || s.closed {
+		over := newSignal()
+		over.fire("session expired")
+		return over, over
+	}
+	return s.expired, s.silent
+}
+
+// acl is the ACL of the nodes our locks create: creator-only when the
+// Session has credentials, else open to anyone.
+func (s *Session) acl() []zk.ACL { return zksession.ACL(s.auth) }
+
+// explain adds a hint to ErrNoAuth (see zksession.Explain).
+func (s *Session) explain(err error) error { return zksession.Explain(s.auth, err) }

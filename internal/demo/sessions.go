@@ -1,0 +1,81 @@
+package demo
+
+import (
+	"context"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/zksession"
+)
+
+// A Session is what the demo needs of a chapter's session type (from 04
+// on, a *seqlock.Session): the demo cannot name it, for internal/ imports
+// no chapter.
+type Session interface {
+	Conn() *zk.Conn
+	Timeout() time.Duration
+	Close()
+}
+
+// NewSession is a chapter's session constructor: seqlock.NewSession.
+type NewSession[S Session] func(ctx context.Context, servers []string, opts ...zksession.Option) (S, error)
+
+// Dial opens a session with newSession that asks for -session and
+// authenticates with ZK_AUTH, then opts; it is closed at the end of the run
+// if the story has not closed it.
+func Dial[S Session](ctx context.Context, e *Env, newSession NewSession[S], opts ...zksession.Option) (S, error) {
+	return dialSession(ctx, e, e.Servers, newSession, opts...)
+}
+
+// DialProxied is Dial through a proxy of its own (zkconn.Proxy), so the
+// story can cut that client alone off. Both are closed at the end of the run.
+func DialProxied[S Session](ctx context.Context, e *Env, newSession NewSession[S], opts ...zksession.Option) (S, *zkconn.Proxy, error) {
+	proxy, err := e.proxy()
+	if err != nil {
+		var zero S
+		return zero, nil, err
+	}
+	s, err := dialSession(ctx, e, []string{proxy.Addr()}, newSession, opts...)
+	return s, proxy, err
+}
+
+func dialSession[S Session](ctx context.Context, e *Env, servers []string, newSession NewSession[S], opts ...zksession.Option) (S, error) {
+	defaults := func(c *zksession.Config) { c.Timeout, c.Auth = e.Session, e.Auth }
+	s, err := newSession(ctx, servers, append([]zksession.Option{defaults}, opts...)...)
+	if err != nil {
+		return s, err
+	}
+	e.mu.Lock()
+	e.closers = append(e.closers, s.Close)
+	if len(opts) == 0 && e.granted == nil {
+		e.granted = s.Timeout
+	}
+	e.mu.Unlock()
+	return s, nil
+}
+
+// Sessions is how a lock chapter from 04 on gives the demo its locks: a
+// session per worker (OnSession builds it).
+type Sessions struct {
+	open           func(ctx context.Context, e *Env) (Session, error)
+	lock, readLock func(s Session, path string, obs event.Observer) (Locker, error)
+}
+
+// OnSession ties a chapter's session constructor to its lock constructors
+// (newReadLock: 05's readers; nil elsewhere).
+func OnSession[S Session](newSession NewSession[S], newLock, newReadLock func(s S, path string, obs event.Observer) (Locker, error)) Sessions {
+	wrap := func(f func(S, string, event.Observer) (Locker, error)) func(Session, string, event.Observer) (Locker, error) {
+		if f == nil {
+			return nil
+		}
+		// s came from open below, so it is an S.
+		return func(s Session, path string, obs event.Observer) (Locker, error) { return f(s.(S), path, obs) }
+	}
+	return Sessions{
+		open: func(ctx context.Context, e *Env) (Session, error) { return Dial(ctx, e, newSession) },
+		lock: wrap(newLock), readLock: wrap(newReadLock),
+	}
+}
