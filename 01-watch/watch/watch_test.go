@@ -297,24 +297,8 @@ func TestSessionExpiry(t *testing.T) {
 	t.Run("the client sees StateExpired, its watches fire NotWatching, and it gets a new session", func(t *testing.T) {
 		root := zktest.Root(t)
 		const timeout = time.Second
-		proxy, err := zkconn.NewProxy(zktest.Servers(t)[0])
-		t.Cleanup(func() {
-			if proxy != nil {
-				proxy.Close()
-			}
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
 		states := &stateRecorder{}
-		ctx, cancel := context.WithTimeout(context.Background(), limit)
-		defer cancel()
-		conn, events, err := zkconn.Dial(ctx, []string{proxy.Addr()}, timeout, zk.WithEventCallback(states.observe))
-		if err != nil {
-			t.Fatal(err)
-		}
-		go zkconn.Drain(events)
-		t.Cleanup(conn.Close)
+		conn, proxy := zktest.ConnectViaProxy(t, timeout, zk.WithEventCallback(states.observe))
 
 		eph := root + "/ephemeral"
 		create(t, conn, eph, "", zk.FlagEphemeral)

@@ -199,14 +199,14 @@ func dialSession[S Session](tb testing.TB, servers []string, newSession NewSessi
 
 // ConnectViaProxy opens a session through its own toxiproxy, so the test
 // can cut this one client off or expire its session (proxy.Expire).
-func ConnectViaProxy(tb testing.TB, sessionTimeout time.Duration) (*zk.Conn, *zkconn.Proxy) {
+func ConnectViaProxy(tb testing.TB, sessionTimeout time.Duration, opts ...func(*zk.Conn)) (*zk.Conn, *zkconn.Proxy) {
 	tb.Helper()
 	p, err := zkconn.NewProxy(Servers(tb)[0])
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(p.Close)
-	return dial(tb, []string{p.Addr()}, sessionTimeout), p
+	return dial(tb, []string{p.Addr()}, sessionTimeout, opts...), p
 }
 
 var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
