@@ -142,10 +142,15 @@ const (
 	Lesson Tier = iota // the lesson's tests, a few seconds
 	Full               // every test of the chapter
 	Custom             // the flags the caller gave
+	// Record: the lesson's tests again, each run to its end, so that
+	// every one that records (LOCKSTEP_RECORD_DIR) leaves its replay. The
+	// lesson tier stops at the first failure, often a rule's table test
+	// that needs no server and so records nothing.
+	Record
 )
 
 func (t Tier) String() string {
-	return [...]string{"lesson", "full suite", "custom"}[t]
+	return [...]string{"lesson", "full suite", "custom", "recording"}[t]
 }
 
 // Options of a run.
@@ -216,6 +221,10 @@ func Run(ctx context.Context, root string, all []Exercise, ex Exercise, tier Tie
 		runs = [][]string{{"-failfast", "-run", "^Test", "-timeout", "10m"}, {"-run", "^Example", "-timeout", "2m"}}
 	case Custom:
 		runs = [][]string{opts.Args}
+	case Record:
+		// No -failfast, and no examples: an example on a broken lock can
+		// hang until -timeout.
+		runs = [][]string{{"-run", table.Lesson(ex.Chapter), "-skip", "^Example", "-timeout", "2m"}}
 	}
 	var buf bytes.Buffer
 	var w io.Writer = &buf

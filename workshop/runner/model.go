@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/spinner"
@@ -210,6 +211,16 @@ func (m *Model) start(ch string, tier course.Tier) tea.Cmd {
 func (m Model) done(msg RunDone) (tea.Model, tea.Cmd) {
 	delete(m.running, msg.Chapter)
 	r := msg.Result
+	if r.Tier == course.Record {
+		// A run made only for its recordings: the verdict stands as it was.
+		m.replays[msg.Chapter] = msg.Replays
+		if len(msg.Replays) == 0 || m.env == nil {
+			m.note = fmt.Sprintf("%s: no lesson test recorded this mistake (the rule's table tests need no server, so they record nothing)", msg.Chapter)
+			return m, nil
+		}
+		m.note = fmt.Sprintf("%s: replaying %s", msg.Chapter, filepath.Base(msg.Replays[0]))
+		return m, tea.ExecProcess(m.env.Replay(msg.Replays[0]), func(err error) tea.Msg { return ExecDone{err} })
+	}
 	prev := m.state.Chapters[msg.Chapter]
 	cs := m.state.Record(msg.Chapter, r)
 	if prev == nil || prev.Mistake != cs.Mistake || prev.Todo != cs.Todo {
@@ -327,8 +338,15 @@ func (m Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		}
 	case "p":
 		if len(m.replays[ch]) == 0 {
-			m.note = "no replay: a failing lesson test leaves one"
-			return m, nil
+			cs := m.state.Chapters[ch]
+			if cs == nil || cs.Kind == course.Pass || cs.Kind == course.Todo {
+				m.note = "no replay: a failing lesson test leaves one"
+				return m, nil
+			}
+			// The failure came from a test that records nothing: run the
+			// lesson's tests to their end for the ones that do.
+			m.note = fmt.Sprintf("%s: recording your lock in the lesson's tests…", ch)
+			return m, m.start(ch, course.Record)
 		}
 		if m.env != nil {
 			return m, tea.ExecProcess(m.env.Replay(m.replays[ch][0]), func(err error) tea.Msg { return ExecDone{err} })

@@ -222,3 +222,27 @@ func TestWrapBreaksAtSpacesAndBetweenChineseCharacters(t *testing.T) {
 		}
 	}
 }
+
+func TestReplayOfAMistakeNoTestRecordedRecordsOneFirst(t *testing.T) {
+	env := &fakeEnv{}
+	m := newModel(t, env, "en")
+	// The herd is named by TestFirst, a table test that records nothing.
+	m = update(m, key("down"), key("down"), key("enter"), RunDone{Chapter: "04", Result: herd()})
+	m = update(m, key("p"))
+	if strings.Join(env.runs, ",") != "04 lesson,04 recording" {
+		t.Fatalf("p with no recording ran %v, want the lesson's tests once more, recording", env.runs)
+	}
+	next, cmd := m.Update(RunDone{Chapter: "04", Result: course.Result{Tier: course.Record, Kind: course.Mistake},
+		Replays: []string{"/tmp/x/TestQueue_one_release.events.jsonl"}})
+	m = next.(Model)
+	if cmd == nil {
+		t.Fatal("a recording run that left a replay did not open it")
+	}
+	if !strings.Contains(m.Status("04"), "the herd") {
+		t.Errorf("status after the recording run = %q: it must keep the lesson's verdict", m.Status("04"))
+	}
+	m = update(m, RunDone{Chapter: "04", Result: course.Result{Tier: course.Record, Kind: course.Mistake}})
+	if !strings.Contains(m.View(), "no lesson test recorded") {
+		t.Errorf("a recording run that left nothing must say so:\n%s", m.View())
+	}
+}
