@@ -13,6 +13,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/workshop/course"
 	"github.com/lockstep-zk/lockstep/workshop/hint"
 	"github.com/lockstep-zk/lockstep/workshop/runner"
@@ -131,7 +132,7 @@ func (e *env) Run(ch string, tier course.Tier) tea.Cmd {
 		var replays []string
 		if rec != "" {
 			replays, _ = filepath.Glob(filepath.Join(rec, "*.events.jsonl"))
-			sort.Strings(replays)
+			sortReplays(replays)
 		}
 		return runner.RunDone{Chapter: ch, Result: r, Replays: replays}
 	}
@@ -231,4 +232,23 @@ func (e *env) Save(state []byte) tea.Cmd {
 		_ = course.WriteState(e.root, state)
 		return nil
 	}
+}
+
+// sortReplays puts first the recordings whose test said at which event the
+// property broke (the replay then stops there), then by name.
+func sortReplays(files []string) {
+	marked := map[string]bool{}
+	for _, f := range files {
+		if r, err := os.Open(f); err == nil {
+			rec, err := event.ReadRecording(r)
+			r.Close()
+			marked[f] = err == nil && rec.Header.BrokeAt >= 0
+		}
+	}
+	sort.SliceStable(files, func(i, j int) bool {
+		if marked[files[i]] != marked[files[j]] {
+			return marked[files[i]]
+		}
+		return files[i] < files[j]
+	})
 }
