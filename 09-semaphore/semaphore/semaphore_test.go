@@ -163,7 +163,7 @@ func TestLeases(t *testing.T) {
 		wconnS, wconn := sessionConn(t)
 		got := make(chan error, 1)
 		go func() {
-			l, err := newSemaphore(t, wconnS, dir, 1, semaphore.WithObserver(obs)).Acquire(ctx)
+			l, err := newSemaphore(t, wconnS, dir, 1, seqlock.WithObserver(obs)).Acquire(ctx)
 			if err == nil {
 				err = l.Release(ctx)
 			}
@@ -451,7 +451,7 @@ func leaseCount(t testing.TB, conn *zk.Conn, dir string) int {
 func waitLeases(t testing.TB, conn *zk.Conn, dir string, n int) {
 	t.Helper()
 	zktest.Eventually(t, zktest.Patience, fmt.Sprintf("%s never had %d nodes", dir, n), func() bool {
-		ps, err := seqlock.Participants(conn, dir)
+		ps, err := seqlock.Participants(zktest.Context(t), conn, dir)
 		return err == nil && len(ps) == n
 	})
 }
