@@ -57,6 +57,7 @@ func (l *Lease) watchRevocation(s *Semaphore) {
 			if err != nil {
 				return // gone (released or lost), a new session, or the conn closed
 			}
+			s.emit(event.WatchSet, "get", node, "our lease")
 			if string(r.data) == revokeMessage {
 				l.once.Do(func() {
 					s.emit(event.Info, "", node, "revocation requested")
