@@ -35,14 +35,14 @@ func main() {
 		// Each worker has its own RWMutex (its own session) and uses one side.
 		Sessions: demo.OnSession(seqlock.NewSession,
 			func(s *seqlock.Session, path string, obs event.Observer) (demo.Locker, error) {
-				m, err := rwlock.New(s, path, rwlock.WithObserver(obs))
+				m, err := rwlock.New(s, path, seqlock.WithObserver(obs))
 				if err != nil {
 					return nil, err
 				}
 				return m.Write(), nil
 			},
 			func(s *seqlock.Session, path string, obs event.Observer) (demo.Locker, error) {
-				m, err := rwlock.New(s, path, rwlock.WithObserver(obs))
+				m, err := rwlock.New(s, path, seqlock.WithObserver(obs))
 				if err != nil {
 					return nil, err
 				}

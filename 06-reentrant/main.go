@@ -30,7 +30,7 @@ func main() {
 			fs.IntVar(&depth, "depth", depth, "how many times each job takes the lock (nested)")
 		},
 		Sessions: demo.OnSession(seqlock.NewSession, func(s *seqlock.Session, path string, obs event.Observer) (demo.Locker, error) {
-			m, err := reentrant.New(s, path, reentrant.WithObserver(obs))
+			m, err := reentrant.New(s, path, seqlock.WithObserver(obs))
 			return nestedJob{m}, err
 		}, nil),
 	})

@@ -127,7 +127,7 @@ func newCandidate(ctx context.Context, env *demo.Env, name string, s *story) (*c
 	if err != nil {
 		return nil, err
 	}
-	e, err := leader.New(sess, env.Path, leader.WithObserver(event.Observer(s.observe).WithOwner(name)))
+	e, err := leader.New(sess, env.Path, seqlock.WithObserver(event.Observer(s.observe).WithOwner(name)))
 	if err != nil {
 		return nil, err
 	}

@@ -86,7 +86,7 @@ func run(ctx context.Context, env *demo.Env) error {
 			return err
 		}
 		s, err := semaphore.New(sess, env.Path, leases,
-			semaphore.WithObserver(event.Observer(tl.Observe).WithOwner(name)), semaphore.WithData([]byte(name)))
+			seqlock.WithObserver(event.Observer(tl.Observe).WithOwner(name)), seqlock.WithData([]byte(name)))
 		if err != nil {
 			return err
 		}
@@ -121,7 +121,7 @@ func run(ctx context.Context, env *demo.Env) error {
 		return err
 	}
 	s, err := semaphore.New(sess, env.Path, leases, semaphore.WithRevocable(),
-		semaphore.WithObserver(event.Observer(tl.Observe).WithOwner("worker-1")))
+		seqlock.WithObserver(event.Observer(tl.Observe).WithOwner("worker-1")))
 	if err != nil {
 		return err
 	}

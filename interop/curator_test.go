@@ -452,7 +452,7 @@ func TestCuratorLeaderLatchAndLeaderElectionAgree(t *testing.T) {
 		t.Helper()
 		l, err := observer.Leader(zktest.Context(t))
 		must(t, "lockstep Leader", err)
-		ps, err := seqlock.Participants(admin, dir)
+		ps, err := seqlock.Participants(zktest.Context(t), admin, dir)
 		must(t, "participants", err)
 		var goQueue []string
 		for _, p := range ps {

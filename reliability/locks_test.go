@@ -70,7 +70,7 @@ type reentrantHolder struct{ *reentrant.Mutex }
 func (h reentrantHolder) Node(context.Context) (string, error) { return h.Mutex.Node(), nil }
 
 func newReentrant(s *seqlock.Session, dir string, obs event.Observer) (holder, error) {
-	m, err := reentrant.New(s, dir, reentrant.WithObserver(obs))
+	m, err := reentrant.New(s, dir, seqlock.WithObserver(obs))
 	return reentrantHolder{m}, err
 }
 
@@ -85,7 +85,7 @@ type rwHolder struct {
 func (h rwHolder) Node(context.Context) (string, error) { return h.Side.Node(), nil }
 
 func newRWLock(s *seqlock.Session, dir string, obs event.Observer) (holder, error) {
-	m, err := rwlock.New(s, dir, rwlock.WithObserver(obs))
+	m, err := rwlock.New(s, dir, seqlock.WithObserver(obs))
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +110,7 @@ func (h leaderHolder) Node(context.Context) (string, error) {
 }
 
 func newLeader(s *seqlock.Session, dir string, obs event.Observer) (holder, error) {
-	e, err := leader.New(s, dir, leader.WithObserver(obs))
+	e, err := leader.New(s, dir, seqlock.WithObserver(obs))
 	if err != nil {
 		return nil, err
 	}

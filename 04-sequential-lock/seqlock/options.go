@@ -6,7 +6,11 @@ import (
 	"github.com/lockstep-zk/lockstep/event"
 )
 
-// Option configures a Mutex (or a Queue).
+// Option configures a Mutex (or a Queue), and every lock of the later
+// chapters: 05's rwlock.New, 06's reentrant.New, 07's leader.New and 09's
+// semaphore.New take these same Options. A chapter with an option of its
+// own (09's WithRevocable) makes it with WithValue, so it travels in the
+// same list.
 type Option func(*options)
 
 type options struct {
@@ -15,7 +19,37 @@ type options struct {
 	data              []byte
 	acl               []zk.ACL
 	contenders        []string
+	values            map[any]any // WithValue: the later chapters' own options
 }
+
+func configure(opts []Option) options {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
+
+// ObserverOf is the observer opts set (WithObserver; nil, which ignores
+// what it is told, if none), for a chapter that reports events of its own
+// beside the core's: 06's re-entries, 07's leaders, 09's lease count.
+func ObserverOf(opts []Option) event.Observer { return configure(opts).observer }
+
+// WithValue carries an option of a chapter built on the core in the same
+// list as the core's, as context.WithValue carries a value: key is a value
+// of the chapter's own unexported type, so two chapters never collide. The
+// core ignores it; the chapter reads it back with ValueOf.
+func WithValue(key, value any) Option {
+	return func(opts *options) {
+		if opts.values == nil {
+			opts.values = map[any]any{}
+		}
+		opts.values[key] = value
+	}
+}
+
+// ValueOf is the value the last WithValue(key, …) in opts set, nil if none.
+func ValueOf(opts []Option, key any) any { return configure(opts).values[key] }
 
 // WithObserver makes the lock report every request, watch, notification,
 // acquisition, release and loss to o.

@@ -26,7 +26,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/go-zookeeper/zk"
 
@@ -54,15 +53,11 @@ var (
 
 // Mutex is one contender for the lock in a ZooKeeper directory. Many
 // Mutexes (in one process or many, on one Session or many) contend for the
-// same directory; each lives on a Session. A Mutex is used by one goroutine at a time; Token, Node
-// and Lost may be called from any goroutine.
+// same directory; each lives on a Session. A Mutex is used by one goroutine
+// at a time; Token, Node and Lost may be called from any goroutine.
 type Mutex struct {
 	q *Queue
-
-	mu      sync.Mutex
-	busy    bool  // a Lock is in progress or a hold exists (until Unlock)
-	current *Hold // the current hold, nil if none
-	last    *Hold // the most recent hold, for Lost after Unlock
+	h Handle // the bookkeeping: busy, the current hold, the last (handle.go)
 }
 
 // New returns a Mutex for the lock directory dir (for example
@@ -85,71 +80,31 @@ func NewWithRule(s *Session, dir, name string, rule Rule, opts ...Option) (*Mute
 
 // Lock blocks until this Mutex holds the lock or ctx ends. If ctx ends
 // first, Lock deletes its node (so it does not hold up the queue) and
-// returns ctx's error.
-func (m *Mutex) Lock(ctx context.Context) error { return m.acquire(ctx, true) }
+// returns ctx's error. It returns ErrAlreadyHeld while this Mutex holds
+// the lock, is locking, or has lost a hold it has not Unlocked yet.
+func (m *Mutex) Lock(ctx context.Context) error { return m.h.Acquire(ctx, m.wait) }
 
 // TryLock takes the lock if the rule lets us have it now, and returns
 // ErrLocked at once otherwise, leaving nothing behind.
-func (m *Mutex) TryLock(ctx context.Context) error { return m.acquire(ctx, false) }
+func (m *Mutex) TryLock(ctx context.Context) error { return m.h.Acquire(ctx, m.try) }
 
-func (m *Mutex) acquire(ctx context.Context, wait bool) error {
-	m.mu.Lock()
-	if m.busy {
-		m.mu.Unlock()
-		return ErrAlreadyHeld
-	}
-	m.busy = true
-	m.mu.Unlock()
-
-	h, err := m.q.Acquire(ctx, wait)
-
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if err != nil {
-		m.busy = false
-		return err
-	}
-	m.current, m.last = h, h
-	return nil
-}
+func (m *Mutex) wait(ctx context.Context) (*Hold, error) { return m.q.Acquire(ctx, true) }
+func (m *Mutex) try(ctx context.Context) (*Hold, error)  { return m.q.Acquire(ctx, false) }
 
 // Unlock releases the lock by deleting our node; the next contender in
 // line is notified. It returns ErrNotHeld if this Mutex does not hold the
 // lock, and an error wrapping ErrLost if the hold was lost before Unlock
 // (it still deletes the node, in case it exists).
-func (m *Mutex) Unlock(ctx context.Context) error {
-	m.mu.Lock()
-	h := m.current
-	m.current = nil // claim the hold: a second Unlock gets ErrNotHeld
-	m.mu.Unlock()
-	if h == nil {
-		return ErrNotHeld
-	}
-	err := h.Release(ctx)
-	m.mu.Lock()
-	m.busy = false
-	m.mu.Unlock()
-	return err
-}
+func (m *Mutex) Unlock(ctx context.Context) error { return m.h.Release(ctx) }
 
 // Token returns the fencing token of the current hold, 0 if none. Pass it
 // to the resource the lock protects, which must reject any token lower
 // than the highest it has seen: a holder that lost the lock without
 // knowing it (a long GC pause) is then stopped by the resource itself.
-func (m *Mutex) Token() int64 {
-	if h := m.hold(); h != nil {
-		return h.Token()
-	}
-	return 0
-}
+func (m *Mutex) Token() int64 { return m.h.Token() }
 
 // Node returns the full path of our node while we hold the lock, "" otherwise.
-func (m *Mutex) Node() string {
-	if h := m.hold(); h != nil {
-		return h.Node()
-	}
-	return ""
-}
+func (m *Mutex) Node() string { return m.h.Node() }
 
 // Lost returns a channel that is closed when the current hold is lost
 // without Unlock: the session expired, or the conn has had no session for
@@ -157,23 +112,7 @@ func (m *Mutex) Node() string {
 // Unlock never closes it otherwise. Each hold has its own channel; between
 // holds Lost returns the last hold's channel, and nil (which never fires)
 // before the first.
-func (m *Mutex) Lost() <-chan struct{} {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	switch {
-	case m.current != nil:
-		return m.current.Lost()
-	case m.last != nil:
-		return m.last.Lost()
-	}
-	return nil
-}
-
-func (m *Mutex) hold() *Hold {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.current
-}
+func (m *Mutex) Lost() <-chan struct{} { return m.h.Lost() }
 
 // Participant is one contender in a lock's queue.
 type Participant struct {
@@ -184,8 +123,10 @@ type Participant struct {
 
 // Participants returns the lock's queue in order: [0] holds the lock (or is
 // about to notice that it does), the others wait in that order. Like
-// Curator's getParticipantNodes and kazoo's contenders.
-func Participants(conn *zk.Conn, dir string) ([]Participant, error) {
+// Curator's getParticipantNodes and kazoo's contenders. Any conn may ask,
+// contender or not; a read whose connection drops is sent again while
+// conn keeps its session, as the core's own reads are.
+func Participants(ctx context.Context, conn *zk.Conn, dir string) ([]Participant, error) {
 	if conn == nil {
 		return nil, errors.New("seqlock: nil *zk.Conn")
 	}
@@ -193,7 +134,8 @@ func Participants(conn *zk.Conn, dir string) ([]Participant, error) {
 		return nil, fmt.Errorf("seqlock: lock directory: %w", err)
 	}
 	q := &Queue{conn: conn, dir: dir, opts: options{contenders: []string{""}}}
-	names, _, err := conn.Children(dir)
+	session := conn.SessionID()
+	names, _, err := retry(ctx, conn, session, func() ([]string, *zk.Stat, error) { return conn.Children(dir) })
 	if errors.Is(err, zk.ErrNoNode) {
 		return nil, nil
 	}
@@ -203,7 +145,7 @@ func Participants(conn *zk.Conn, dir string) ([]Participant, error) {
 	var out []Participant
 	for _, n := range q.sorted(names) {
 		p := dir + "/" + n.Name
-		data, _, err := conn.Get(p)
+		data, _, err := retry(ctx, conn, session, func() ([]byte, *zk.Stat, error) { return conn.Get(p) })
 		if errors.Is(err, zk.ErrNoNode) {
 			continue // it left while we looked
 		}

@@ -43,7 +43,7 @@ func waitQueue(t testing.TB, conn *zk.Conn, dir string, n int) []seqlock.Partici
 	var ps []seqlock.Participant
 	zktest.Eventually(t, zktest.Patience, fmt.Sprintf("the queue of %s never reached %d nodes", dir, n), func() bool {
 		var err error
-		ps, err = seqlock.Participants(conn, dir)
+		ps, err = seqlock.Participants(zktest.Context(t), conn, dir)
 		return err == nil && len(ps) == n
 	})
 	return ps
@@ -173,7 +173,7 @@ func TestQueue(t *testing.T) {
 			go func() { defer wg.Done(); m.Lock(wctx) }()
 			waitQueue(t, admin, dir, i+2)
 		}
-		ps, err := seqlock.Participants(admin, dir)
+		ps, err := seqlock.Participants(ctx, admin, dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,7 +195,7 @@ func TestQueue(t *testing.T) {
 		if err := holder.Unlock(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if ps, err := seqlock.Participants(admin, dir); err != nil || len(ps) != 0 {
+		if ps, err := seqlock.Participants(ctx, admin, dir); err != nil || len(ps) != 0 {
 			t.Errorf("after everyone left: Participants = %v, %v", ps, err)
 		}
 	})
@@ -987,11 +987,11 @@ func TestNew(t *testing.T) {
 			if _, err := seqlock.New(s, p); err == nil {
 				t.Errorf("New accepted %q", p)
 			}
-			if _, err := seqlock.Participants(conn, p); err == nil {
+			if _, err := seqlock.Participants(zktest.Context(t), conn, p); err == nil {
 				t.Errorf("Participants accepted %q", p)
 			}
 		}
-		if _, err := seqlock.Participants(nil, "/x"); err == nil {
+		if _, err := seqlock.Participants(zktest.Context(t), nil, "/x"); err == nil {
 			t.Error("Participants accepted a nil conn")
 		}
 	})
@@ -1021,7 +1021,7 @@ func ExampleMutex() {
 	got := make(chan error)
 	go func() { got <- bob.Lock(ctx) }()
 	for {
-		ps, _ := seqlock.Participants(conn, "/seqlock-example/orders")
+		ps, _ := seqlock.Participants(ctx, conn, "/seqlock-example/orders")
 		if len(ps) == 2 {
 			fmt.Printf("queue: %s, %s\n", ps[0].Data, ps[1].Data)
 			break
@@ -1178,7 +1178,7 @@ func waitQueueOrLock(t *testing.T, conn *zk.Conn, dir string, n int, lock <-chan
 		default:
 		}
 		var err error
-		ps, err = seqlock.Participants(conn, dir)
+		ps, err = seqlock.Participants(zktest.Context(t), conn, dir)
 		return err == nil && len(ps) == n
 	})
 	return ps

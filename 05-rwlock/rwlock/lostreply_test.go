@@ -145,7 +145,7 @@ func cutOff(t *testing.T, dir string) *cutOffClient {
 			c.lookups.Add(1)
 		}
 	})
-	c.m, err = rwlock.New(s, dir, rwlock.WithObserver(obs))
+	c.m, err = rwlock.New(s, dir, seqlock.WithObserver(obs))
 	must(t, err)
 	// A Session creates a lock directory the first time it uses it: have
 	// it do so now, so that the scene below is about our node's create.

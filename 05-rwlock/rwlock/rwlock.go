@@ -64,20 +64,17 @@ type Side struct {
 
 // New returns a read-write lock on the directory dir, created on first use
 // (as a container, like Curator's). Nothing is sent to ZooKeeper until a
-// side's Lock.
-func New(s *seqlock.Session, dir string, opts ...Option) (*RWMutex, error) {
-	var o options
-	for _, opt := range opts {
-		opt(&o)
-	}
+// side's Lock. opts are chapter 04's (seqlock.WithObserver, WithData,
+// WithACL, WithoutDisconnectCheck) and apply to both sides.
+func New(s *seqlock.Session, dir string, opts ...seqlock.Option) (*RWMutex, error) {
 	rw := &RWMutex{}
 	read, err := seqlock.NewWithRule(s, dir, readMarker, rw.readRule,
-		slices.Concat(o.core, []seqlock.Option{seqlock.WithContenders(writeMarker)})...)
+		slices.Concat(opts, []seqlock.Option{seqlock.WithContenders(writeMarker)})...)
 	if err != nil {
 		return nil, err
 	}
 	write, err := seqlock.NewWithRule(s, dir, writeMarker, writeRule,
-		slices.Concat(o.core, []seqlock.Option{seqlock.WithContenders(readMarker)})...)
+		slices.Concat(opts, []seqlock.Option{seqlock.WithContenders(readMarker)})...)
 	if err != nil {
 		return nil, err
 	}

@@ -107,7 +107,7 @@ func (r *recorder) waitQueued(t testing.TB, owner string) {
 // obs as owner.
 func mutex(t testing.TB, dir, owner string, obs event.Observer) *rwlock.RWMutex {
 	t.Helper()
-	m, err := rwlock.New(session(t), dir, rwlock.WithObserver(zktest.Observe(t, owner, obs)))
+	m, err := rwlock.New(session(t), dir, seqlock.WithObserver(zktest.Observe(t, owner, obs)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,10 +404,10 @@ func TestRequestsPerContendedAcquire(t *testing.T) {
 			// One session for both: it has made the lock directory by the
 			// time m queues, so m's count is the lock's own requests.
 			s := session(t)
-			w, err := rwlock.New(s, dir, rwlock.WithObserver(event.Observer(rec.observe).WithOwner("w")))
+			w, err := rwlock.New(s, dir, seqlock.WithObserver(event.Observer(rec.observe).WithOwner("w")))
 			must(t, err)
 			must(t, w.Write().Lock(ctx))
-			m, err := rwlock.New(s, dir, rwlock.WithObserver(event.Tee(rec.observe, tally.Observe).WithOwner("m")))
+			m, err := rwlock.New(s, dir, seqlock.WithObserver(event.Tee(rec.observe, tally.Observe).WithOwner("m")))
 			must(t, err)
 			side := m.Write()
 			if reader {
@@ -695,11 +695,11 @@ func TestWithData(t *testing.T) {
 		dir := root + "/lock"
 		ctx := zktest.Context(t)
 		connS, conn := sessionConn(t)
-		m, err := rwlock.New(connS, dir, rwlock.WithData([]byte("host-a")))
+		m, err := rwlock.New(connS, dir, seqlock.WithData([]byte("host-a")))
 		must(t, err)
 		must(t, m.Write().Lock(ctx))
 		must(t, m.Read().Lock(ctx)) // a downgrade: both our nodes are in the queue
-		ps, err := seqlock.Participants(conn, dir)
+		ps, err := seqlock.Participants(ctx, conn, dir)
 		must(t, err)
 		if len(ps) != 2 || ps[0].Node != m.Write().Node() || ps[1].Node != m.Read().Node() {
 			t.Fatalf("participants %v, want our writer then our reader", ps)
@@ -794,7 +794,7 @@ func TestLostSession(t *testing.T) {
 		connS, proxy := sessionViaProxy(t, session)
 		conn := connS.Conn()
 		tally := &event.Tally{}
-		m, err := rwlock.New(connS, dir, rwlock.WithObserver(tally.Observe))
+		m, err := rwlock.New(connS, dir, seqlock.WithObserver(tally.Observe))
 		must(t, err)
 		must(t, m.Write().Lock(ctx))
 		start := time.Now()
@@ -827,7 +827,7 @@ func TestLostSession(t *testing.T) {
 		plainConnS, plainProxy := sessionViaProxy(t, session)
 		timedConnS, timedProxy := sessionViaProxy(t, session)
 		timedConn := timedConnS.Conn()
-		plain, err := rwlock.New(plainConnS, dir, rwlock.WithoutDisconnectCheck()) // the check turned off
+		plain, err := rwlock.New(plainConnS, dir, seqlock.WithoutDisconnectCheck()) // the check turned off
 		must(t, err)
 		timed, err := rwlock.New(timedConnS, dir) // the session timeout the server granted
 		must(t, err)
@@ -895,9 +895,9 @@ func TestNotReentrant(t *testing.T) {
 		ctx := zktest.Context(t)
 		rec := &recorder{}
 		connS, conn := sessionConn(t)
-		outer, err := rwlock.New(connS, dir, rwlock.WithObserver(rec.observe))
+		outer, err := rwlock.New(connS, dir, seqlock.WithObserver(rec.observe))
 		must(t, err)
-		inner, err := rwlock.New(connS, dir, rwlock.WithObserver(event.Observer(rec.observe).WithOwner("inner")))
+		inner, err := rwlock.New(connS, dir, seqlock.WithObserver(event.Observer(rec.observe).WithOwner("inner")))
 		must(t, err)
 		w := mutex(t, dir, "w", rec.observe)
 		must(t, outer.Read().Lock(ctx))

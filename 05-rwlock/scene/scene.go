@@ -19,7 +19,7 @@ func New() scene.Scene {
 		Title: "read-write lock: readers share, writers exclude (workers 1, 4, 7… write)",
 		Look:  "R holders share; a W's release wakes every R behind it, an R's at most one W",
 		Open: scene.OnSession(seqlock.NewSession, func(s *seqlock.Session, w scene.Worker) (scene.Part, error) {
-			m, err := rwlock.New(s, w.Path, rwlock.WithObserver(w.Observer))
+			m, err := rwlock.New(s, w.Path, seqlock.WithObserver(w.Observer))
 			if err != nil {
 				return nil, err
 			}

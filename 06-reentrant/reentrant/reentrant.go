@@ -81,14 +81,17 @@ type lock interface {
 }
 
 // New returns a Mutex for the lock directory dir, with depth 0. Nothing is
-// sent to ZooKeeper until Lock.
-func New(s *seqlock.Session, dir string, opts ...Option) (*Mutex, error) {
-	c := configure(opts)
-	lock, err := seqlock.New(s, dir, c.seqlock()...)
+// sent to ZooKeeper until Lock. opts are chapter 04's: the observer of
+// seqlock.WithObserver also hears an Info event for each re-entry and each
+// Unlock that only lowers the depth, and seqlock.WithoutDisconnectCheck is
+// the flaw TestReentryDuringAPartition measures (re-entry is then allowed
+// during a partition, after the server may have given the lock away).
+func New(s *seqlock.Session, dir string, opts ...seqlock.Option) (*Mutex, error) {
+	lock, err := seqlock.New(s, dir, opts...)
 	if err != nil {
 		return nil, err // a nil Session or a bad path: seqlock says which
 	}
-	return counted(lock, s.Conn(), dir, c.obs), nil
+	return counted(lock, s.Conn(), dir, seqlock.ObserverOf(opts)), nil
 }
 
 // counted puts a hold count on lock.

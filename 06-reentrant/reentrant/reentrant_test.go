@@ -40,7 +40,7 @@ func sessionViaProxy(t testing.TB, d time.Duration) (*seqlock.Session, *zkconn.P
 	return zktest.DialSessionViaProxy(t, seqlock.NewSession, seqlock.WithSessionTimeout(d))
 }
 
-func newMutex(t testing.TB, s *seqlock.Session, dir string, opts ...reentrant.Option) *reentrant.Mutex {
+func newMutex(t testing.TB, s *seqlock.Session, dir string, opts ...seqlock.Option) *reentrant.Mutex {
 	t.Helper()
 	m, err := reentrant.New(s, dir, opts...)
 	if err != nil {
@@ -68,7 +68,7 @@ func TestReentry(t *testing.T) {
 		dir := root + "/lock"
 		connS, conn := sessionConn(t)
 		var tally event.Tally
-		m := newMutex(t, connS, dir, reentrant.WithObserver(tally.Observe))
+		m := newMutex(t, connS, dir, seqlock.WithObserver(tally.Observe))
 		ctx := zktest.Context(t)
 
 		if err := m.Lock(ctx); err != nil {
@@ -382,9 +382,9 @@ func TestReentryDuringAPartition(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		flaw bool
-		opts []reentrant.Option
+		opts []seqlock.Option
 	}{
-		{"with the disconnection check off a cut-off holder re-enters a lock someone else holds", true, []reentrant.Option{reentrant.WithoutDisconnectCheck()}},
+		{"with the disconnection check off a cut-off holder re-enters a lock someone else holds", true, []seqlock.Option{seqlock.WithoutDisconnectCheck()}},
 		{"with the granted session timeout (the default) a cut-off holder's re-entry is refused", false, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -514,7 +514,7 @@ func TestNestedCriticalSectionsExcludeOtherOwners(t *testing.T) {
 	errs := make(chan error, owners)
 	start := time.Now()
 	for i := range owners {
-		m := newMutex(t, connS, dir, reentrant.WithObserver(tally.Observe))
+		m := newMutex(t, connS, dir, seqlock.WithObserver(tally.Observe))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

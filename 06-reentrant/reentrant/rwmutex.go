@@ -32,15 +32,14 @@ var (
 )
 
 // NewRW returns a reentrant read/write lock on the directory dir. Nothing
-// is sent to ZooKeeper until a side's Lock.
-func NewRW(s *seqlock.Session, dir string, opts ...Option) (*RWMutex, error) {
-	c := configure(opts)
-	rw, err := rwlock.New(s, dir, c.rwlock()...)
+// is sent to ZooKeeper until a side's Lock. opts are chapter 04's, as for New.
+func NewRW(s *seqlock.Session, dir string, opts ...seqlock.Option) (*RWMutex, error) {
+	rw, err := rwlock.New(s, dir, opts...)
 	if err != nil {
 		return nil, err
 	}
-	conn := s.Conn()
-	return &RWMutex{read: counted(rw.Read(), conn, dir, c.obs), write: counted(rw.Write(), conn, dir, c.obs)}, nil
+	conn, obs := s.Conn(), seqlock.ObserverOf(opts)
+	return &RWMutex{read: counted(rw.Read(), conn, dir, obs), write: counted(rw.Write(), conn, dir, obs)}, nil
 }
 
 // Read is the shared side, Write the exclusive side; each is a Mutex with

@@ -21,7 +21,7 @@ func New() scene.Scene {
 		Title: "re-entrant lock: the holder locks twice, one node, one release",
 		Look:  "each holder locks twice: the 2nd Lock and 1st Unlock cost no request",
 		Open: scene.OnSession(seqlock.NewSession, func(s *seqlock.Session, w scene.Worker) (scene.Part, error) {
-			m, err := reentrant.New(s, w.Path, reentrant.WithObserver(w.Observer), reentrant.WithData([]byte(w.Name)))
+			m, err := reentrant.New(s, w.Path, seqlock.WithObserver(w.Observer), seqlock.WithData([]byte(w.Name)))
 			if err != nil {
 				return nil, err
 			}

@@ -3,7 +3,6 @@ package leader
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/go-zookeeper/zk"
 
@@ -34,10 +33,7 @@ type Election struct {
 	opts []seqlock.Option // for each campaign's queue
 	obs  event.Observer
 
-	mu      sync.Mutex
-	busy    bool          // a Campaign is running, or a leadership exists (until Resign)
-	current *seqlock.Hold // the current leadership, nil if none
-	last    *seqlock.Hold // the most recent one, for Lost after Resign
+	h seqlock.Handle // busy, the current leadership, the last: chapter 04's bookkeeping
 }
 
 // Leadership is who leads an election, as anyone can read it from
@@ -55,17 +51,18 @@ type Leadership struct {
 }
 
 // New returns a candidate for the election held in dir. Nothing is sent to
-// ZooKeeper until Campaign, Leader or Observe.
-func New(s *seqlock.Session, dir string, opts ...Option) (*Election, error) {
-	var c config
-	for _, o := range opts {
-		o(&c)
-	}
-	q, err := seqlock.NewQueue(s, dir, nodeName, seqlock.First, c.seqlock...)
+// ZooKeeper until Campaign, Leader or Observe. opts are chapter 04's: the
+// observer of seqlock.WithObserver hears every request and watch, and when
+// this candidate leads (Acquired, with its Token), resigns (Released) or
+// loses its leadership (Lost); seqlock.WithoutDisconnectCheck makes a
+// cut-off leader learn it lost only once it reconnects, the flaw
+// TestCutOffLeaderWithoutSessionTimeoutStillBelievesItLeads measures.
+func New(s *seqlock.Session, dir string, opts ...seqlock.Option) (*Election, error) {
+	q, err := seqlock.NewQueue(s, dir, nodeName, seqlock.First, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("leader: %w", err)
 	}
-	return &Election{s: s, conn: s.Conn(), dir: dir, q: q, opts: c.seqlock, obs: c.obs}, nil
+	return &Election{s: s, conn: s.Conn(), dir: dir, q: q, opts: opts, obs: seqlock.ObserverOf(opts)}, nil
 }
 
 // Campaign joins the election and blocks until this candidate leads, ctx
@@ -75,24 +72,13 @@ func New(s *seqlock.Session, dir string, opts ...Option) (*Election, error) {
 // ErrAlreadyHeld while this Election campaigns or leads, and after a lost
 // leadership until Resign.
 func (e *Election) Campaign(ctx context.Context, value string) error {
-	e.mu.Lock()
-	if e.busy {
-		e.mu.Unlock()
-		return ErrAlreadyHeld
-	}
-	e.busy = true
-	e.mu.Unlock()
-
-	h, err := e.campaign(ctx, value)
-
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if err != nil {
-		e.busy = false
-		return fmt.Errorf("leader: campaign in %s: %w", e.dir, err)
-	}
-	e.current, e.last = h, h
-	return nil
+	return e.h.Acquire(ctx, func(ctx context.Context) (*seqlock.Hold, error) {
+		h, err := e.campaign(ctx, value)
+		if err != nil {
+			return nil, fmt.Errorf("leader: campaign in %s: %w", e.dir, err)
+		}
+		return h, nil
+	})
 }
 
 // Resign ends our leadership by deleting our node: the candidate watching
@@ -100,39 +86,16 @@ func (e *Election) Campaign(ctx context.Context, value string) error {
 // leader's work before calling it. Resign returns ErrNotHeld if this
 // Election does not lead, and an error wrapping ErrLost if the leadership
 // was lost before Resign (it still makes sure the node is gone).
-func (e *Election) Resign(ctx context.Context) error {
-	e.mu.Lock()
-	h := e.current
-	e.current = nil // claim it: a second Resign gets ErrNotHeld
-	e.mu.Unlock()
-	if h == nil {
-		return ErrNotHeld
-	}
-	err := h.Release(ctx)
-	e.mu.Lock()
-	e.busy = false
-	e.mu.Unlock()
-	return err
-}
+func (e *Election) Resign(ctx context.Context) error { return e.h.Release(ctx) }
 
 // Token is the fencing token of our leadership, 0 if we do not lead: every
 // later leader of the election has a larger one (chapter 04's definition,
 // seqlock.Hold.Token). Stamp what the leader writes with it, and have the
 // resource refuse a token lower than one it has seen (chapter 08).
-func (e *Election) Token() int64 {
-	if h := e.hold(); h != nil {
-		return h.Token()
-	}
-	return 0
-}
+func (e *Election) Token() int64 { return e.h.Token() }
 
 // Node is the full path of our node while we lead, "" otherwise.
-func (e *Election) Node() string {
-	if h := e.hold(); h != nil {
-		return h.Node()
-	}
-	return ""
-}
+func (e *Election) Node() string { return e.h.Node() }
 
 // Lost returns a channel that is closed when our leadership is lost
 // without Resign: the session expired, or the conn has had no session for
@@ -140,23 +103,7 @@ func (e *Election) Node() string {
 // A leader's work loop selects on it. Resign does not close it. Each
 // leadership has its own channel; between leaderships Lost returns the
 // last one's, and nil (which never fires) before the first.
-func (e *Election) Lost() <-chan struct{} {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	switch {
-	case e.current != nil:
-		return e.current.Lost()
-	case e.last != nil:
-		return e.last.Lost()
-	}
-	return nil
-}
-
-func (e *Election) hold() *seqlock.Hold {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.current
-}
+func (e *Election) Lost() <-chan struct{} { return e.h.Lost() }
 
 func (e *Election) emit(ev event.Event) {
 	ev.Lock = e.dir

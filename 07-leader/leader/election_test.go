@@ -47,7 +47,7 @@ func sessionViaProxy(t testing.TB, d time.Duration) (*seqlock.Session, *zkconn.P
 	return zktest.DialSessionViaProxy(t, seqlock.NewSession, seqlock.WithSessionTimeout(d))
 }
 
-func newElection(t testing.TB, s *seqlock.Session, dir string, opts ...leader.Option) *leader.Election {
+func newElection(t testing.TB, s *seqlock.Session, dir string, opts ...seqlock.Option) *leader.Election {
 	t.Helper()
 	e, err := leader.New(s, dir, opts...)
 	if err != nil {
@@ -164,7 +164,7 @@ func TestExactlyOneLeaderAtAnyInstant(t *testing.T) {
 		errs := make(chan error, candidates)
 		for i := range candidates {
 			who := fmt.Sprintf("candidate-%d", i)
-			e := newElection(t, session(t), dir, leader.WithObserver(h.observer(who)))
+			e := newElection(t, session(t), dir, seqlock.WithObserver(h.observer(who)))
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -196,7 +196,7 @@ func TestExactlyOneLeaderAtAnyInstant(t *testing.T) {
 }
 
 // leadNow makes a candidate on its own conn and waits until it leads.
-func leadNow(t testing.TB, s *seqlock.Session, dir, who string, opts ...leader.Option) *leader.Election {
+func leadNow(t testing.TB, s *seqlock.Session, dir, who string, opts ...seqlock.Option) *leader.Election {
 	t.Helper()
 	e := newElection(t, s, dir, opts...)
 	if err := e.Campaign(zktest.Context(t), who); err != nil {
@@ -266,10 +266,10 @@ func TestFailoverWhenTheLeadersSessionExpires(t *testing.T) {
 	tally := &event.Tally{}
 	oldConnS, proxy := sessionViaProxy(t, sessionTimeout)
 	oldConn := oldConnS.Conn()
-	old := leadNow(t, oldConnS, dir, "old", leader.WithObserver(event.Tee(h.observer("old"), tally.Observe)))
+	old := leadNow(t, oldConnS, dir, "old", seqlock.WithObserver(event.Tee(h.observer("old"), tally.Observe)))
 	oldToken, lost := old.Token(), old.Lost()
 
-	next := newElection(t, sessionAsking(t, sessionTimeout), dir, leader.WithObserver(h.observer("next")))
+	next := newElection(t, sessionAsking(t, sessionTimeout), dir, seqlock.WithObserver(h.observer("next")))
 	won := campaignInBackground(ctx, next, "next")
 	admin := zktest.Connect(t)
 	waitQueued(t, admin, dir, 2)
@@ -331,7 +331,7 @@ func TestFailoverWhenTheLeadersSessionExpires(t *testing.T) {
 func TestCutOffLeaderWithoutSessionTimeoutStillBelievesItLeads(t *testing.T) {
 	const sessionTimeout = 1500 * time.Millisecond
 	t.Run("without the check the cut-off leader still believes it leads after its successor is elected", func(t *testing.T) {
-		lostAt, elected := cutTheLeader(t, sessionTimeout, leader.WithoutDisconnectCheck())
+		lostAt, elected := cutTheLeader(t, sessionTimeout, seqlock.WithoutDisconnectCheck())
 		if !lostAt.IsZero() {
 			t.Fatalf("the cut-off leader learned it lost %v before its successor was elected: the flaw is gone?",
 				elected.Sub(lostAt).Round(time.Millisecond))
@@ -350,13 +350,13 @@ func TestCutOffLeaderWithoutSessionTimeoutStillBelievesItLeads(t *testing.T) {
 // "next" behind it, cuts old's link and waits until next leads. It returns
 // when old's Lost closed, if it did before next led (zero otherwise), and
 // when next led. Then it restores the link: old must learn it lost by then.
-func cutTheLeader(t *testing.T, sessionTimeout time.Duration, opts ...leader.Option) (lostAt, elected time.Time) {
+func cutTheLeader(t *testing.T, sessionTimeout time.Duration, opts ...seqlock.Option) (lostAt, elected time.Time) {
 	dir := zktest.Root(t) + "/election"
 	ctx := zktest.Context(t)
 	oldConnS, proxy := sessionViaProxy(t, sessionTimeout)
 	oldConn := oldConnS.Conn()
 	h := &history{} // old's Lost event, stamped when the core declared the loss
-	old := leadNow(t, oldConnS, dir, "old", append(opts, leader.WithObserver(h.observer("old")))...)
+	old := leadNow(t, oldConnS, dir, "old", append(opts, seqlock.WithObserver(h.observer("old")))...)
 	lost := old.Lost()
 	next := newElection(t, sessionAsking(t, sessionTimeout), dir)
 	won := campaignInBackground(ctx, next, "next")
@@ -403,7 +403,7 @@ func TestResignHandsOverAtOnce(t *testing.T) {
 	var waiters []*leader.Election
 	for i := range tallies {
 		tallies[i] = &event.Tally{}
-		w := newElection(t, sessionAsking(t, sessionTimeout), dir, leader.WithObserver(tallies[i].Observe))
+		w := newElection(t, sessionAsking(t, sessionTimeout), dir, seqlock.WithObserver(tallies[i].Observe))
 		waiters = append(waiters, w)
 		results = append(results, campaignInBackground(ctx, w, fmt.Sprintf("waiter-%d", i)))
 		waitQueued(t, zktest.Connect(t), dir, i+2) // join in order
@@ -534,7 +534,7 @@ func TestCampaignHonoursItsContext(t *testing.T) {
 
 	t.Run("a cancelled Campaign returns context.Canceled and leaves no node", func(t *testing.T) {
 		tally := &event.Tally{}
-		e := newElection(t, session(t), dir, leader.WithObserver(tally.Observe))
+		e := newElection(t, session(t), dir, seqlock.WithObserver(tally.Observe))
 		cctx, cancel := context.WithCancel(ctx)
 		res := campaignInBackground(cctx, e, "quitter")
 		zktest.Eventually(t, zktest.Patience, "the candidate waits", func() bool { return tally.Count(event.Waiting) > 0 })
@@ -553,7 +553,7 @@ func TestCampaignHonoursItsContext(t *testing.T) {
 	})
 	t.Run("a Campaign with a context already over sends nothing", func(t *testing.T) {
 		tally := &event.Tally{}
-		e := newElection(t, session(t), dir, leader.WithObserver(tally.Observe))
+		e := newElection(t, session(t), dir, seqlock.WithObserver(tally.Observe))
 		cctx, cancel := context.WithCancel(ctx)
 		cancel()
 		if err := e.Campaign(cctx, "late"); !errors.Is(err, context.Canceled) {
@@ -582,7 +582,7 @@ func TestTheAPIRefusesMisuse(t *testing.T) {
 	})
 	t.Run("Campaign while campaigning returns ErrAlreadyHeld", func(t *testing.T) {
 		tally := &event.Tally{}
-		w := newElection(t, session(t), dir, leader.WithObserver(tally.Observe))
+		w := newElection(t, session(t), dir, seqlock.WithObserver(tally.Observe))
 		cctx, cancel := context.WithCancel(ctx)
 		res := campaignInBackground(cctx, w, "waiter")
 		zktest.Eventually(t, zktest.Patience, "the candidate waits", func() bool { return tally.Count(event.Waiting) > 0 })
@@ -678,7 +678,7 @@ func TestALoneCandidateSendsThreeRequests(t *testing.T) {
 		}
 		got = append(got, line)
 	}
-	e := leadNow(t, s, dir, "solo", leader.WithObserver(obs))
+	e := leadNow(t, s, dir, "solo", seqlock.WithObserver(obs))
 	if err := e.Resign(zktest.Context(t)); err != nil {
 		t.Fatal(err)
 	}

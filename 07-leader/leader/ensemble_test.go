@@ -46,7 +46,7 @@ func TestCrashOfTheZooKeeperLeaderElectsNoSecondLeader(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(s.Close)
-		e := newElection(t, s, dir, leader.WithObserver(h.observer(who)))
+		e := newElection(t, s, dir, seqlock.WithObserver(h.observer(who)))
 		elections = append(elections, e)
 		wg.Add(1)
 		go func() {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"io"
 	"net"
 	"slices"
@@ -12,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockstep-zk/lockstep/07-leader/leader"
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
@@ -38,7 +37,7 @@ func TestCampaignSurvivesAConnectionThatDrops(t *testing.T) {
 		// (getData) each lose their connection on the way to the server.
 		trip.dropOn(opGetChildren2, opGetData)
 		tally := &event.Tally{}
-		waiter := newElection(t, conn, dir, leader.WithObserver(tally.Observe))
+		waiter := newElection(t, conn, dir, seqlock.WithObserver(tally.Observe))
 		res := campaignInBackground(ctx, waiter, "waiter")
 		waitUntilWaiting(t, tally, res)
 		if n := trip.drops(); n != 2 {
@@ -79,7 +78,7 @@ func TestCampaignSurvivesAConnectionThatDrops(t *testing.T) {
 		conn := dialVia(t, trip, sessionTimeout)
 		sessionID := conn.Conn().SessionID()
 		tally := &event.Tally{}
-		waiter := newElection(t, conn, dir, leader.WithObserver(tally.Observe))
+		waiter := newElection(t, conn, dir, seqlock.WithObserver(tally.Observe))
 		cctx, cancel := context.WithCancel(ctx)
 		res := campaignInBackground(cctx, waiter, "waiter")
 		waitUntilWaiting(t, tally, res)

@@ -29,7 +29,7 @@ func New() scene.Scene {
 			Acquired: "terms", Woken: "woken/resign", PerAcq: "term"},
 		Leaf: "election",
 		Open: scene.OnSession(seqlock.NewSession, func(s *seqlock.Session, w scene.Worker) (scene.Part, error) {
-			e, err := leader.New(s, w.Path, leader.WithObserver(w.Observer))
+			e, err := leader.New(s, w.Path, seqlock.WithObserver(w.Observer))
 			if err != nil {
 				return nil, err
 			}

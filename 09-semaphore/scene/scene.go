@@ -27,8 +27,8 @@ func New() scene.Scene {
 		Words:  scene.Words{Holds: "LEASE", Holding: "leased"},
 		Dirs:   []string{"leases", "locks"},
 		Open: scene.OnSession(seqlock.NewSession, func(sess *seqlock.Session, w scene.Worker) (scene.Part, error) {
-			s, err := semaphore.New(sess, w.Path, Leases, semaphore.WithObserver(gateAsInfo(w.Observer)),
-				semaphore.WithData([]byte(w.Name)))
+			s, err := semaphore.New(sess, w.Path, Leases, seqlock.WithObserver(gateAsInfo(w.Observer)),
+				seqlock.WithData([]byte(w.Name)))
 			if err != nil {
 				return nil, err
 			}

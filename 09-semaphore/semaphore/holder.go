@@ -2,7 +2,8 @@ package semaphore
 
 import (
 	"context"
-	"sync"
+
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 )
 
 // Holder is one client's hold on a lease, with the Lock and Unlock every
@@ -10,83 +11,45 @@ import (
 // With one lease it is a mutex, and the lock conformance suite holds it to
 // that; the demo and the visualizer drive the semaphore through it like
 // any other lock. One goroutine at a time uses a Holder; make one per
-// contender (Semaphore.Holder sends nothing).
+// contender (Semaphore.Holder sends nothing). Its bookkeeping is chapter
+// 04's seqlock.Handle, as the Mutex's is: a Lock while a lease is held, or
+// being taken, is ErrAlreadyHeld, and no second lease is taken (it would
+// leak: Unlock gives back one).
 type Holder struct {
 	s *Semaphore
-
-	mu    sync.Mutex
-	busy  bool   // a Lock is in progress or a lease is held (until Unlock)
-	lease *Lease // nil while nothing is held
+	h seqlock.Handle
 }
 
 // Holder returns a new Holder on s, holding nothing.
 func (s *Semaphore) Holder() *Holder { return &Holder{s: s} }
 
 // Lock is Acquire: it blocks until a lease is ours or ctx ends.
-func (h *Holder) Lock(ctx context.Context) error { return h.take(ctx, h.s.Acquire) }
+func (h *Holder) Lock(ctx context.Context) error { return h.h.Acquire(ctx, lease(h.s.Acquire)) }
 
 // TryLock is TryAcquire: ErrLocked at once when all n leases are out.
-func (h *Holder) TryLock(ctx context.Context) error { return h.take(ctx, h.s.TryAcquire) }
+func (h *Holder) TryLock(ctx context.Context) error { return h.h.Acquire(ctx, lease(h.s.TryAcquire)) }
 
-// take acquires a lease with acquire, unless this Holder already holds one
-// or is acquiring one: then ErrAlreadyHeld, as every lock of the course
-// says it, and no second lease is taken (it would leak: Unlock gives back
-// one).
-func (h *Holder) take(ctx context.Context, acquire func(context.Context) (*Lease, error)) error {
-	h.mu.Lock()
-	if h.busy {
-		h.mu.Unlock()
-		return ErrAlreadyHeld
+// lease gives the Handle the core's Hold of the lease acquire takes: a
+// Lease's Release is its Hold's (the revocation watch ends with the node).
+func lease(acquire func(context.Context) (*Lease, error)) func(context.Context) (*seqlock.Hold, error) {
+	return func(ctx context.Context) (*seqlock.Hold, error) {
+		l, err := acquire(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return l.Hold, nil
 	}
-	h.busy = true
-	h.mu.Unlock()
-
-	l, err := acquire(ctx)
-
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if err != nil {
-		h.busy = false
-		return err
-	}
-	h.lease = l
-	return nil
 }
 
 // Unlock releases the lease: ErrNotHeld if none is held.
-func (h *Holder) Unlock(ctx context.Context) error {
-	h.mu.Lock()
-	l := h.lease
-	h.lease = nil // claim it: a second Unlock gets ErrNotHeld
-	h.mu.Unlock()
-	if l == nil {
-		return ErrNotHeld
-	}
-	err := l.Release(ctx)
-	h.mu.Lock()
-	h.busy = false
-	h.mu.Unlock()
-	return err
-}
-
-func (h *Holder) held() *Lease {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.lease
-}
+func (h *Holder) Unlock(ctx context.Context) error { return h.h.Release(ctx) }
 
 // Token is the held lease's fencing token, 0 if none.
-func (h *Holder) Token() int64 {
-	if l := h.held(); l != nil {
-		return l.Token()
-	}
-	return 0
-}
+func (h *Holder) Token() int64 { return h.h.Token() }
 
-// Lost is the held lease's lost-hold channel, nil if none is held.
-func (h *Holder) Lost() <-chan struct{} {
-	if l := h.held(); l != nil {
-		return l.Lost()
-	}
-	return nil
-}
+// Node is the held lease's node, "" if none.
+func (h *Holder) Node() string { return h.h.Node() }
+
+// Lost is the held lease's lost-hold channel; between leases the last
+// one's, and nil (which never fires) before the first, as a Mutex's.
+func (h *Holder) Lost() <-chan struct{} { return h.h.Lost() }

@@ -33,27 +33,40 @@ func (l *Lease) Revoked() <-chan struct{} { return l.revoked }
 const revokeMessage = "__REVOKE__"
 
 // watchRevocation watches our lease node's data, as Curator's revocable
-// locks do: a revocation request is a write of revokeMessage into it. The
-// watch ends by itself when the node goes (Release, or the session).
+// locks do: a revocation request is a write of revokeMessage into it.
+//
+// A watch lives as long as the session, across reconnects (the client sets
+// it again on the new connection), so only the read that sets it can fail
+// on a dropped connection; seqlock.Retry sends it again while our session
+// lives, and one dropped connection does not end the watching for good.
+// It ends when the node goes (Release, or the session expired: our lease
+// is lost then) or the conn is closed.
 func (l *Lease) watchRevocation(s *Semaphore) {
 	node := l.Node()
+	type reading struct {
+		data  []byte
+		watch <-chan zk.Event
+	}
 	go func() {
 		for {
-			s.emit(event.Request, "get", node, "our lease")
-			data, _, watch, err := l.conn.GetW(node)
+			r, err := seqlock.Retry(context.Background(), l.conn, func() (reading, error) {
+				s.emit(event.Request, "get", node, "our lease")
+				data, _, watch, err := l.conn.GetW(node)
+				return reading{data, watch}, err
+			})
 			if err != nil {
-				return // gone: released or lost
+				return // gone (released or lost), a new session, or the conn closed
 			}
-			if string(data) == revokeMessage {
+			s.emit(event.WatchSet, "get", node, "our lease")
+			if string(r.data) == revokeMessage {
 				l.once.Do(func() {
 					s.emit(event.Info, "", node, "revocation requested")
 					close(l.revoked)
 				})
 				return
 			}
-			ev := <-watch
-			if ev.Type != zk.EventNodeDataChanged {
-				return // deleted, or the session ended
+			if ev := <-r.watch; ev.Type != zk.EventNodeDataChanged {
+				return // deleted, or the session ended (EventNotWatching)
 			}
 		}
 	}()

@@ -63,8 +63,8 @@ type Semaphore struct {
 	conn   *zk.Conn // sess.Conn()
 	dir    string   // the semaphore: gateDir and leaseDir are in it
 	n      int
-	opts   options
-	gate   []seqlock.Option // for each acquisition's gate mutex
+	opts   options          // what New's options say to this chapter
+	gate   []seqlock.Option // New's options, for each acquisition's gate mutex
 	leases *seqlock.Queue
 }
 
@@ -80,12 +80,8 @@ func New(sess *seqlock.Session, dir string, n int, opts ...Option) (*Semaphore, 
 	if n < 1 {
 		return nil, fmt.Errorf("semaphore: %d leases: want at least 1", n)
 	}
-	s := &Semaphore{sess: sess, conn: sess.Conn(), dir: dir, n: n}
-	for _, o := range opts {
-		o(&s.opts)
-	}
-	s.gate = s.opts.core
-	leases, err := seqlock.NewQueue(sess, s.leaseDir(), leaseName, Leases(n), s.opts.core...)
+	s := &Semaphore{sess: sess, conn: sess.Conn(), dir: dir, n: n, opts: configure(opts), gate: opts}
+	leases, err := seqlock.NewQueue(sess, s.leaseDir(), leaseName, Leases(n), opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -102,14 +98,13 @@ func (s *Semaphore) leaseDir() string { return s.dir + "/leases" }
 // InterProcessSemaphoreV2 that waits for a lease creates its node first
 // and then waits, under the gate, for the count to fall to n, so while it
 // waits the directory holds n+1 nodes and the newest is a waiter's
-// (TestCuratorSemaphoreAndSemaphoreShareLeases, in interop/).
+// (TestCuratorSemaphoreAndSemaphoreShareLeases, in interop/). Its reads
+// honour ctx, and are sent again if the connection drops under them while
+// the session lives (seqlock.Participants).
 func (s *Semaphore) Holders(ctx context.Context) ([]string, error) {
-	ps, err := seqlock.Participants(s.conn, s.leaseDir())
-	if errors.Is(err, zk.ErrNoNode) {
-		return nil, ctx.Err() // no lease was ever taken, or the directory was reaped
-	}
+	ps, err := seqlock.Participants(ctx, s.conn, s.leaseDir()) // no directory: no lease was ever taken, or it was reaped
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("semaphore: holders of %s: %w", s.dir, err)
 	}
 	var out []string
 	for _, p := range ps {
@@ -117,7 +112,7 @@ func (s *Semaphore) Holders(ctx context.Context) ([]string, error) {
 			out = append(out, p.Node)
 		}
 	}
-	return out, ctx.Err()
+	return out, nil
 }
 
 func (s *Semaphore) emit(kind event.Kind, op, node, detail string) {
@@ -126,14 +121,23 @@ func (s *Semaphore) emit(kind event.Kind, op, node, detail string) {
 
 // count lists the lease directory with a children watch, which fires at
 // the next lease created or deleted, and counts the leases. No directory
-// yet: no lease is out (and no watch is needed, we do not wait).
+// yet: no lease is out (and no watch is needed, we do not wait). The list
+// honours ctx, and is sent again if the connection drops under it while
+// our session (and so our gate) lives: seqlock.Retry, the core's own read.
 func (s *Semaphore) count(ctx context.Context) (int, <-chan zk.Event, error) {
+	type listing struct {
+		names   []string
+		changed <-chan zk.Event
+	}
 	if err := ctx.Err(); err != nil {
 		return 0, nil, err
 	}
 	dir := s.leaseDir()
 	s.emit(event.Request, "children", dir, "")
-	names, _, changed, err := s.conn.ChildrenW(dir)
+	ls, err := seqlock.Retry(ctx, s.conn, func() (listing, error) {
+		names, _, changed, err := s.conn.ChildrenW(dir)
+		return listing{names, changed}, err
+	})
 	if errors.Is(err, zk.ErrNoNode) {
 		return 0, nil, nil
 	}
@@ -142,12 +146,12 @@ func (s *Semaphore) count(ctx context.Context) (int, <-chan zk.Event, error) {
 	}
 	s.emit(event.WatchSet, "children", dir, "")
 	out := 0
-	for _, name := range names {
+	for _, name := range ls.names {
 		if isLease(name) {
 			out++
 		}
 	}
-	return out, changed, nil
+	return out, ls.changed, nil
 }
 
 // leaseName is what lease nodes are called (Curator's "lease-").

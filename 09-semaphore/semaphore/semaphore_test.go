@@ -163,7 +163,7 @@ func TestLeases(t *testing.T) {
 		wconnS, wconn := sessionConn(t)
 		got := make(chan error, 1)
 		go func() {
-			l, err := newSemaphore(t, wconnS, dir, 1, semaphore.WithObserver(obs)).Acquire(ctx)
+			l, err := newSemaphore(t, wconnS, dir, 1, seqlock.WithObserver(obs)).Acquire(ctx)
 			if err == nil {
 				err = l.Release(ctx)
 			}
@@ -275,6 +275,76 @@ func TestRevocation(t *testing.T) {
 		}
 		if err := semaphore.Revoke(ctx, admin, holders[0]); !errors.Is(err, semaphore.ErrNotHeld) {
 			t.Errorf("Revoke of a released lease = %v, want ErrNotHeld", err)
+		}
+	})
+
+	// The revocation watch is set by a read. If the connection drops under
+	// that read, no watch is set; but while the session lives the lease is
+	// still ours, so the read is sent again, and a request made once the
+	// link is back still reaches the holder.
+	t.Run("a read of the watch that loses its connection is sent again, and the request still arrives", func(t *testing.T) {
+		dir := zktest.Root(t) + "/sem"
+		ctx := zktest.Context(t)
+		admin := zktest.Connect(t)
+		// A long session: go-zookeeper gives up on a silent connection after
+		// 2/3 of it, and the server expires the session only after all of it.
+		sess, proxy := zktest.DialSessionViaProxy(t, seqlock.NewSession, seqlock.WithSessionTimeout(12*time.Second))
+		var reads, watches atomic.Int32
+		watched, cut, again := make(chan struct{}, 1), make(chan error, 1), make(chan struct{}, 1)
+		observe := func(e event.Event) {
+			if e.Detail != "our lease" {
+				return
+			}
+			switch {
+			case e.Kind == event.WatchSet && watches.Add(1) == 1:
+				watched <- struct{}{}
+			case e.Kind == event.Request && reads.Add(1) == 2:
+				cut <- proxy.Cut() // the second read goes out into a partition
+			case e.Kind == event.Request && reads.Load() == 3:
+				again <- struct{}{}
+			}
+		}
+		holder := newSemaphore(t, sess, dir, 1, semaphore.WithRevocable(), seqlock.WithObserver(observe))
+		l, err := holder.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-watched:
+		case <-time.After(zktest.Patience):
+			t.Fatal("the holder never watched its lease node")
+		}
+		// A write that is not a revocation fires the watch: the holder
+		// reads its node again, and that read meets the cut.
+		if _, err := admin.Set(l.Node(), []byte("not a revocation"), -1); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-cut:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(zktest.Patience):
+			t.Fatal("a data change did not make the holder read its node again")
+		}
+		select {
+		case <-again:
+		case <-time.After(sess.Timeout()):
+			t.Fatalf("the read that lost its connection was not sent again within the session timeout (%v): revocation watching ended", sess.Timeout())
+		}
+		proxy.Restore()
+		if err := semaphore.Revoke(ctx, admin, l.Node()); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-l.Revoked():
+		case <-time.After(zktest.Patience):
+			t.Fatal("the request never reached the holder after the link came back")
+		}
+		// The cut outlasted d/6, so the core declared the lease lost
+		// (Lost); Release says so, and still deletes the node.
+		if err := l.Release(ctx); err != nil && !errors.Is(err, semaphore.ErrLost) {
+			t.Fatal(err)
 		}
 	})
 
@@ -451,7 +521,7 @@ func leaseCount(t testing.TB, conn *zk.Conn, dir string) int {
 func waitLeases(t testing.TB, conn *zk.Conn, dir string, n int) {
 	t.Helper()
 	zktest.Eventually(t, zktest.Patience, fmt.Sprintf("%s never had %d nodes", dir, n), func() bool {
-		ps, err := seqlock.Participants(conn, dir)
+		ps, err := seqlock.Participants(zktest.Context(t), conn, dir)
 		return err == nil && len(ps) == n
 	})
 }
