@@ -98,6 +98,18 @@ func childMain(role string) int {
 	// Resumed. A real program would not look at Lost between two lines of
 	// its critical section; we only report whether it had closed.
 	fmt.Printf("LOST-BEFORE-WRITE %v\n", isClosed(h.Lost()))
+	if k.name == "06-reentrant" {
+		// Chapter 06's flaw after a real pause: its helper takes the lock
+		// again. Re-entry asks no one: the count says "held".
+		rctx, rcancel := context.WithTimeout(ctx, time.Second)
+		err := h.Lock(rctx)
+		rcancel()
+		answer := "ok"
+		if err != nil {
+			answer = err.Error()
+		}
+		fmt.Printf("REENTER %s\n", answer)
+	}
 	value := "written by the paused holder, token " + strconv.FormatInt(token, 10)
 	fmt.Printf("NAIVE %s\n", httpWrite(os.Getenv(childNaive), token, value))
 	fmt.Printf("FENCED %s\n", httpWrite(os.Getenv(childFenced), token, value))
@@ -347,6 +359,22 @@ func TestPausedHolderProcess(t *testing.T) {
 				t.Fatal(err)
 			}
 			lostSeen := c.expect(t, "LOST-BEFORE-WRITE ")
+			if k.name == "06-reentrant" {
+				reenter := c.expect(t, "REENTER ")
+				t.Run("06: the resumed holder's re-entry is decided on local knowledge", func(t *testing.T) {
+					// The new holder holds the lock now. A re-entry that
+					// succeeds makes two owners (the flaw); one refused
+					// must be refused as a loss, never hang or fail otherwise.
+					switch {
+					case reenter == "ok":
+						t.Logf("re-entered to depth 2 while the new holder (token %d) holds the lock: two owners", newToken)
+					case strings.Contains(reenter, seqlock.ErrLost.Error()):
+						t.Logf("re-entry refused: the resumed process had already heard of the loss (%s)", reenter)
+					default:
+						t.Fatalf("re-entry after the pause: %s, want ok (the flaw) or ErrLost", reenter)
+					}
+				})
+			}
 			naiveAnswer := c.expect(t, "NAIVE ")
 			fencedAnswer := c.expect(t, "FENCED ")
 			multiAnswer := c.expect(t, "ZKMULTI ")
