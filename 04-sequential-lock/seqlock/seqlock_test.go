@@ -77,9 +77,11 @@ func waitClosed(t testing.TB, ch <-chan struct{}, what string) {
 
 func TestConformance(t *testing.T) {
 	locktest.Run(t, locktest.Impl{
-		Open: func(tb testing.TB) (*zk.Conn, func(string) (locktest.Locker, error)) {
+		Open: func(tb testing.TB) (*zk.Conn, func(string, event.Observer) (locktest.Locker, error)) {
 			s := session(tb)
-			return s.Conn(), func(p string) (locktest.Locker, error) { return seqlock.New(s, p) }
+			return s.Conn(), func(p string, obs event.Observer) (locktest.Locker, error) {
+				return seqlock.New(s, p, seqlock.WithObserver(obs))
+			}
 		},
 		ErrNotHeld: seqlock.ErrNotHeld,
 		ErrLocked:  seqlock.ErrLocked,

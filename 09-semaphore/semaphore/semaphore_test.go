@@ -46,10 +46,10 @@ func newSemaphore(t testing.TB, conn *seqlock.Session, dir string, n int, opts .
 
 func TestASemaphoreOfOneLeasePassesTheLockConformanceSuite(t *testing.T) {
 	locktest.Run(t, locktest.Impl{
-		Open: func(tb testing.TB) (*zk.Conn, func(string) (locktest.Locker, error)) {
+		Open: func(tb testing.TB) (*zk.Conn, func(string, event.Observer) (locktest.Locker, error)) {
 			sess := session(tb)
-			return sess.Conn(), func(path string) (locktest.Locker, error) {
-				s, err := semaphore.New(sess, path, 1)
+			return sess.Conn(), func(path string, obs event.Observer) (locktest.Locker, error) {
+				s, err := semaphore.New(sess, path, 1, semaphore.WithObserver(obs))
 				if err != nil {
 					return nil, err
 				}
