@@ -590,7 +590,7 @@ func TestTheAPIRefusesMisuse(t *testing.T) {
 			t.Errorf("Campaign = %v, want ErrAlreadyHeld", err)
 		}
 		cancel()
-		if r := <-res; !errors.Is(r.err, context.Canceled) {
+		if r := zktest.Await(t, res, "the first Campaign never returned after its context was cancelled"); !errors.Is(r.err, context.Canceled) {
 			t.Errorf("the first Campaign = %v, want context.Canceled", r.err)
 		}
 	})
