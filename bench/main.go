@@ -75,6 +75,10 @@ type config struct {
 	repeat     int
 	json       bool
 	classpath  string // Curator's jars
+	// identical runs the identical loop (identical.go) instead of the
+	// table, passes times.
+	identical bool
+	passes    int
 }
 
 func main() {
@@ -110,6 +114,8 @@ func parseFlags(args []string) (config, error) {
 	fs.IntVar(&cfg.seed, "seed-goroutines", targetSeed, "goroutines (Curator: threads) of the seed workload")
 	fs.StringVar(&cfg.classpath, "curator-classpath", defaultCuratorClasspath, "Curator's jars for the curator row (Debian: apt-get install libcurator-recipes-java)")
 	fs.BoolVar(&cfg.json, "json", false, "print one JSON object per row instead of a table")
+	fs.BoolVar(&cfg.identical, "identical", false, fmt.Sprintf("instead of the table: 04 and zk.Lock in the same loop (%d sessions × %d rounds, no wire counting), in turn; throughput and client CPU per acquisition", targetContenders, targetRounds))
+	fs.IntVar(&cfg.passes, "passes", 5, "with -identical: passes of each lock, in turn")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: go run ./bench [flags]\n\nflags:")
 		fs.PrintDefaults()
@@ -159,6 +165,8 @@ func parseFlags(args []string) (config, error) {
 		return cfg, fmt.Errorf("-repeat %d: want ≥ 1", cfg.repeat)
 	case cfg.seed < 1:
 		return cfg, fmt.Errorf("-seed-goroutines %d: want ≥ 1", cfg.seed)
+	case cfg.passes < 1:
+		return cfg, fmt.Errorf("-passes %d: want ≥ 1", cfg.passes)
 	}
 	return cfg, nil
 }
@@ -222,6 +230,9 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) int {
 		info = stderr // stdout is only JSON rows
 	}
 	plan := cfg.plan()
+	if cfg.identical {
+		plan = nil // no table, no Curator
+	}
 
 	// javac takes a few seconds and needs no server: it runs while the
 	// server starts.
@@ -309,6 +320,14 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "bench:", err)
 			return 1
 		}
+	}
+
+	if cfg.identical {
+		if err := b.identical(ctx, cfg.passes, stdout, stderr); err != nil {
+			fmt.Fprintln(stderr, "bench:", err)
+			return 1
+		}
+		return 0
 	}
 
 	// Every spec is sampled -repeat times, in turn with the others, so a
