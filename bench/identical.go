@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"os"
 	"runtime"
+	"runtime/pprof"
+	"strings"
 	"sync"
 	"time"
 
@@ -116,7 +119,9 @@ type identicalSample struct {
 // after the window, which runs from the start signal to the last Unlock.
 // The garbage of what came before is collected first, so the window pays
 // for its own.
-func (b *bench) runIdentical(ctx context.Context, k identicalKind, n, rounds int) (identicalSample, error) {
+//
+// With profile set, the window is CPU-profiled into that file.
+func (b *bench) runIdentical(ctx context.Context, k identicalKind, n, rounds int, profile string) (identicalSample, error) {
 	var x identicalSample
 	dir := fmt.Sprintf("%s/identical-%s", b.base, randomHex(3))
 	if _, err := b.admin.Create(dir, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
@@ -161,12 +166,24 @@ func (b *bench) runIdentical(ctx context.Context, k identicalKind, n, rounds int
 		})
 	}
 	runtime.GC()
+	if profile != "" {
+		f, err := os.Create(profile)
+		if err != nil {
+			return x, err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return x, err
+		}
+		defer pprof.StopCPUProfile() // after the window; a second Stop is a no-op
+	}
 	cpu0, ok0 := processCPU()
 	t0 := time.Now()
 	close(start)
 	wg.Wait()
 	x.elapsed = time.Since(t0)
 	cpu1, ok1 := processCPU()
+	pprof.StopCPUProfile()
 	x.cpu, x.cpuOK = cpu1-cpu0, ok0 && ok1
 	x.acquires = counter
 	if err := errors.Join(errs...); err != nil {
@@ -181,7 +198,10 @@ func (b *bench) runIdentical(ctx context.Context, k identicalKind, n, rounds int
 // identical runs the identical loop passes times for every kind, in turn
 // (the order rotates from pass to pass), after one pass of each that is
 // not measured (warm-up), and prints what each pass and the sum measured.
-func (b *bench) identical(ctx context.Context, passes int, out, progress io.Writer) error {
+//
+// With profiles set, each measured window is CPU-profiled into
+// profiles.<lock>.<pass>.prof (go tool pprof -top merges several).
+func (b *bench) identical(ctx context.Context, passes int, profiles string, out, progress io.Writer) error {
 	n, rounds := targetContenders, targetRounds
 	fmt.Fprintf(out, "identical loop: %d sessions × %d rounds of Lock → counter++ → Unlock, %d passes in turn (+1 warm-up), no wire counting\n", n, rounds, passes)
 	for _, k := range identicalKinds {
@@ -200,7 +220,11 @@ func (b *bench) identical(ctx context.Context, passes int, out, progress io.Writ
 		this := make([]identicalSample, len(identicalKinds))
 		for j := range identicalKinds {
 			i := (j + pass) % len(identicalKinds)
-			x, err := b.runIdentical(ctx, identicalKinds[i], n, rounds)
+			profile := ""
+			if profiles != "" && pass > 0 {
+				profile = fmt.Sprintf("%s.%s.%d.prof", profiles, strings.ReplaceAll(identicalKinds[i].name, " ", "-"), pass)
+			}
+			x, err := b.runIdentical(ctx, identicalKinds[i], n, rounds, profile)
 			if err != nil {
 				return fmt.Errorf("pass %d, %s: %w", pass, identicalKinds[i].name, err)
 			}

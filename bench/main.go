@@ -79,6 +79,7 @@ type config struct {
 	// table, passes times.
 	identical bool
 	passes    int
+	profiles  string // with -identical: CPU profiles of each window
 }
 
 func main() {
@@ -116,6 +117,7 @@ func parseFlags(args []string) (config, error) {
 	fs.BoolVar(&cfg.json, "json", false, "print one JSON object per row instead of a table")
 	fs.BoolVar(&cfg.identical, "identical", false, fmt.Sprintf("instead of the table: 04 and zk.Lock in the same loop (%d sessions × %d rounds, no wire counting), in turn; throughput and client CPU per acquisition", targetContenders, targetRounds))
 	fs.IntVar(&cfg.passes, "passes", 5, "with -identical: passes of each lock, in turn")
+	fs.StringVar(&cfg.profiles, "cpuprofile", "", "with -identical: write a CPU profile of each measured window to PREFIX.<lock>.<pass>.prof")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: go run ./bench [flags]\n\nflags:")
 		fs.PrintDefaults()
@@ -309,6 +311,15 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) int {
 		cv, jv, _ := strings.Cut(b.curator.version, " java ")
 		curatorInfo = fmt.Sprintf(", Curator %s on Java %s", cv, jv)
 	}
+	if cfg.identical {
+		fmt.Fprintf(info, "ZooKeeper %s, %s %s/%s, %d CPUs; session timeout %v\n",
+			version, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), cfg.session)
+		if err := b.identical(ctx, cfg.passes, cfg.profiles, stdout, stderr); err != nil {
+			fmt.Fprintln(stderr, "bench:", err)
+			return 1
+		}
+		return 0
+	}
 	fmt.Fprintf(info, "ZooKeeper %s, %s %s/%s, %d CPUs%s; %s per row, each of %s; hold %v; budget %v per row\n",
 		version, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), curatorInfo,
 		plural(cfg.repeat, "sample"), rounds, cfg.hold, cfg.budget)
@@ -320,14 +331,6 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "bench:", err)
 			return 1
 		}
-	}
-
-	if cfg.identical {
-		if err := b.identical(ctx, cfg.passes, stdout, stderr); err != nil {
-			fmt.Fprintln(stderr, "bench:", err)
-			return 1
-		}
-		return 0
 	}
 
 	// Every spec is sampled -repeat times, in turn with the others, so a
