@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -208,6 +209,10 @@ func (b *bench) identical(ctx context.Context, passes int, profiles string, out,
 		fmt.Fprintf(out, "  %-6s %s\n", k.name, k.about)
 	}
 	sums := make([]identicalSample, len(identicalKinds))
+	// The ratios of each pass, whose samples were taken side by side: their
+	// median shrugs off a burst of load that spoiled one pass.
+	thrByPass := make([][]float64, len(identicalKinds))
+	cpuByPass := make([][]float64, len(identicalKinds))
 	ratio := func(k int, x []identicalSample) (thr, cpu float64) {
 		g := x[len(x)-1] // gozk is last
 		thr = (float64(x[k].acquires) / x[k].elapsed.Seconds()) / (float64(g.acquires) / g.elapsed.Seconds())
@@ -240,11 +245,13 @@ func (b *bench) identical(ctx context.Context, passes int, profiles string, out,
 			sums[i].cpu += x.cpu
 			sums[i].cpuOK = x.cpuOK
 			thr, cpu := ratio(i, this)
+			thrByPass[i] = append(thrByPass[i], thr)
+			cpuByPass[i] = append(cpuByPass[i], cpu)
 			fmt.Fprintf(out, "%-5d %-6s %8d %10.0f %8.1f %12.0f %4.2f× %4.2f×cpu\n", pass, k.name, x.acquires,
 				float64(x.acquires)/x.elapsed.Seconds(), ms(x.cpu), float64(x.cpu.Microseconds())/float64(x.acquires), thr, cpu)
 		}
 	}
-	fmt.Fprintln(out, "all passes:")
+	fmt.Fprintln(out, "all passes (sums; then the median of the pass-by-pass ratios):")
 	for i, k := range identicalKinds {
 		x := sums[i]
 		thr, cpu := ratio(i, sums)
@@ -252,8 +259,20 @@ func (b *bench) identical(ctx context.Context, passes int, profiles string, out,
 		if x.cpuOK {
 			cpuPer = fmt.Sprintf("%.0f", float64(x.cpu.Microseconds())/float64(x.acquires))
 		}
-		fmt.Fprintf(out, "      %-6s %8d %10.0f %8.1f %12s %4.2f× %4.2f×cpu\n", k.name, x.acquires,
-			float64(x.acquires)/x.elapsed.Seconds(), ms(x.cpu), cpuPer, thr, cpu)
+		fmt.Fprintf(out, "      %-6s %8d %10.0f %8.1f %12s %4.2f× %4.2f×cpu   median %4.2f× %4.2f×cpu\n", k.name, x.acquires,
+			float64(x.acquires)/x.elapsed.Seconds(), ms(x.cpu), cpuPer, thr, cpu, median(thrByPass[i]), median(cpuByPass[i]))
 	}
 	return nil
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
