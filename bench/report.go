@@ -8,10 +8,10 @@ import (
 	"strings"
 )
 
-const rowFormat = "%-7s %4s %-7s %9s %8s %8s %8s %7s %7s %8s %8s  %s\n"
+const rowFormat = "%-7s %4s %-7s %9s %8s %8s %8s %7s %7s %8s %10s  %s\n"
 
 func printHeader(w io.Writer) {
-	fmt.Fprintf(w, rowFormat, "lock", "n", "sess", "acquired", "acq/s", "p50 ms", "p99 ms", "req/acq", "ntf/rel", "srv/acq", "cpu µs/acq", "requests per acquisition")
+	fmt.Fprintf(w, rowFormat, "lock", "n", "sess", "acquired", "acq/s", "p50 ms", "p99 ms", "req/acq", "ntf/rel", "srv/acq", "cpu us/acq", "requests per acquisition")
 }
 
 func printRow(w io.Writer, r Row) {
