@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -117,6 +118,11 @@ func TestRunJSON(t *testing.T) {
 				t.Fatalf("row %s: server saw %.2f packets per acquisition, the wire %.2f requests",
 					want[i], r.ServerPacketsPerAcquire, r.RequestsPerAcquire)
 			}
+			// Every Go row says what its clients cost in CPU (the unix
+			// systems the course runs on have getrusage).
+			if r.ClientCPUPerAcquireUs <= 0 {
+				t.Fatalf("row %s: client CPU per acquisition %.1f µs, want a measurement", want[i], r.ClientCPUPerAcquireUs)
+			}
 			if r.Workload == "seed" && !r.SharedSession {
 				t.Fatalf("row %s: the seed workload must share one session", want[i])
 			}
@@ -210,3 +216,37 @@ func (f *floorLock) Lock(context.Context) error {
 }
 
 func (f *floorLock) Unlock(context.Context) error { return f.conn.Delete(f.node, -1) }
+
+func TestIdentical(t *testing.T) {
+	t.Run("the identical loop runs 04 and zk.Lock in turn and reports throughput and CPU per acquisition against zk.Lock", func(t *testing.T) {
+		cfg, err := parseFlags([]string{"-identical", "-passes", "1", "-servers", strings.Join(zktest.Servers(t), ","), "-warmup", "0"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stdout, stderr bytes.Buffer
+		if code := run(context.Background(), cfg, &stdout, &stderr); code != 0 {
+			t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, &stdout, &stderr)
+		}
+		out := stdout.String()
+		_, total, ok := strings.Cut(out, "\nall passes")
+		if !ok {
+			t.Fatalf("no \"all passes\" summary:\n%s", out)
+		}
+		for _, k := range identicalKinds {
+			line := ""
+			for l := range strings.Lines(total) {
+				if strings.HasPrefix(l, fmt.Sprintf("      %-6s ", k.name)) {
+					line = l
+				}
+			}
+			// 500 acquisitions, a rate, CPU µs per acquisition and the two
+			// ratios against zk.Lock.
+			if !strings.Contains(line, " 500 ") || !strings.Contains(line, "×cpu   median ") {
+				t.Fatalf("no summary line for %s with 500 acquisitions:\n%s", k.name, out)
+			}
+		}
+		if _, err := parseFlags([]string{"-identical", "-passes", "0"}); err == nil {
+			t.Fatal("-passes 0 accepted")
+		}
+	})
+}

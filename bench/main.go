@@ -75,6 +75,11 @@ type config struct {
 	repeat     int
 	json       bool
 	classpath  string // Curator's jars
+	// identical runs the identical loop (identical.go) instead of the
+	// table, passes times.
+	identical bool
+	passes    int
+	profiles  string // with -identical: CPU profiles of each window
 }
 
 func main() {
@@ -110,6 +115,9 @@ func parseFlags(args []string) (config, error) {
 	fs.IntVar(&cfg.seed, "seed-goroutines", targetSeed, "goroutines (Curator: threads) of the seed workload")
 	fs.StringVar(&cfg.classpath, "curator-classpath", defaultCuratorClasspath, "Curator's jars for the curator row (Debian: apt-get install libcurator-recipes-java)")
 	fs.BoolVar(&cfg.json, "json", false, "print one JSON object per row instead of a table")
+	fs.BoolVar(&cfg.identical, "identical", false, fmt.Sprintf("instead of the table: 04 and zk.Lock in the same loop (%d sessions × %d rounds, no wire counting), in turn; throughput and client CPU per acquisition", targetContenders, targetRounds))
+	fs.IntVar(&cfg.passes, "passes", 5, "with -identical: passes of each lock, in turn")
+	fs.StringVar(&cfg.profiles, "cpuprofile", "", "with -identical: write a CPU profile of each measured window to PREFIX.<lock>.<pass>.prof")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: go run ./bench [flags]\n\nflags:")
 		fs.PrintDefaults()
@@ -159,6 +167,8 @@ func parseFlags(args []string) (config, error) {
 		return cfg, fmt.Errorf("-repeat %d: want ≥ 1", cfg.repeat)
 	case cfg.seed < 1:
 		return cfg, fmt.Errorf("-seed-goroutines %d: want ≥ 1", cfg.seed)
+	case cfg.passes < 1:
+		return cfg, fmt.Errorf("-passes %d: want ≥ 1", cfg.passes)
 	}
 	return cfg, nil
 }
@@ -222,6 +232,9 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) int {
 		info = stderr // stdout is only JSON rows
 	}
 	plan := cfg.plan()
+	if cfg.identical {
+		plan = nil // no table, no Curator
+	}
 
 	// javac takes a few seconds and needs no server: it runs while the
 	// server starts.
@@ -297,6 +310,15 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) int {
 	if b.curator != nil {
 		cv, jv, _ := strings.Cut(b.curator.version, " java ")
 		curatorInfo = fmt.Sprintf(", Curator %s on Java %s", cv, jv)
+	}
+	if cfg.identical {
+		fmt.Fprintf(info, "ZooKeeper %s, %s %s/%s, %d CPUs; session timeout %v\n",
+			version, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), cfg.session)
+		if err := b.identical(ctx, cfg.passes, cfg.profiles, stdout, stderr); err != nil {
+			fmt.Fprintln(stderr, "bench:", err)
+			return 1
+		}
+		return 0
 	}
 	fmt.Fprintf(info, "ZooKeeper %s, %s %s/%s, %d CPUs%s; %s per row, each of %s; hold %v; budget %v per row\n",
 		version, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), curatorInfo,

@@ -8,10 +8,10 @@ import (
 	"strings"
 )
 
-const rowFormat = "%-7s %4s %-7s %9s %8s %8s %8s %7s %7s %8s  %s\n"
+const rowFormat = "%-7s %4s %-7s %9s %8s %8s %8s %7s %7s %8s %10s  %s\n"
 
 func printHeader(w io.Writer) {
-	fmt.Fprintf(w, rowFormat, "lock", "n", "sess", "acquired", "acq/s", "p50 ms", "p99 ms", "req/acq", "ntf/rel", "srv/acq", "requests per acquisition")
+	fmt.Fprintf(w, rowFormat, "lock", "n", "sess", "acquired", "acq/s", "p50 ms", "p99 ms", "req/acq", "ntf/rel", "srv/acq", "cpu us/acq", "requests per acquisition")
 }
 
 func printRow(w io.Writer, r Row) {
@@ -30,6 +30,10 @@ func printRow(w io.Writer, r Row) {
 	if r.ServerPacketsPerAcquire >= 0 {
 		srv = f2(r.ServerPacketsPerAcquire)
 	}
+	cpu := "-"
+	if r.ClientCPUPerAcquireUs >= 0 {
+		cpu = fmt.Sprintf("%.0f", r.ClientCPUPerAcquireUs)
+	}
 	name := r.Lock
 	if r.Workload == "seed" {
 		name = "seed"
@@ -41,7 +45,7 @@ func printRow(w io.Writer, r Row) {
 	}
 	fmt.Fprintf(w, rowFormat, name, strconv.Itoa(r.Contenders), session, acquired,
 		fmt.Sprintf("%.0f", r.AcquiresPerS), f2(r.P50ms), f2(r.P99ms), f2(r.RequestsPerAcquire),
-		f2(r.NotificationsPerRelease), srv, opsString(r.Ops))
+		f2(r.NotificationsPerRelease), srv, cpu, opsString(r.Ops))
 	if r.Error != "" {
 		fmt.Fprintf(w, "      error: %s\n", r.Error)
 	}

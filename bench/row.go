@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -48,6 +49,12 @@ type Row struct {
 	// ServerPacketsPerAcquire is the server's own zk_packets_received
 	// (mntr) over the same window, per acquisition; -1 if mntr failed.
 	ServerPacketsPerAcquire float64 `json:"server_packets_per_acquire"`
+	// ClientCPUPerAcquireUs is the CPU time (user + system) the bench's
+	// process used over the window, per acquisition, in µs: the clients'
+	// cost, the wire counting included (getrusage RUSAGE_SELF; the server
+	// is another process). -1 where it is not measured (Curator, whose
+	// client is the JVM; systems without getrusage).
+	ClientCPUPerAcquireUs float64 `json:"client_cpu_us_per_acquire"`
 	// Ops is the requests by operation, per acquisition.
 	Ops   map[string]float64 `json:"ops"`
 	Error string             `json:"error,omitempty"`
@@ -98,7 +105,9 @@ type sample struct {
 	waits              []time.Duration
 	elapsed            time.Duration
 	wire               wireCount
-	packets            int64 // zk_packets_received delta; -1 if mntr failed
+	packets            int64         // zk_packets_received delta; -1 if mntr failed
+	cpu                time.Duration // the process's CPU over the window
+	cpuOK              bool          // cpu was measured
 	err                error
 	skipped            string // why nothing was measured
 }
@@ -111,12 +120,15 @@ func (s spec) row(samples []sample) Row {
 		name = "floor"
 	}
 	row := Row{Lock: name, Contenders: s.contenders, Rounds: s.rounds, SharedSession: s.shared,
-		Workload: s.workload, Repeats: len(samples), Planned: s.contenders * s.rounds * len(samples), ServerPacketsPerAcquire: -1}
+		Workload: s.workload, Repeats: len(samples), Planned: s.contenders * s.rounds * len(samples), ServerPacketsPerAcquire: -1,
+		ClientCPUPerAcquireUs: -1}
 	var (
 		elapsed time.Duration
 		waits   []time.Duration
 		wire    = wireCount{ops: map[int32]int64{}}
 		packets int64
+		cpu     time.Duration
+		cpuOK   = len(samples) > 0
 		errs    []error
 	)
 	for _, x := range samples {
@@ -136,6 +148,8 @@ func (s spec) row(samples []sample) Row {
 		} else {
 			packets = -1
 		}
+		cpu += x.cpu
+		cpuOK = cpuOK && x.cpuOK
 		if x.err != nil {
 			errs = append(errs, x.err)
 		}
@@ -160,6 +174,9 @@ func (s spec) row(samples []sample) Row {
 		if packets >= 0 {
 			row.ServerPacketsPerAcquire = float64(packets) / float64(row.Acquires)
 		}
+		if cpuOK {
+			row.ClientCPUPerAcquireUs = float64(cpu.Microseconds()) / float64(row.Acquires)
+		}
 	}
 	if row.Releases > 0 {
 		row.NotificationsPerRelease = float64(row.Notifications) / float64(row.Releases)
@@ -178,6 +195,9 @@ func (r *Row) round() {
 	r.NotificationsPerRelease = roundTo(r.NotificationsPerRelease, 3)
 	if r.ServerPacketsPerAcquire >= 0 {
 		r.ServerPacketsPerAcquire = roundTo(r.ServerPacketsPerAcquire, 3)
+	}
+	if r.ClientCPUPerAcquireUs >= 0 {
+		r.ClientCPUPerAcquireUs = roundTo(r.ClientCPUPerAcquireUs, 1)
 	}
 	for op, v := range r.Ops {
 		r.Ops[op] = roundTo(v, 3)
@@ -287,10 +307,16 @@ func (b *bench) measure(ctx context.Context, s spec, budget time.Duration) (x sa
 	}
 	packetsBefore, mntrErr := b.packets(ctx)
 	wireBefore := w.snapshot()
+	// The garbage of what came before is collected first: the window pays
+	// for its own.
+	runtime.GC()
+	cpuBefore, cpuOK := processCPU()
 	start := time.Now()
 	close(startCh)
 	wg.Wait()
 	x.elapsed = time.Since(start)
+	cpuAfter, cpuAfterOK := processCPU()
+	x.cpu, x.cpuOK = cpuAfter-cpuBefore, cpuOK && cpuAfterOK
 	x.wire = w.snapshot().sub(wireBefore)
 	packetsAfter, err := b.packets(ctx)
 	if mntrErr == nil && err == nil {

@@ -21,8 +21,8 @@ func TestMain(m *testing.M) { zktest.Main(m) }
 // impl is the conformance suite's view of the lock, with the given options.
 func impl(opts ...naivelock.Option) locktest.Impl {
 	return locktest.Impl{
-		New: func(conn *zk.Conn, path string) (locktest.Locker, error) {
-			return naivelock.New(conn, path, opts...)
+		New: func(conn *zk.Conn, path string, obs event.Observer) (locktest.Locker, error) {
+			return naivelock.New(conn, path, append([]naivelock.Option{naivelock.WithObserver(obs)}, opts...)...)
 		},
 		ErrNotHeld: naivelock.ErrNotHeld,
 		ErrLocked:  naivelock.ErrLocked,

@@ -20,8 +20,8 @@ func TestMain(m *testing.M) { zktest.Main(m) }
 
 func TestConformance(t *testing.T) {
 	locktest.Run(t, locktest.Impl{
-		New: func(conn *zk.Conn, path string) (locktest.Locker, error) {
-			return watchlock.New(conn, path)
+		New: func(conn *zk.Conn, path string, obs event.Observer) (locktest.Locker, error) {
+			return watchlock.New(conn, path, watchlock.WithObserver(obs))
 		},
 		ErrNotHeld: watchlock.ErrNotHeld,
 		ErrLocked:  watchlock.ErrLocked,

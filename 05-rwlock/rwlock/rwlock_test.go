@@ -28,10 +28,10 @@ func TestMain(m *testing.M) { zktest.Main(m) }
 // own it is an ordinary exclusive lock.
 func TestWriteSideConformance(t *testing.T) {
 	locktest.Run(t, locktest.Impl{
-		Open: func(tb testing.TB) (*zk.Conn, func(string) (locktest.Locker, error)) {
+		Open: func(tb testing.TB) (*zk.Conn, func(string, event.Observer) (locktest.Locker, error)) {
 			s := session(tb)
-			return s.Conn(), func(path string) (locktest.Locker, error) {
-				m, err := rwlock.New(s, path)
+			return s.Conn(), func(path string, obs event.Observer) (locktest.Locker, error) {
+				m, err := rwlock.New(s, path, rwlock.WithObserver(obs))
 				if err != nil {
 					return nil, err
 				}
@@ -46,10 +46,10 @@ func TestWriteSideConformance(t *testing.T) {
 // TestReadSideBadInput runs the bad-input table on the read side too.
 func TestReadSideBadInput(t *testing.T) {
 	locktest.BadInput(t, locktest.Impl{
-		Open: func(tb testing.TB) (*zk.Conn, func(string) (locktest.Locker, error)) {
+		Open: func(tb testing.TB) (*zk.Conn, func(string, event.Observer) (locktest.Locker, error)) {
 			s := session(tb)
-			return s.Conn(), func(path string) (locktest.Locker, error) {
-				m, err := rwlock.New(s, path)
+			return s.Conn(), func(path string, obs event.Observer) (locktest.Locker, error) {
+				m, err := rwlock.New(s, path, rwlock.WithObserver(obs))
 				if err != nil {
 					return nil, err
 				}

@@ -53,9 +53,11 @@ func newMutex(t testing.TB, s *seqlock.Session, dir string, opts ...seqlock.Opti
 // contender of the suite is its own Mutex, so its own owner.
 func TestConformance(t *testing.T) {
 	locktest.Run(t, locktest.Impl{
-		Open: func(tb testing.TB) (*zk.Conn, func(string) (locktest.Locker, error)) {
+		Open: func(tb testing.TB) (*zk.Conn, func(string, event.Observer) (locktest.Locker, error)) {
 			s := session(tb)
-			return s.Conn(), func(p string) (locktest.Locker, error) { return reentrant.New(s, p) }
+			return s.Conn(), func(p string, obs event.Observer) (locktest.Locker, error) {
+				return reentrant.New(s, p, reentrant.WithObserver(obs))
+			}
 		},
 		ErrNotHeld: reentrant.ErrNotHeld,
 		ErrLocked:  reentrant.ErrLocked,

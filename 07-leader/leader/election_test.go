@@ -68,10 +68,10 @@ func (l asLock) Lost() <-chan struct{}            { return l.e.Lost() }
 
 func TestElectionPassesTheLockConformanceSuite(t *testing.T) {
 	locktest.Run(t, locktest.Impl{
-		Open: func(tb testing.TB) (*zk.Conn, func(string) (locktest.Locker, error)) {
+		Open: func(tb testing.TB) (*zk.Conn, func(string, event.Observer) (locktest.Locker, error)) {
 			s := session(tb)
-			return s.Conn(), func(path string) (locktest.Locker, error) {
-				e, err := leader.New(s, path)
+			return s.Conn(), func(path string, obs event.Observer) (locktest.Locker, error) {
+				e, err := leader.New(s, path, leader.WithObserver(obs))
 				if err != nil {
 					return nil, err
 				}
@@ -590,7 +590,7 @@ func TestTheAPIRefusesMisuse(t *testing.T) {
 			t.Errorf("Campaign = %v, want ErrAlreadyHeld", err)
 		}
 		cancel()
-		if r := <-res; !errors.Is(r.err, context.Canceled) {
+		if r := zktest.Await(t, res, "the first Campaign never returned after its context was cancelled"); !errors.Is(r.err, context.Canceled) {
 			t.Errorf("the first Campaign = %v, want context.Canceled", r.err)
 		}
 	})

@@ -89,7 +89,7 @@ func pausedHolder(t *testing.T) *story {
 		t.Fatal(err)
 	}
 	paused := time.Now()
-	if err := <-bLocked; err != nil {
+	if err := zktest.Await(t, bLocked, "B's Lock never returned after A paused"); err != nil {
 		t.Fatalf("B never got the lock after A's session should have expired: %v", err)
 	}
 	t.Logf("B holds the lock %v after A paused (session timeout %v granted); tokens A=%d B=%d",
@@ -343,7 +343,7 @@ func TestStore(t *testing.T) {
 		}
 		wg.Wait()
 		close(stop)
-		if err := <-readerDone; err != nil {
+		if err := zktest.Await(t, readerDone, "the reader never stopped"); err != nil {
 			t.Fatal(err)
 		}
 

@@ -46,10 +46,10 @@ func newSemaphore(t testing.TB, conn *seqlock.Session, dir string, n int, opts .
 
 func TestASemaphoreOfOneLeasePassesTheLockConformanceSuite(t *testing.T) {
 	locktest.Run(t, locktest.Impl{
-		Open: func(tb testing.TB) (*zk.Conn, func(string) (locktest.Locker, error)) {
+		Open: func(tb testing.TB) (*zk.Conn, func(string, event.Observer) (locktest.Locker, error)) {
 			sess := session(tb)
-			return sess.Conn(), func(path string) (locktest.Locker, error) {
-				s, err := semaphore.New(sess, path, 1)
+			return sess.Conn(), func(path string, obs event.Observer) (locktest.Locker, error) {
+				s, err := semaphore.New(sess, path, 1, semaphore.WithObserver(obs))
 				if err != nil {
 					return nil, err
 				}
@@ -169,7 +169,7 @@ func TestLeases(t *testing.T) {
 			}
 			got <- err
 		}()
-		<-waiting
+		zktest.Await(t, waiting, "the first client never waited at the gate")
 		// Three more clients queue at the gate behind it.
 		joinCtx, cancelJoins := context.WithCancel(ctx)
 		var joins sync.WaitGroup
@@ -196,7 +196,7 @@ func TestLeases(t *testing.T) {
 		if err := lease.Release(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if err := <-got; err != nil {
+		if err := zktest.Await(t, got, "the waiting client never got a lease after the release"); err != nil {
 			t.Fatal(err)
 		}
 		if n := woken.Load(); n != 1 {
@@ -267,7 +267,7 @@ func TestRevocation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := <-released; err != nil {
+		if err := zktest.Await(t, released, "the revoked holder never released"); err != nil {
 			t.Errorf("the revoked holder's Release = %v", err)
 		}
 		if err := wl.Release(ctx); err != nil {
@@ -434,7 +434,7 @@ func TestTheIndexRuleLeavesALeaseUnused(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, ch := range []chan error{cGot, dGot} {
-		if err := <-ch; err != nil {
+		if err := zktest.Await(t, ch, "a waiter never got its lease after A's Unlock"); err != nil {
 			t.Fatal(err)
 		}
 	}

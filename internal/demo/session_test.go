@@ -78,7 +78,7 @@ func TestSessionFlagDecidesWhenACutOffHolderStepsDown(t *testing.T) {
 		}
 	}
 	close(cut) // both links go silent at once
-	<-done
+	zktest.Await(t, done, "the holders never ended after the cut")
 	if short.err != nil || long.err != nil {
 		t.Fatalf("short session: %v; long session: %v", short.err, long.err)
 	}

@@ -28,7 +28,7 @@ func BadInput(t *testing.T, impl Impl) {
 	}
 	for _, c := range paths {
 		t.Run(c.name+" is rejected", func(t *testing.T) {
-			err := tryBad(t, func() (Locker, error) { return build(c.path) })
+			err := tryBad(t, func() (Locker, error) { return build(c.path, nil) })
 			if err == nil {
 				t.Fatalf("path %q was accepted", c.path)
 			}
@@ -40,7 +40,7 @@ func BadInput(t *testing.T, impl Impl) {
 		return // a lock on a session: its chapter tests a nil session and an unreachable server (NewSession fails)
 	}
 	t.Run("a nil connection is rejected", func(t *testing.T) {
-		if err := tryBad(t, func() (Locker, error) { return impl.New(nil, root+"/lock") }); err == nil {
+		if err := tryBad(t, func() (Locker, error) { return impl.New(nil, root+"/lock", nil) }); err == nil {
 			t.Fatal("a nil *zk.Conn was accepted")
 		}
 	})
@@ -58,7 +58,7 @@ func BadInput(t *testing.T, impl Impl) {
 		}()
 		defer dead.Close()
 		start := time.Now()
-		err = tryBad(t, func() (Locker, error) { return impl.New(dead, root+"/lock") })
+		err = tryBad(t, func() (Locker, error) { return impl.New(dead, root+"/lock", nil) })
 		if err == nil {
 			t.Fatal("Lock against an unreachable server succeeded")
 		}

@@ -49,15 +49,21 @@ type Tokener interface {
 
 // Impl describes a lock implementation to the suite.
 type Impl struct {
-	// New returns a lock on path over conn. It may reject bad input itself
-	// or leave that to Lock; either way it must be an error, not a panic.
+	// New returns a lock on path over conn that reports to obs (its
+	// WithObserver; obs may be nil). It may reject bad input itself or
+	// leave that to Lock; either way it must be an error, not a panic.
 	// For locks on a plain *zk.Conn (02, 03).
-	New func(conn *zk.Conn, path string) (Locker, error)
+	//
+	// The suite listens to a waiter's event.Waiting to know that its Lock
+	// is really waiting before it cancels it or closes the holder: a
+	// sleep would test nothing on a loaded machine where the waiter has
+	// not queued yet.
+	New func(conn *zk.Conn, path string, obs event.Observer) (Locker, error)
 	// Open is New for locks that live on a session of their own (04 on:
 	// seqlock.Session, which locktest cannot name): it opens one
 	// contender's session, closed when the test ends, and returns its conn
 	// and a constructor for locks on it.
-	Open func(tb testing.TB) (conn *zk.Conn, newLock func(path string) (Locker, error))
+	Open func(tb testing.TB) (conn *zk.Conn, newLock func(path string, obs event.Observer) (Locker, error))
 	// ErrNotHeld is what Unlock returns for a lock this object does not hold.
 	ErrNotHeld error
 	// ErrLocked is what TryLock returns when someone else holds the lock
@@ -101,23 +107,24 @@ func Run(t *testing.T, impl Impl) {
 	t.Run("bad input is a clear error and leaves nothing behind", func(t *testing.T) { BadInput(t, impl) })
 }
 
-// contender opens one contender's session and builds its lock on p.
-func contender(t testing.TB, impl Impl, p string) (*zk.Conn, Locker) {
+// contender opens one contender's session and builds its lock on p, which
+// reports to obs (nil: to nobody).
+func contender(t testing.TB, impl Impl, p string, obs event.Observer) (*zk.Conn, Locker) {
 	t.Helper()
 	conn, build := impl.contender(t)
-	l, err := build(p)
+	l, err := build(p, obs)
 	if err != nil {
 		t.Fatalf("New(%q): %v", p, err)
 	}
 	return conn, l
 }
 
-func (impl Impl) contender(t testing.TB) (*zk.Conn, func(string) (Locker, error)) {
+func (impl Impl) contender(t testing.TB) (*zk.Conn, func(string, event.Observer) (Locker, error)) {
 	if impl.Open != nil {
 		return impl.Open(t)
 	}
 	conn := zktest.Connect(t)
-	return conn, func(p string) (Locker, error) { return impl.New(conn, p) }
+	return conn, func(p string, obs event.Observer) (Locker, error) { return impl.New(conn, p, obs) }
 }
 
 // AssertClean fails unless nothing but the lock path's ancestors (and the
@@ -183,7 +190,7 @@ func exclusion(t *testing.T, impl Impl) {
 	// a failure shows is what the suite sees: who held, from when to when.
 	rec := zktest.Recorder(t)
 	for i := range n {
-		conn, l := contender(t, impl, lockPath)
+		conn, l := contender(t, impl, lockPath, nil)
 		obs := rec.Observer(fmt.Sprint("contender-", i))
 		wg.Go(func() {
 			// The same loop as the demos' workers: Lock, the articles'
@@ -272,7 +279,7 @@ func tokenNotIncreasing(events []event.Event) int {
 
 func reuse(t *testing.T, impl Impl) {
 	root := zktest.Root(t)
-	conn, l := contender(t, impl, root+"/lock")
+	conn, l := contender(t, impl, root+"/lock", nil)
 	ctx := zktest.Context(t)
 	for i := range 20 {
 		if err := l.Lock(ctx); err != nil {
@@ -287,7 +294,7 @@ func reuse(t *testing.T, impl Impl) {
 
 func unlockUnheld(t *testing.T, impl Impl) {
 	root := zktest.Root(t)
-	conn, l := contender(t, impl, root+"/lock")
+	conn, l := contender(t, impl, root+"/lock", nil)
 	if err := l.Unlock(zktest.Context(t)); !errors.Is(err, impl.ErrNotHeld) {
 		t.Fatalf("Unlock = %v, want %v", err, impl.ErrNotHeld)
 	}
@@ -296,7 +303,7 @@ func unlockUnheld(t *testing.T, impl Impl) {
 
 func doubleUnlock(t *testing.T, impl Impl) {
 	root := zktest.Root(t)
-	conn, l := contender(t, impl, root+"/lock")
+	conn, l := contender(t, impl, root+"/lock", nil)
 	ctx := zktest.Context(t)
 	if err := l.Lock(ctx); err != nil {
 		t.Fatal(err)
@@ -317,18 +324,70 @@ type held struct {
 	holderConn, conn *zk.Conn
 	holder, other    Locker
 	ctx              context.Context
+	// waiting is closed at other's first event.Waiting: its Lock has
+	// queued behind the holder and is waiting for its turn.
+	waiting chan struct{}
+	// before is the tree under root while only the holder is in it.
+	before map[string]bool
 }
 
 func holdOne(t *testing.T, impl Impl) held {
 	t.Helper()
 	root := zktest.Root(t)
-	h := held{root: root, path: root + "/lock", ctx: zktest.Context(t)}
-	h.holderConn, h.holder = contender(t, impl, h.path)
-	h.conn, h.other = contender(t, impl, h.path)
+	h := held{root: root, path: root + "/lock", ctx: zktest.Context(t), waiting: make(chan struct{})}
+	var once sync.Once
+	waits := func(e event.Event) {
+		if e.Kind == event.Waiting {
+			once.Do(func() { close(h.waiting) })
+		}
+	}
+	h.holderConn, h.holder = contender(t, impl, h.path, nil)
+	h.conn, h.other = contender(t, impl, h.path, waits)
 	if err := h.holder.Lock(h.ctx); err != nil {
 		t.Fatalf("holder.Lock: %v", err)
 	}
+	h.before = map[string]bool{}
+	for _, n := range zktest.Tree(t, h.conn, root) {
+		h.before[n] = true
+	}
 	return h
+}
+
+// awaitWaiting returns once other's Lock (started with lockAsync) says it
+// waits, and fails the test if that Lock returned first or never waited.
+//
+// The evidence is the waiter's event.Waiting. A lock that does not report
+// its waits (09's skeleton leaves that to the learner) gets promptly to say
+// so; after that, its node showing in the queue behind the holder's is
+// taken as the waiter having queued.
+func (h held) awaitWaiting(t *testing.T, done <-chan error) {
+	t.Helper()
+	select {
+	case <-h.waiting:
+		return
+	case err := <-done:
+		t.Fatalf("Lock returned %v while another session held the lock: it must wait", err)
+	case <-time.After(promptly):
+	}
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(zktest.Patience)
+	for {
+		select {
+		case <-h.waiting:
+			return
+		case err := <-done:
+			t.Fatalf("Lock returned %v while another session held the lock: it must wait", err)
+		case <-deadline:
+			t.Fatalf("after %v: the waiter's Lock neither reported event.Waiting nor queued a node behind the holder's", zktest.Patience+promptly)
+		case <-tick.C:
+			for _, n := range zktest.Tree(t, h.conn, h.root) {
+				if !h.before[n] && sequential.MatchString(n) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // lockAsync starts l.Lock(ctx) and returns where its result will come.
@@ -401,7 +460,9 @@ func cancelled(t *testing.T, impl Impl) {
 	h := holdOne(t, impl)
 	wctx, cancel := context.WithCancel(h.ctx)
 	done := lockAsync(wctx, h.other)
-	time.Sleep(100 * time.Millisecond)
+	// Cancel only once the Lock waits: a Lock cancelled before it queued
+	// would test nothing.
+	h.awaitWaiting(t, done)
 	cancel()
 	// "Promptly": a waiter that notices its context only when it next
 	// wakes would wait for the holder (30 s here); 5 s is plenty on a
@@ -426,7 +487,9 @@ func cancelled(t *testing.T, impl Impl) {
 func holderClosed(t *testing.T, impl Impl) {
 	h := holdOne(t, impl)
 	done := lockAsync(h.ctx, h.other)
-	time.Sleep(100 * time.Millisecond)
+	// Close the holder only once the waiter waits, so what is tested is a
+	// waiting Lock being woken, not a Lock that finds the lock free.
+	h.awaitWaiting(t, done)
 	h.holderConn.Close() // the holder's process goes away; its session ends
 	if err := await(t, done, "the waiter never got the lock after the holder's session closed"); err != nil {
 		t.Fatalf("waiter.Lock = %v", err)

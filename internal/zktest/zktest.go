@@ -340,3 +340,18 @@ func ExampleSession[S Session](newSession NewSession[S]) S {
 	}
 	return s
 }
+
+// Await receives one value from ch within Patience and returns it; if none
+// comes, it fails the test with what (what did not happen), so a hang fails
+// with a sentence instead of waiting for the test binary's timeout.
+func Await[T any](tb testing.TB, ch <-chan T, what string) T {
+	tb.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(Patience):
+		tb.Fatalf("after %v: %s", Patience, what)
+		var zero T
+		return zero
+	}
+}

@@ -58,19 +58,30 @@ func BenchmarkApplyBatch(b *testing.B) {
 	}
 }
 
-// TestViewFitsTheFrameBudget measures a 64-worker frame. It asserts
-// nothing about time (this machine is shared); it logs the number, and
-// checks the frame is well-formed.
+// TestViewFitsTheFrameBudget draws the heaviest frame (64 workers at
+// 120x40) and fails if it takes longer than one frame at 20 fps. The
+// number that counts is the best of several runs of a few frames: on a
+// loaded machine a single run measures the other processes as much as the
+// view, but the fastest run is what the view costs when it gets the CPU.
+// So the test fails only if drawing itself got slower than a frame, which
+// would make the visualizer drop frames on any machine.
 func TestViewFitsTheFrameBudget(t *testing.T) {
+	const budget = 50 * time.Millisecond // one frame at 20 fps
 	m := busy64(t, 120, 40)
-	start := time.Now()
-	const n = 50
-	for range n {
-		_ = m.View()
-	}
-	per := time.Since(start) / n
-	t.Logf("View with 64 workers at 120x40: %v per frame (budget at 20 fps: 50ms)", per)
 	if v := m.View(); len(v) == 0 {
 		t.Fatal("empty frame")
+	}
+	best := time.Duration(1<<63 - 1)
+	for range 7 {
+		const frames = 5
+		start := time.Now()
+		for range frames {
+			_ = m.View()
+		}
+		best = min(best, time.Since(start)/frames)
+	}
+	t.Logf("View with 64 workers at 120x40: %v per frame at best (budget at 20 fps: %v)", best, budget)
+	if best > budget {
+		t.Fatalf("a 64-worker frame at 120x40 takes %v at best, over the %v of one frame at 20 fps: the view got too slow to draw in real time", best, budget)
 	}
 }
