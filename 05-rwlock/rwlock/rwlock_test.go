@@ -31,7 +31,7 @@ func TestWriteSideConformance(t *testing.T) {
 		Open: func(tb testing.TB) (*zk.Conn, func(string, event.Observer) (locktest.Locker, error)) {
 			s := session(tb)
 			return s.Conn(), func(path string, obs event.Observer) (locktest.Locker, error) {
-				m, err := rwlock.New(s, path, rwlock.WithObserver(obs))
+				m, err := rwlock.New(s, path, seqlock.WithObserver(obs))
 				if err != nil {
 					return nil, err
 				}
@@ -49,7 +49,7 @@ func TestReadSideBadInput(t *testing.T) {
 		Open: func(tb testing.TB) (*zk.Conn, func(string, event.Observer) (locktest.Locker, error)) {
 			s := session(tb)
 			return s.Conn(), func(path string, obs event.Observer) (locktest.Locker, error) {
-				m, err := rwlock.New(s, path, rwlock.WithObserver(obs))
+				m, err := rwlock.New(s, path, seqlock.WithObserver(obs))
 				if err != nil {
 					return nil, err
 				}

@@ -56,7 +56,7 @@ func TestConformance(t *testing.T) {
 		Open: func(tb testing.TB) (*zk.Conn, func(string, event.Observer) (locktest.Locker, error)) {
 			s := session(tb)
 			return s.Conn(), func(p string, obs event.Observer) (locktest.Locker, error) {
-				return reentrant.New(s, p, reentrant.WithObserver(obs))
+				return reentrant.New(s, p, seqlock.WithObserver(obs))
 			}
 		},
 		ErrNotHeld: reentrant.ErrNotHeld,

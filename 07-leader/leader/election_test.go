@@ -71,7 +71,7 @@ func TestElectionPassesTheLockConformanceSuite(t *testing.T) {
 		Open: func(tb testing.TB) (*zk.Conn, func(string, event.Observer) (locktest.Locker, error)) {
 			s := session(tb)
 			return s.Conn(), func(path string, obs event.Observer) (locktest.Locker, error) {
-				e, err := leader.New(s, path, leader.WithObserver(obs))
+				e, err := leader.New(s, path, seqlock.WithObserver(obs))
 				if err != nil {
 					return nil, err
 				}

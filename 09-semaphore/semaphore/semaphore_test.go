@@ -49,7 +49,7 @@ func TestASemaphoreOfOneLeasePassesTheLockConformanceSuite(t *testing.T) {
 		Open: func(tb testing.TB) (*zk.Conn, func(string, event.Observer) (locktest.Locker, error)) {
 			sess := session(tb)
 			return sess.Conn(), func(path string, obs event.Observer) (locktest.Locker, error) {
-				s, err := semaphore.New(sess, path, 1, semaphore.WithObserver(obs))
+				s, err := semaphore.New(sess, path, 1, seqlock.WithObserver(obs))
 				if err != nil {
 					return nil, err
 				}
