@@ -18,6 +18,7 @@ import (
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zkpath"
+	"github.com/lockstep-zk/lockstep/internal/zkproxy"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
@@ -297,7 +298,7 @@ func TestSessionExpiry(t *testing.T) {
 	t.Run("the client sees StateExpired, its watches fire NotWatching, and it gets a new session", func(t *testing.T) {
 		root := zktest.Root(t)
 		const timeout = time.Second
-		proxy, err := zkconn.NewProxy(zktest.Servers(t)[0])
+		proxy, err := zkproxy.New(zktest.Servers(t)[0])
 		t.Cleanup(func() {
 			if proxy != nil {
 				proxy.Close()
