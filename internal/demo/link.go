@@ -19,12 +19,13 @@ import (
 // chapter's binary does it with this wrapper around the client's own TCP
 // connections and links no fault-injection library.
 type Link struct {
-	mu   sync.Mutex
-	open chan struct{} // closed while the link works; a fresh one while it is cut
+	mu    sync.Mutex
+	open  chan struct{} // closed while the link works; a fresh one while it is cut
+	conns map[*linkConn]struct{}
 }
 
 func newLink() *Link {
-	l := &Link{open: make(chan struct{})}
+	l := &Link{open: make(chan struct{}), conns: map[*linkConn]struct{}{}}
 	close(l.open)
 	return l
 }
@@ -45,11 +46,27 @@ func (l *Link) Cut() error {
 // Restore lets the held bytes, and every later one, through.
 func (l *Link) Restore() {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	select {
 	case <-l.open:
 	default:
 		close(l.open)
+	}
+	conns := make([]*linkConn, 0, len(l.conns))
+	for c := range l.conns {
+		conns = append(conns, c)
+	}
+	l.mu.Unlock()
+	for _, c := range conns {
+		c.flush()
+	}
+}
+
+func (l *Link) isCut() bool {
+	select {
+	case <-l.gate():
+		return false
+	default:
+		return true
 	}
 }
 
@@ -66,7 +83,11 @@ func (l *Link) dial(network, address string, timeout time.Duration) (net.Conn, e
 	if err != nil {
 		return nil, err
 	}
-	return &linkConn{Conn: c, link: l, closed: make(chan struct{})}, nil
+	lc := &linkConn{Conn: c, link: l, closed: make(chan struct{})}
+	l.mu.Lock()
+	l.conns[lc] = struct{}{}
+	l.mu.Unlock()
+	return lc, nil
 }
 
 // linkConn is one TCP connection through a Link.
@@ -76,8 +97,11 @@ type linkConn struct {
 	closeOnce sync.Once
 	closed    chan struct{}
 
-	mu              sync.Mutex
-	readBy, writeBy time.Time // the deadlines the client set
+	mu     sync.Mutex
+	readBy time.Time // the read deadline the client set
+
+	wmu     sync.Mutex
+	pending []byte // written during a cut, sent on Restore
 }
 
 // Read reads what the server sent, but hands it over only once the link
@@ -94,15 +118,34 @@ func (c *linkConn) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Write sends only once the link works.
+// Write during a cut succeeds at once, as a write into the kernel's
+// buffer does, and the bytes are sent on Restore, in order.
 func (c *linkConn) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	by := c.writeBy
-	c.mu.Unlock()
-	if err := c.wait(by); err != nil {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.link.isCut() {
+		c.pending = append(c.pending, p...)
+		return len(p), nil
+	}
+	if err := c.flushLocked(); err != nil {
 		return 0, err
 	}
 	return c.Conn.Write(p)
+}
+
+func (c *linkConn) flush() {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.flushLocked() // an error shows again on the client's next read or write
+}
+
+func (c *linkConn) flushLocked() error {
+	if len(c.pending) == 0 {
+		return nil
+	}
+	_, err := c.Conn.Write(c.pending)
+	c.pending = nil
+	return err
 }
 
 // wait returns nil once the link works, or an error when the connection is
@@ -130,14 +173,20 @@ func (c *linkConn) wait(deadline time.Time) error {
 	}
 }
 
+// Close closes the connection at once: what a cut held back is never sent.
 func (c *linkConn) Close() error {
-	c.closeOnce.Do(func() { close(c.closed) })
+	c.closeOnce.Do(func() {
+		close(c.closed)
+		c.link.mu.Lock()
+		delete(c.link.conns, c)
+		c.link.mu.Unlock()
+	})
 	return c.Conn.Close()
 }
 
 func (c *linkConn) SetDeadline(t time.Time) error {
 	c.mu.Lock()
-	c.readBy, c.writeBy = t, t
+	c.readBy = t
 	c.mu.Unlock()
 	return c.Conn.SetDeadline(t)
 }
@@ -147,11 +196,4 @@ func (c *linkConn) SetReadDeadline(t time.Time) error {
 	c.readBy = t
 	c.mu.Unlock()
 	return c.Conn.SetReadDeadline(t)
-}
-
-func (c *linkConn) SetWriteDeadline(t time.Time) error {
-	c.mu.Lock()
-	c.writeBy = t
-	c.mu.Unlock()
-	return c.Conn.SetWriteDeadline(t)
 }

@@ -17,7 +17,7 @@ import (
 func TestLink(t *testing.T) {
 	root := zktest.Root(t)
 	observer := zktest.Connect(t)
-	dial := func(t *testing.T, timeout time.Duration) (*zk.Conn, *Link) {
+	dial := func(t *testing.T, timeout time.Duration) (*zk.Conn, *Link, time.Duration) {
 		t.Helper()
 		link := newLink()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -28,18 +28,18 @@ func TestLink(t *testing.T) {
 		}
 		t.Cleanup(func() { link.Restore(); d.Conn.Close() })
 		go zkconn.Drain(d.Events)
-		return d.Conn, link
+		return d.Conn, link, d.Timeout()
 	}
 
 	t.Run("zkconn.Expire over a Link ends the session: its ephemeral node goes", func(t *testing.T) {
-		conn, link := dial(t, time.Second)
+		conn, link, granted := dial(t, time.Second)
 		if _, err := conn.Create(root+"/expired", nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
 			t.Fatal(err)
 		}
 		old := conn.SessionID()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if err := zkconn.Expire(ctx, link, conn, zktest.SessionTimeout(t, conn)); err != nil {
+		if err := zkconn.Expire(ctx, link, conn, granted); err != nil {
 			t.Fatal(err)
 		}
 		if ok, _, err := observer.Exists(root + "/expired"); err != nil || ok {
@@ -51,7 +51,7 @@ func TestLink(t *testing.T) {
 	})
 
 	t.Run("a request sent during a short cut waits for Restore and is not lost", func(t *testing.T) {
-		conn, link := dial(t, 4*time.Second)
+		conn, link, _ := dial(t, 4*time.Second)
 		old := conn.SessionID()
 		if err := link.Cut(); err != nil {
 			t.Fatal(err)
