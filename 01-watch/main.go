@@ -35,6 +35,7 @@ import (
 
 	"github.com/lockstep-zk/lockstep/01-watch/watch"
 	"github.com/lockstep-zk/lockstep/internal/demo"
+	"github.com/lockstep-zk/lockstep/internal/zkconn"
 )
 
 // program is the demo; the test compares what it prints with README.md.
@@ -158,8 +159,8 @@ func (l *lesson) nodeEvents(ctx context.Context) error {
 	return err
 }
 
-// sessionStates connects a second client through a proxy, so that client
-// alone can be cut off long enough for the server to expire its session.
+// sessionStates connects a second client over a link of its own, so that
+// client alone can be cut off long enough for the server to expire its session.
 func (l *lesson) sessionStates(ctx context.Context) error {
 	// The session events come on the channel zk.Connect returns; a callback
 	// sees the same events, including the first ones zkconn.Dial consumes.
@@ -174,9 +175,9 @@ func (l *lesson) sessionStates(ctx context.Context) error {
 	})
 	seen := func() []zk.State { mu.Lock(); defer mu.Unlock(); return append([]zk.State(nil), states...) }
 
-	// This client goes through a proxy of its own, so it alone can be cut
+	// This client talks over a link of its own, so it alone can be cut
 	// off long enough for the server to expire its session.
-	client, proxy, err := l.env.DialProxied(ctx, record)
+	client, link, err := l.env.DialCuttable(ctx, record)
 	if err != nil {
 		return err
 	}
@@ -200,10 +201,10 @@ func (l *lesson) sessionStates(ctx context.Context) error {
 	l.say("it creates the ephemeral %s and sets an exists-watch on it", node)
 	oldID := client.SessionID()
 
-	l.say("the proxy cuts the link for longer than the session timeout…")
+	l.say("its link is cut for longer than the session timeout…")
 	expireCtx, cancel := context.WithTimeout(ctx, 3*timeout+time.Minute)
 	defer cancel()
-	if err := proxy.Expire(expireCtx, client, timeout); err != nil {
+	if err := zkconn.Expire(expireCtx, link, client, timeout); err != nil {
 		return fmt.Errorf("expire the session (granted %v): %w", timeout, err)
 	}
 	// The client learns of the expiry when it reconnects; wait until it has

@@ -5,7 +5,7 @@
 // just before it.
 //
 // After -kill-after the demo kills the leader the hard way: its link to
-// ZooKeeper goes silent (its own proxy is cut) and its connection is closed
+// ZooKeeper goes silent (its own link is cut) and its connection is closed
 // without a goodbye reaching the server, as when a machine dies. Nobody
 // deletes its node: ZooKeeper must notice the silence and EXPIRE the session,
 // which takes the session timeout the server granted (-session asks for
@@ -31,7 +31,6 @@ import (
 	"github.com/lockstep-zk/lockstep/07-leader/leader"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/demo"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
 )
 
 var (
@@ -109,21 +108,21 @@ func run(ctx context.Context, env *demo.Env) error {
 	return nil
 }
 
-// candidate is one process of the demo: a session through its own proxy
-// (so the demo can silence it alone) and an Election.
+// candidate is one process of the demo: a session over its own link (so
+// the demo can silence it alone) and an Election.
 type candidate struct {
-	name  string
-	sess  *seqlock.Session
-	proxy *zkconn.Proxy
-	e     *leader.Election
-	s     *story
+	name string
+	sess *seqlock.Session
+	link *demo.Link
+	e    *leader.Election
+	s    *story
 
 	mu     sync.Mutex
 	killed bool
 }
 
 func newCandidate(ctx context.Context, env *demo.Env, name string, s *story) (*candidate, error) {
-	sess, proxy, err := demo.DialProxied(ctx, env, seqlock.NewSession)
+	sess, link, err := demo.DialCuttable(ctx, env, seqlock.NewSession)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +130,7 @@ func newCandidate(ctx context.Context, env *demo.Env, name string, s *story) (*c
 	if err != nil {
 		return nil, err
 	}
-	return &candidate{name: name, sess: sess, proxy: proxy, e: e, s: s}, nil
+	return &candidate{name: name, sess: sess, link: link, e: e, s: s}, nil
 }
 
 // run campaigns, works while it leads, and campaigns again if it loses.
@@ -171,7 +170,7 @@ func (c *candidate) kill() {
 	c.mu.Lock()
 	c.killed = true
 	c.mu.Unlock()
-	c.proxy.Cut()
+	c.link.Cut()
 	c.sess.Close()
 }
 

@@ -1,7 +1,7 @@
 // Command 08-fencing plays the story article 001 ends on, three times.
 //
 // client-A takes chapter 04's lock and, right before its write, stops: a
-// stop-the-world pause. Its link to ZooKeeper goes silent (its own proxy is
+// stop-the-world pause. Its link to ZooKeeper goes silent (its own link is
 // cut), so the server hears nothing from it, expires its session after the
 // session timeout, deletes its lock node and hands the lock to client-B,
 // which writes. Then client-A resumes and writes too, still sure it holds
@@ -135,14 +135,14 @@ func play(ctx context.Context, env *demo.Env, v variant, tl *demo.Timeline) (ver
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second+10*env.Granted(ctx))
 	defer cancel()
 
-	// client-A talks to ZooKeeper through its own proxy, so that its
+	// client-A talks to ZooKeeper over a link of its own, so that its
 	// pause can be made to look, from the server, like a real one.
-	sessA, proxy, err := demo.DialProxied(ctx, env, seqlock.NewSession)
+	sessA, link, err := demo.DialCuttable(ctx, env, seqlock.NewSession)
 	if err != nil {
 		return verdict{}, err
 	}
-	defer proxy.Close()
 	defer sessA.Close()
+	defer link.Restore() // first: let client-A's goodbye through
 	// client-B keeps the default session timeout: only client-A's session
 	// is meant to expire.
 	sessB, err := demo.Dial(ctx, env, seqlock.NewSession, seqlock.WithSessionTimeout(zkconn.DefaultSessionTimeout))
@@ -187,7 +187,7 @@ func play(ctx context.Context, env *demo.Env, v variant, tl *demo.Timeline) (ver
 	// client-A checks that it still holds the lock, as a careful client
 	// would, and then stops right before its write. From the server's side
 	// a stop-the-world pause is silence: no requests, no heartbeats, the
-	// TCP connection still open. A cut proxy is exactly that.
+	// TCP connection still open. A cut link is exactly that.
 	select {
 	case <-a.Lost():
 		return verdict{}, errors.New("client-A lost the lock before its pause")
@@ -195,7 +195,7 @@ func play(ctx context.Context, env *demo.Env, v variant, tl *demo.Timeline) (ver
 	}
 	staleValue := fmt.Sprintf("client-A, token %d", a.Token())
 	tl.Say("client-A", "checks Lost(): still open, the lock is mine; about to write %q, and PAUSES (its link goes silent)", staleValue)
-	if err := proxy.Cut(); err != nil {
+	if err := link.Cut(); err != nil {
 		return verdict{}, err
 	}
 	paused := time.Now()
@@ -212,7 +212,7 @@ func play(ctx context.Context, env *demo.Env, v variant, tl *demo.Timeline) (ver
 	tl.Say("client-B", "writes %q: ok", newValue)
 
 	// client-A resumes where it stopped: it writes.
-	proxy.Restore()
+	link.Restore()
 	tl.Say("client-A", "resumes after %.2fs and writes %q", time.Since(paused).Seconds(), staleValue)
 	staleErr := v.write(ctx, connA, a, staleValue)
 	if staleErr != nil {

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/lockstep-zk/lockstep/event"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/zkproxy"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
@@ -59,7 +59,7 @@ func sessionOn(t testing.TB, servers []string, d time.Duration) *seqlock.Session
 }
 
 // sessionViaProxy is sessionOn through a toxiproxy of its own.
-func sessionViaProxy(t testing.TB, d time.Duration) (*seqlock.Session, *zkconn.Proxy) {
+func sessionViaProxy(t testing.TB, d time.Duration) (*seqlock.Session, *zkproxy.Proxy) {
 	t.Helper()
 	return zktest.DialSessionViaProxy(t, seqlock.NewSession, seqlock.WithSessionTimeout(d))
 }

@@ -20,7 +20,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/event"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/zkproxy"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
@@ -222,7 +222,7 @@ type hold struct {
 // contender is one client: its own proxy, connection and lock.
 type contender struct {
 	id     int
-	proxy  *zkconn.Proxy
+	proxy  *zkproxy.Proxy
 	sess   *seqlock.Session
 	conn   *zk.Conn // sess.Conn()
 	cancel context.CancelFunc
@@ -237,7 +237,7 @@ type contender struct {
 }
 
 func (sk *soakKind) spawn(t *testing.T, ctx context.Context) {
-	proxy, err := zkconn.NewProxy(zktest.Servers(t)[0])
+	proxy, err := zkproxy.New(zktest.Servers(t)[0])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/lockstep-zk/lockstep/05-rwlock/rwlock"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/locktest"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/zkproxy"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
@@ -109,7 +109,7 @@ func TestLostCreateReply(t *testing.T) {
 type cutOffClient struct {
 	m       *rwlock.RWMutex
 	conn    *zk.Conn
-	proxy   *zkconn.Proxy
+	proxy   *zkproxy.Proxy
 	session int64
 	dials   atomic.Int32
 	tally   event.Tally
@@ -123,7 +123,7 @@ const cutOffSession = 8 * time.Second
 func cutOff(t *testing.T, dir string) *cutOffClient {
 	t.Helper()
 	c := &cutOffClient{}
-	proxy, err := zkconn.NewProxy(zktest.Servers(t)[0])
+	proxy, err := zkproxy.New(zktest.Servers(t)[0])
 	must(t, err)
 	t.Cleanup(proxy.Close)
 	dialer := func(network, address string, timeout time.Duration) (net.Conn, error) {

@@ -18,8 +18,8 @@ import (
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/08-fencing/fencing"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zkpath"
+	"github.com/lockstep-zk/lockstep/internal/zkproxy"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
@@ -44,8 +44,8 @@ func ctxFor(t testing.TB) context.Context {
 type story struct {
 	a, b         *seqlock.Mutex
 	connA, connB *zk.Conn
-	proxy        *zkconn.Proxy // A's link; Restore resumes A
-	data         string        // a data znode holding "initial"
+	proxy        *zkproxy.Proxy // A's link; Restore resumes A
+	data         string         // a data znode holding "initial"
 	admin        *zk.Conn
 }
 

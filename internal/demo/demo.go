@@ -97,7 +97,7 @@ type Env struct {
 	mu      sync.Mutex
 	conns   []*zk.Conn
 	closers []func() // the Sessions the story opened
-	proxies []*zkconn.Proxy
+	links   []*Link
 	granted func() time.Duration // of the first session that asked for -session
 }
 
@@ -121,28 +121,22 @@ func (e *Env) DialTimeout(ctx context.Context, session time.Duration, opts ...fu
 	return e.dial(ctx, e.Servers, session, opts...)
 }
 
-// DialProxied opens a session that asks for -session through a proxy of
-// its own (zkconn.Proxy), so the story can cut that client alone off. Both
-// are closed at the end of the run.
-func (e *Env) DialProxied(ctx context.Context, opts ...func(*zk.Conn)) (*zk.Conn, *zkconn.Proxy, error) {
-	proxy, err := e.proxy()
-	if err != nil {
-		return nil, nil, err
-	}
-	conn, err := e.dial(ctx, []string{proxy.Addr()}, e.Session, opts...)
-	return conn, proxy, err
+// DialCuttable opens a session that asks for -session over a Link of its
+// own, so the story can cut that client alone off. The session is closed
+// at the end of the run, its link restored first.
+func (e *Env) DialCuttable(ctx context.Context, opts ...func(*zk.Conn)) (*zk.Conn, *Link, error) {
+	link := e.link()
+	conn, err := e.dial(ctx, e.Servers, e.Session, append([]func(*zk.Conn){zkconn.WithDialer(link.dial)}, opts...)...)
+	return conn, link, err
 }
 
-// proxy opens a proxy to the first server, closed at the end of the run.
-func (e *Env) proxy() (*zkconn.Proxy, error) {
-	proxy, err := zkconn.NewProxy(e.Servers[0])
-	if err != nil {
-		return nil, err
-	}
+// link opens a Link, restored at the end of the run.
+func (e *Env) link() *Link {
+	link := newLink()
 	e.mu.Lock()
-	e.proxies = append(e.proxies, proxy)
+	e.links = append(e.links, link)
 	e.mu.Unlock()
-	return proxy, nil
+	return link
 }
 
 func (e *Env) dial(ctx context.Context, servers []string, session time.Duration, opts ...func(*zk.Conn)) (*zk.Conn, error) {
@@ -292,14 +286,14 @@ func tuiArgs(p Program, set map[string]bool, servers string, session time.Durati
 	return args
 }
 
-// closeAll closes the sessions and proxies the story opened, except Admin.
+// closeAll closes the sessions the story opened, except Admin.
 func (e *Env) closeAll() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	// A cut link would swallow the goodbye: let it through, so the server
 	// ends those sessions now instead of after their timeout.
-	for _, p := range e.proxies {
-		p.Restore()
+	for _, l := range e.links {
+		l.Restore()
 	}
 	for _, c := range e.closers {
 		c()
@@ -308,9 +302,6 @@ func (e *Env) closeAll() {
 		if c != e.Admin {
 			c.Close()
 		}
-	}
-	for _, p := range e.proxies {
-		p.Close()
 	}
 }
 

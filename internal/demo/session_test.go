@@ -14,7 +14,7 @@ import (
 )
 
 // TestSessionFlagDecidesWhenACutOffHolderStepsDown: two holders, each
-// dialled the demo's way (DialProxied, with -session), take chapter
+// dialled the demo's way (DialCuttable, with -session), take chapter
 // 04's lock — with no lock option: the lock uses what the server granted
 // its Session — and are cut off from ZooKeeper at the same moment.
 // The one with the longer session learns it lost the lock later.
@@ -27,7 +27,7 @@ func TestSessionFlagDecidesWhenACutOffHolderStepsDown(t *testing.T) {
 	ready := make(chan struct{}, 2)
 	hold := func(session string) (o outcome) {
 		p := Program{Name: "00-test", Path: "lock", Run: func(ctx context.Context, env *Env) error {
-			s, proxy, err := DialProxied(ctx, env, seqlock.NewSession)
+			s, proxy, err := DialCuttable(ctx, env, seqlock.NewSession)
 			if err != nil {
 				return err
 			}

@@ -7,7 +7,6 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/event"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
 )
 
@@ -27,24 +26,27 @@ type NewSession[S Session] func(ctx context.Context, servers []string, opts ...z
 // authenticates with ZK_AUTH, then opts; it is closed at the end of the run
 // if the story has not closed it.
 func Dial[S Session](ctx context.Context, e *Env, newSession NewSession[S], opts ...zksession.Option) (S, error) {
-	return dialSession(ctx, e, e.Servers, newSession, opts...)
+	return dialSession(ctx, e, nil, newSession, opts...)
 }
 
-// DialProxied is Dial through a proxy of its own (zkconn.Proxy), so the
-// story can cut that client alone off. Both are closed at the end of the run.
-func DialProxied[S Session](ctx context.Context, e *Env, newSession NewSession[S], opts ...zksession.Option) (S, *zkconn.Proxy, error) {
-	proxy, err := e.proxy()
-	if err != nil {
-		var zero S
-		return zero, nil, err
+// DialCuttable is Dial over a Link of its own, so the story can cut that
+// client alone off (a partition, or a pause as the server sees one). The
+// session is closed at the end of the run, its link restored first.
+func DialCuttable[S Session](ctx context.Context, e *Env, newSession NewSession[S], opts ...zksession.Option) (S, *Link, error) {
+	link := e.link()
+	s, err := dialSession(ctx, e, link, newSession, opts...)
+	return s, link, err
+}
+
+// dialSession dials over link when it is not nil.
+func dialSession[S Session](ctx context.Context, e *Env, link *Link, newSession NewSession[S], opts ...zksession.Option) (S, error) {
+	defaults := func(c *zksession.Config) {
+		c.Timeout, c.Auth = e.Session, e.Auth
+		if link != nil {
+			c.Dialer = link.dial
+		}
 	}
-	s, err := dialSession(ctx, e, []string{proxy.Addr()}, newSession, opts...)
-	return s, proxy, err
-}
-
-func dialSession[S Session](ctx context.Context, e *Env, servers []string, newSession NewSession[S], opts ...zksession.Option) (S, error) {
-	defaults := func(c *zksession.Config) { c.Timeout, c.Auth = e.Session, e.Auth }
-	s, err := newSession(ctx, servers, append([]zksession.Option{defaults}, opts...)...)
+	s, err := newSession(ctx, e.Servers, append([]zksession.Option{defaults}, opts...)...)
 	if err != nil {
 		return s, err
 	}

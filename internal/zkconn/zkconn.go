@@ -1,8 +1,8 @@
 // Package zkconn connects to ZooKeeper the way demos and tests need it:
 // Dial waits for a session (zk.Connect does not) and authenticates it when
-// ZK_AUTH says so (zksession does the work); Proxy puts a
-// toxiproxy between one client and the server so that client alone can be
-// cut off, slowed down, or have its session expired for real.
+// ZK_AUTH says so (zksession does the work); Expire ends a session for
+// real through a Link that can be cut (internal/zkproxy's toxiproxy in
+// tests, internal/demo's in-process link in the demos).
 package zkconn
 
 import (

@@ -21,6 +21,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/zkproxy"
 	"github.com/lockstep-zk/lockstep/internal/zkserver"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
 )
@@ -277,8 +278,8 @@ func probeReaping(tb testing.TB) (bool, string) {
 // Expire makes the server expire conn's session, which must go through
 // proxy (ConnectViaProxy), and waits until conn has learned it. It works on
 // any server: it waits as long as the server's own granted timeout needs
-// (see zkconn.Proxy.Expire).
-func Expire(tb testing.TB, conn *zk.Conn, proxy *zkconn.Proxy) {
+// (see zkproxy.Proxy.Expire).
+func Expire(tb testing.TB, conn *zk.Conn, proxy *zkproxy.Proxy) {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*Patience)
 	defer cancel()

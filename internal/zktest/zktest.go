@@ -41,6 +41,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/zkproxy"
 	"github.com/lockstep-zk/lockstep/internal/zkserver"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
 )
@@ -165,9 +166,9 @@ func DialSession[S Session](tb testing.TB, newSession NewSession[S], opts ...zks
 
 // DialSessionViaProxy is DialSession through a toxiproxy of its own, so the
 // test can cut this one client off or expire its session (proxy.Expire).
-func DialSessionViaProxy[S Session](tb testing.TB, newSession NewSession[S], opts ...zksession.Option) (S, *zkconn.Proxy) {
+func DialSessionViaProxy[S Session](tb testing.TB, newSession NewSession[S], opts ...zksession.Option) (S, *zkproxy.Proxy) {
 	tb.Helper()
-	p, err := zkconn.NewProxy(Servers(tb)[0])
+	p, err := zkproxy.New(Servers(tb)[0])
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -199,9 +200,9 @@ func dialSession[S Session](tb testing.TB, servers []string, newSession NewSessi
 
 // ConnectViaProxy opens a session through its own toxiproxy, so the test
 // can cut this one client off or expire its session (proxy.Expire).
-func ConnectViaProxy(tb testing.TB, sessionTimeout time.Duration, opts ...func(*zk.Conn)) (*zk.Conn, *zkconn.Proxy) {
+func ConnectViaProxy(tb testing.TB, sessionTimeout time.Duration, opts ...func(*zk.Conn)) (*zk.Conn, *zkproxy.Proxy) {
 	tb.Helper()
-	p, err := zkconn.NewProxy(Servers(tb)[0])
+	p, err := zkproxy.New(Servers(tb)[0])
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/scene"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/zkproxy"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
 )
 
@@ -63,7 +64,7 @@ type runWorker struct {
 	session time.Duration // what the server granted
 	conn    *zk.Conn
 	close   func() // closes its session (and conn)
-	proxy   *zkconn.Proxy
+	proxy   *zkproxy.Proxy
 	cancel  context.CancelFunc
 	done    chan struct{}
 	dead    atomic.Bool // killed or removed: its events are no longer shown
@@ -142,7 +143,7 @@ func (r *runtime) addWorker(gen int64) error {
 	r.nextID++
 	i := r.nextID
 	name := fmt.Sprintf("%s-%d", r.chapter.Words.WithDefaults().Worker, i)
-	proxy, err := zkconn.NewProxy(r.servers[0])
+	proxy, err := zkproxy.New(r.servers[0])
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,11 @@
-package zkconn
+// Package zkproxy puts an in-process toxiproxy between one client and a
+// ZooKeeper server, so a test (or the visualizer's kill and expire keys)
+// can cut that client alone off, slow it down, or have its session expired
+// for real. It lives apart from zkconn so that a chapter's binary, which
+// only dials, does not link toxiproxy and what it brings (prometheus,
+// zerolog, gorilla/mux): only tests, internal/zktest, reliability/ and the
+// visualizer import it.
+package zkproxy
 
 import (
 	"context"
@@ -11,6 +18,8 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
+
+	"github.com/lockstep-zk/lockstep/internal/zkconn"
 )
 
 // Proxy is an in-process toxiproxy in front of one ZooKeeper server. Give
@@ -22,13 +31,13 @@ type Proxy struct {
 
 var proxySeq atomic.Int64
 
-// NewProxy listens on a free loopback port and forwards to upstream.
-func NewProxy(upstream string) (*Proxy, error) {
+// New listens on a free loopback port and forwards to upstream.
+func New(upstream string) (*Proxy, error) {
 	srv := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
 	name := fmt.Sprintf("zk-%d", proxySeq.Add(1))
 	p := toxiproxy.NewProxy(srv, name, "127.0.0.1:0", upstream)
 	if err := p.Start(); err != nil {
-		return nil, fmt.Errorf("zkconn: proxy to %s: %w", upstream, err)
+		return nil, fmt.Errorf("zkproxy: proxy to %s: %w", upstream, err)
 	}
 	return &Proxy{p: p, upstream: upstream}, nil
 }
@@ -69,7 +78,7 @@ func (p *Proxy) SlowClose(d time.Duration) error {
 func (p *Proxy) add(name, typ, stream, attrs string) error {
 	js := fmt.Sprintf(`{"name":%q,"type":%q,"stream":%q,"attributes":%s}`, name, typ, stream, attrs)
 	if _, err := p.p.Toxics.AddToxicJson(strings.NewReader(js)); err != nil {
-		return fmt.Errorf("zkconn: add %s toxic: %w", typ, err)
+		return fmt.Errorf("zkproxy: add %s toxic: %w", typ, err)
 	}
 	return nil
 }
@@ -77,58 +86,11 @@ func (p *Proxy) add(name, typ, stream, attrs string) error {
 // Close stops the proxy and drops its connections.
 func (p *Proxy) Close() { p.p.Stop() }
 
-// Expire makes the server expire conn's session for real, on any server:
-// it cuts the proxy conn goes through and keeps it cut until the session
-// can no longer exist, then restores the link and waits until conn has
-// learned it (its session ID changes or it reports StateExpired).
-//
-// How long "can no longer exist" takes is the server's business: it
-// expires a session between its granted timeout and one tick later
-// (ZooKeeper checks sessions once a tick, and a tick is at most half the
-// smallest session it grants). So Expire waits 1.5× the timeout the server
-// granted conn (sessionTimeout: pass what it granted, not what was asked)
-// plus a margin. Should the session still be alive when the link
-// comes back (a server with a custom minSessionTimeout), conn reconnects to
-// it, and Expire cuts again for longer, until ctx ends.
+// Expire makes the server expire conn's session for real, on any server,
+// by cutting this proxy for longer than the session can live (see
+// zkconn.Expire, which does the work).
 func (p *Proxy) Expire(ctx context.Context, conn *zk.Conn, sessionTimeout time.Duration) error {
-	old := conn.SessionID()
-	timeout := sessionTimeout
-	expired := func() bool { return conn.SessionID() != old || conn.State() == zk.StateExpired }
-	for attempt := 1; ; attempt++ {
-		if err := p.Cut(); err != nil {
-			return err
-		}
-		wait := time.Duration(attempt)*timeout + timeout/2 + 500*time.Millisecond
-		select {
-		case <-time.After(wait):
-		case <-ctx.Done():
-			p.Restore()
-			return ctx.Err()
-		}
-		p.Restore()
-		for {
-			if expired() {
-				return nil
-			}
-			// Back in a session with the old ID: it outlived the cut.
-			if conn.State() == zk.StateHasSession && conn.SessionID() == old && p.reconnected(conn) {
-				break
-			}
-			select {
-			case <-ctx.Done():
-				return fmt.Errorf("zkconn: session %#x not expired yet: %w", old, ctx.Err())
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
-	}
-}
-
-// reconnected reports whether conn has a live connection through p now: a
-// request succeeds. (Right after Restore, conn may still believe in the
-// connection the cut broke; a request tells.)
-func (p *Proxy) reconnected(conn *zk.Conn) bool {
-	_, err := conn.Sync("/")
-	return err == nil
+	return zkconn.Expire(ctx, p, conn, sessionTimeout)
 }
 
 // Drop closes every connection through the proxy at once, as a server
@@ -137,7 +99,7 @@ func (p *Proxy) reconnected(conn *zk.Conn) bool {
 func (p *Proxy) Drop() error {
 	p.p.Stop()
 	if err := p.p.Start(); err != nil {
-		return fmt.Errorf("zkconn: restart proxy on %s: %w", p.p.Listen, err)
+		return fmt.Errorf("zkproxy: restart proxy on %s: %w", p.p.Listen, err)
 	}
 	return nil
 }
