@@ -29,6 +29,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/zkcall"
 	"github.com/lockstep-zk/lockstep/internal/zkpath"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
 )
@@ -104,29 +105,22 @@ func (l *Lock) create(ctx context.Context, token string) error {
 
 // createNode sends one create of the lock node.
 //
-// go-zookeeper's calls take no context, so the create runs in a goroutine
-// and we stop waiting for it when ctx ends. But the create is already on its
-// way: if it still succeeds, nobody would ever delete that node — with a
-// persistent node the lock would be stuck for ever. So whoever stops waiting
-// leaves a goroutine behind that deletes the node if it turns out ours.
+// go-zookeeper's calls take no context, so zkcall.Send runs the create in a
+// goroutine and we stop waiting for it when ctx ends. But the create is
+// already on its way: if it still succeeds, nobody would ever delete that
+// node — with a persistent node the lock would be stuck for ever. So Send
+// hands the late answer to a goroutine that deletes the node if it turns
+// out ours.
 func (l *Lock) createNode(ctx context.Context, token string) error {
 	l.obs.Emit(event.Event{Lock: l.path, Kind: event.Request, Op: "create", Node: l.path})
-	done := make(chan error, 1)
-	go func() {
-		_, err := l.conn.Create(l.path, []byte(token), l.flags, l.acl)
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		go func() {
-			if err := <-done; err == nil {
+	_, err := zkcall.Send(ctx,
+		func() (string, error) { return l.conn.Create(l.path, []byte(token), l.flags, l.acl) },
+		func(_ string, err error) {
+			if err == nil {
 				l.deleteIfOurs(token)
 			}
-		}()
-		return ctx.Err()
-	}
+		})
+	return err
 }
 
 // Unlock deletes the lock node, but only if it is still ours: it reads the
@@ -142,15 +136,15 @@ func (l *Lock) Unlock(ctx context.Context) error {
 	// node is not ours any more or our session is in trouble, and calling
 	// Unlock again would not help.
 	l.token = ""
-	done := make(chan error, 1)
-	go func() { done <- l.deleteIfOurs(token) }()
-	select {
-	case err := <-done:
-		if err != nil {
-			return err
-		}
-	case <-ctx.Done():
-		return fmt.Errorf("naivelock: unlock %s: %w", l.path, ctx.Err())
+	// The delete goes out even when ctx has already ended (zkcall.Send,
+	// unlike zkcall.Do): we have just forgotten the token, so no later
+	// Unlock would send it. We stop waiting for it when ctx ends.
+	_, err := zkcall.Send(ctx, func() (struct{}, error) { return struct{}{}, l.deleteIfOurs(token) }, nil)
+	if ctxErr := ctx.Err(); err != nil && ctxErr != nil && errors.Is(err, ctxErr) {
+		return fmt.Errorf("naivelock: unlock %s: %w", l.path, err)
+	}
+	if err != nil {
+		return err
 	}
 	l.obs.Emit(event.Event{Lock: l.path, Kind: event.Released, Node: l.path})
 	return nil
