@@ -23,7 +23,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"path"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -32,6 +31,7 @@ import (
 	"github.com/lockstep-zk/lockstep/internal/zkcall"
 	"github.com/lockstep-zk/lockstep/internal/zkpath"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
+	"github.com/lockstep-zk/lockstep/internal/znode"
 )
 
 var (
@@ -96,7 +96,7 @@ func (l *Lock) TryLock(ctx context.Context) error {
 func (l *Lock) create(ctx context.Context, token string) error {
 	err := l.createNode(ctx, token)
 	if errors.Is(err, zk.ErrNoNode) {
-		if err = l.createParents(); err == nil {
+		if err = l.createParents(ctx); err == nil {
 			err = l.createNode(ctx, token)
 		}
 	}
@@ -167,18 +167,14 @@ func (l *Lock) acquired() { l.obs.Emit(event.Event{Lock: l.path, Kind: event.Acq
 func (l *Lock) waiting()  { l.obs.Emit(event.Event{Lock: l.path, Kind: event.Waiting, Node: l.path}) }
 
 // createParents makes the lock path's missing ancestors, as persistent
-// nodes (they are shared by every contender and stay after us).
-func (l *Lock) createParents() error {
-	var missing []string
-	for p := path.Dir(l.path); p != "/"; p = path.Dir(p) {
-		missing = append([]string{p}, missing...)
-	}
-	for _, p := range missing {
+// nodes (they are shared by every contender and stay after us), reporting
+// each create to the observer.
+func (l *Lock) createParents(ctx context.Context) error {
+	err := znode.CreateParents(ctx, l.conn, l.path, l.acl, func(p string) {
 		l.obs.Emit(event.Event{Lock: l.path, Kind: event.Request, Op: "create", Node: p})
-		_, err := l.conn.Create(p, nil, zk.FlagPersistent, l.acl)
-		if err != nil && !errors.Is(err, zk.ErrNodeExists) {
-			return fmt.Errorf("naivelock: create parent %s: %w", p, zksession.Explain(nil, err))
-		}
+	})
+	if err != nil {
+		return fmt.Errorf("naivelock: %w", err) // "create parent /a: …"; create explains a NoAuth
 	}
 	return nil
 }
