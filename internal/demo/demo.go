@@ -41,6 +41,7 @@ import (
 	"github.com/lockstep-zk/lockstep/internal/zkpath"
 	"github.com/lockstep-zk/lockstep/internal/zkserver"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
+	"github.com/lockstep-zk/lockstep/internal/znode"
 )
 
 // Program is one chapter's demo.
@@ -268,7 +269,9 @@ func Execute(ctx context.Context, p Program, args []string, out io.Writer) error
 	// admin session closes and the server stops.
 	defer env.Admin.Close()
 	if owned {
-		if err := createAll(env.Admin, env.Root, env.ACL()); err != nil {
+		// The run's root and its missing parents (znode.CreateAll starts over
+		// if another run deletes an empty parent under us).
+		if _, err := znode.CreateAll(ctx, env.Admin, env.Root, env.ACL()); err != nil {
 			return err
 		}
 		defer removeRoot(env.Admin, env.Root)
@@ -320,37 +323,6 @@ func runID() string {
 	b := make([]byte, 3)
 	rand.Read(b)
 	return hex.EncodeToString(b)
-}
-
-// createAll creates p and its missing parents. Another run may delete an
-// empty parent between two of our creates (removeRoot): then we start over.
-func createAll(conn *zk.Conn, p string, acl []zk.ACL) error {
-	for range 5 {
-		err := createParents(conn, p, acl)
-		if err == nil {
-			_, err = conn.Create(p, nil, 0, acl)
-		}
-		if err == nil || errors.Is(err, zk.ErrNodeExists) {
-			return nil
-		}
-		if !errors.Is(err, zk.ErrNoNode) {
-			return fmt.Errorf("create %s: %w", p, err)
-		}
-	}
-	return fmt.Errorf("create %s: its parent keeps disappearing", p)
-}
-
-func createParents(conn *zk.Conn, p string, acl []zk.ACL) error {
-	var parents []string
-	for d := path.Dir(p); d != "/"; d = path.Dir(d) {
-		parents = append([]string{d}, parents...)
-	}
-	for _, d := range parents {
-		if _, err := conn.Create(d, nil, 0, acl); err != nil && !errors.Is(err, zk.ErrNodeExists) {
-			return err
-		}
-	}
-	return nil
 }
 
 // removeRoot deletes the run's root and what is below it, then its parents
