@@ -7,7 +7,6 @@ import (
 	"path"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"github.com/lockstep-zk/lockstep/internal/scene"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
+	"github.com/lockstep-zk/lockstep/internal/znode"
 )
 
 // runtime is the real world behind the view: workers with their own
@@ -102,7 +102,7 @@ func (r *runtime) start(ch scene.Scene, n int) error {
 	if err != nil {
 		return err
 	}
-	if err := createParents(r.admin, r.path, zksession.ACL(auth)); err != nil {
+	if err := znode.CreateParents(r.ctx, r.admin, r.path, zksession.ACL(auth), nil); err != nil {
 		return err
 	}
 	if ch.Setup != nil {
@@ -767,17 +767,6 @@ func (b *inbox) close() {
 		b.closed = true
 		close(b.done)
 	}
-}
-
-func createParents(conn *zk.Conn, p string, acl []zk.ACL) error {
-	cur := ""
-	for _, part := range strings.Split(strings.Trim(path.Dir(p), "/"), "/") {
-		cur += "/" + part
-		if _, err := conn.Create(cur, nil, 0, acl); err != nil && !errors.Is(err, zk.ErrNodeExists) {
-			return fmt.Errorf("create %s: %w", cur, err)
-		}
-	}
-	return nil
 }
 
 func deleteTree(conn *zk.Conn, p string) error {
