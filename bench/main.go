@@ -43,6 +43,7 @@ import (
 	"github.com/lockstep-zk/lockstep/internal/jvm"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zkserver"
+	"github.com/lockstep-zk/lockstep/internal/znode"
 )
 
 // autoAcquisitions is how many acquisitions a sample aims at when -rounds
@@ -268,7 +269,7 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bench: create %s: %v\n", b.base, err)
 		return 1
 	}
-	defer zkconn.DeleteTree(admin, b.base)
+	defer znode.DeleteTree(admin, b.base)
 	if javac != nil {
 		c := <-javac
 		javac = nil // taken: the runner's Close removes the classes

@@ -19,6 +19,7 @@ import (
 	"github.com/lockstep-zk/lockstep/internal/contend"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zkserver"
+	"github.com/lockstep-zk/lockstep/internal/znode"
 )
 
 // Row is one line of the result. The first nine fields are the ones the
@@ -212,7 +213,7 @@ func (b *bench) measure(ctx context.Context, s spec, budget time.Duration) (x sa
 		x.err = fmt.Errorf("create row root %s: %w", root, err)
 		return x
 	}
-	defer zkconn.DeleteTree(b.admin, root)
+	defer znode.DeleteTree(b.admin, root)
 	// Sequential locks and the floor get a directory made for them; the
 	// naive and watch locks get a path that does not exist yet.
 	path := root + "/lock"
@@ -411,7 +412,7 @@ func (b *bench) warmUp(ctx context.Context, d time.Duration) error {
 	if _, err := b.admin.Create(dir, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
 		return fmt.Errorf("warm-up: create %s: %w", dir, err)
 	}
-	defer zkconn.DeleteTree(b.admin, dir)
+	defer znode.DeleteTree(b.admin, dir)
 	var curatorErr error
 	var wg sync.WaitGroup
 	if b.curator != nil {
@@ -419,7 +420,7 @@ func (b *bench) warmUp(ctx context.Context, d time.Duration) error {
 		if _, err := b.admin.Create(cdir, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
 			return fmt.Errorf("warm-up: create %s: %w", cdir, err)
 		}
-		defer zkconn.DeleteTree(b.admin, cdir)
+		defer znode.DeleteTree(b.admin, cdir)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

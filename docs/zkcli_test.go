@@ -25,6 +25,7 @@ import (
 
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zkserver"
+	"github.com/lockstep-zk/lockstep/internal/znode"
 )
 
 // docs/zkcli.md shows the lock done by hand in two zkCli terminals. Its
@@ -344,7 +345,7 @@ func newChroot(ctx context.Context, t *testing.T, servers []string) string {
 		t.Fatalf("create %s: %v", chroot, err)
 	}
 	t.Cleanup(func() {
-		if err := zkconn.DeleteTree(conn, chroot); err != nil {
+		if err := znode.DeleteTree(conn, chroot); err != nil {
 			t.Errorf("delete %s: %v", chroot, err)
 		}
 	})

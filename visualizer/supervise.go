@@ -22,6 +22,7 @@ import (
 	"github.com/lockstep-zk/lockstep/internal/demo"
 	"github.com/lockstep-zk/lockstep/internal/scene"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/znode"
 )
 
 // A lock can panic where no recover of ours reaches: a learner's
@@ -144,11 +145,11 @@ func removeRun(servers []string, base string, own bool, scenes []scene.Scene) er
 	if !own {
 		var errs []error
 		for _, s := range scenes {
-			errs = append(errs, zkconn.DeleteTree(conn, path.Join(base, s.Name)))
+			errs = append(errs, znode.DeleteTree(conn, path.Join(base, s.Name)))
 		}
 		return errors.Join(errs...)
 	}
-	if err := zkconn.DeleteTree(conn, base); err != nil {
+	if err := znode.DeleteTree(conn, base); err != nil {
 		return err
 	}
 	for d := path.Dir(base); d != "/"; d = path.Dir(d) {

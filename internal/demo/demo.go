@@ -328,7 +328,7 @@ func runID() string {
 // removeRoot deletes the run's root and what is below it, then its parents
 // up to /lockstep while they are empty (another run's may not be).
 func removeRoot(conn *zk.Conn, root string) {
-	if err := zkconn.DeleteTree(conn, root); err != nil {
+	if err := znode.DeleteTree(conn, root); err != nil {
 		fmt.Fprintf(os.Stderr, "warning: could not delete %s: %v\n", root, err)
 		return
 	}

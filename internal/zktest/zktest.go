@@ -43,6 +43,7 @@ import (
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zkserver"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
+	"github.com/lockstep-zk/lockstep/internal/znode"
 )
 
 var server *zkserver.Server
@@ -240,7 +241,7 @@ func randomHex() string {
 }
 
 // DeleteTree deletes p and everything below it. A missing node is fine.
-func DeleteTree(conn *zk.Conn, p string) error { return zkconn.DeleteTree(conn, p) }
+func DeleteTree(conn *zk.Conn, p string) error { return znode.DeleteTree(conn, p) }
 
 // Tree lists every znode below p (not p itself), as sorted full paths.
 // It syncs conn's server with the leader first: in an ensemble, conn may

@@ -772,7 +772,7 @@ func (b *inbox) close() {
 func deleteTree(conn *zk.Conn, p string) error {
 	// A worker may still be creating its node while the chapter is torn
 	// down: best effort, a node that is not empty is left for next time.
-	if err := zkconn.DeleteTree(conn, p); err != nil && !errors.Is(err, zk.ErrNotEmpty) {
+	if err := znode.DeleteTree(conn, p); err != nil && !errors.Is(err, zk.ErrNotEmpty) {
 		return err
 	}
 	return nil
