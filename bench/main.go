@@ -41,6 +41,7 @@ import (
 
 	"github.com/lockstep-zk/lockstep/internal/demo"
 	"github.com/lockstep-zk/lockstep/internal/jvm"
+	"github.com/lockstep-zk/lockstep/internal/randhex"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zkserver"
 	"github.com/lockstep-zk/lockstep/internal/znode"
@@ -263,7 +264,7 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) int {
 	}
 	go zkconn.Drain(events)
 	defer admin.Close()
-	b := &bench{servers: servers, admin: admin, base: "/lockstep-bench-" + randomHex(4),
+	b := &bench{servers: servers, admin: admin, base: "/lockstep-bench-" + randhex.String(4),
 		session: cfg.session, hold: cfg.hold, curatorSkip: curatorSkip}
 	if _, err := admin.Create(b.base, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
 		fmt.Fprintf(stderr, "bench: create %s: %v\n", b.base, err)

@@ -2,11 +2,10 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
+	"github.com/lockstep-zk/lockstep/internal/randhex"
 	"math"
 	"slices"
 	"sort"
@@ -208,7 +207,7 @@ func (b *bench) measure(ctx context.Context, s spec, budget time.Duration) (x sa
 	if s.workload == "floor" {
 		name = "floor"
 	}
-	root := fmt.Sprintf("%s/%s-%d-%s", b.base, name, s.contenders, randomHex(3))
+	root := fmt.Sprintf("%s/%s-%d-%s", b.base, name, s.contenders, randhex.String(3))
 	if _, err := b.admin.Create(root, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
 		x.err = fmt.Errorf("create row root %s: %w", root, err)
 		return x
@@ -448,9 +447,3 @@ func percentile(ds []time.Duration, p float64) float64 {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	rand.Read(b)
-	return hex.EncodeToString(b)
-}

@@ -5,8 +5,6 @@ package docs
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"flag"
 	"fmt"
 	"io"
@@ -23,6 +21,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/lockstep-zk/lockstep/internal/randhex"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zkserver"
 	"github.com/lockstep-zk/lockstep/internal/znode"
@@ -338,9 +337,7 @@ func newChroot(ctx context.Context, t *testing.T, servers []string) string {
 	}
 	go zkconn.Drain(evs)
 	t.Cleanup(conn.Close)
-	b := make([]byte, 4)
-	rand.Read(b)
-	chroot := "/zkcli-" + hex.EncodeToString(b)
+	chroot := "/zkcli-" + randhex.String(4)
 	if _, err := conn.Create(chroot, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
 		t.Fatalf("create %s: %v", chroot, err)
 	}

@@ -19,8 +19,6 @@ package naivelock
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
@@ -28,6 +26,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/randhex"
 	"github.com/lockstep-zk/lockstep/internal/zkcall"
 	"github.com/lockstep-zk/lockstep/internal/zkpath"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
@@ -179,8 +178,6 @@ func (l *Lock) createParents(ctx context.Context) error {
 	return nil
 }
 
-func newToken() string {
-	b := make([]byte, 16)
-	rand.Read(b)
-	return hex.EncodeToString(b)
-}
+// newToken is 32 random hex digits (16 random bytes): in practice no other
+// client ever writes the same into the lock node.
+func newToken() string { return randhex.String(16) }

@@ -21,8 +21,6 @@ package demo
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -37,6 +35,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/lockstep-zk/lockstep/internal/randhex"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zkpath"
 	"github.com/lockstep-zk/lockstep/internal/zkserver"
@@ -245,7 +244,8 @@ func Execute(ctx context.Context, p Program, args []string, out io.Writer) error
 	env := &Env{Out: out, Session: session, Set: set, Path: pathFlag, Auth: auth}
 	owned := !set["path"]
 	if owned {
-		env.Root = "/lockstep/" + p.Name + "/run-" + runID()
+		// 6 random hex digits: unique enough among the runs one server sees at once.
+		env.Root = "/lockstep/" + p.Name + "/run-" + randhex.String(3)
 		if p.Path != "" {
 			env.Path = env.Root + "/" + p.Path
 		}
@@ -315,14 +315,6 @@ func (e *Env) closeAll() {
 	for _, p := range e.proxies {
 		p.Close()
 	}
-}
-
-// runID names a run: 6 random hex digits, unique enough among the runs one
-// server sees at once.
-func runID() string {
-	b := make([]byte, 3)
-	rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 // removeRoot deletes the run's root and what is below it, then its parents

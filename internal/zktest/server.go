@@ -19,6 +19,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/lockstep-zk/lockstep/internal/randhex"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zkserver"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
@@ -235,7 +236,7 @@ func RequireFastReaping(tb testing.TB) {
 func probeReaping(tb testing.TB) (bool, string) {
 	conn := Connect(tb)
 	acl := ACL(conn)
-	dir := fmt.Sprintf("/zktest-reaping-%s", randomHex())
+	dir := fmt.Sprintf("/zktest-reaping-%s", randhex.String(4))
 	if _, err := conn.CreateContainer(dir, nil, zk.FlagContainer, acl); err != nil {
 		return false, fmt.Sprintf("creating a container failed: %v", err)
 	}

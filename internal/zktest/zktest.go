@@ -24,8 +24,6 @@ package zktest
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -40,6 +38,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"go.uber.org/goleak"
 
+	"github.com/lockstep-zk/lockstep/internal/randhex"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zkserver"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
@@ -220,7 +219,7 @@ func Root(tb testing.TB) string {
 	if len(name) > 60 {
 		name = name[:60]
 	}
-	root := "/t-" + name + "-" + randomHex()
+	root := "/t-" + name + "-" + randhex.String(4)
 	conn := Connect(tb)
 	d, _ := dialled.Load(conn)
 	if _, err := conn.Create(root, nil, 0, ACL(conn)); err != nil {
@@ -232,12 +231,6 @@ func Root(tb testing.TB) string {
 		}
 	})
 	return root
-}
-
-func randomHex() string {
-	b := make([]byte, 4)
-	rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 // DeleteTree deletes p and everything below it. A missing node is fine.
