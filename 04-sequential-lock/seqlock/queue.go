@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -79,20 +78,20 @@ func NewQueue(s *Session, dir, name string, rule Rule, opts ...Option) (*Queue, 
 func (q *Queue) Dir() string { return q.dir }
 
 // sequenceOf reads the sequence number ZooKeeper appends to a sequential
-// node's name: always its last ten digits. Children that do not end in
-// <name><10 digits>, for one of the contenders' names (our own, and those
-// given WithContenders), are ignored, as Curator and zk.Lock ignore them.
+// node's name: always its last ten digits (zkpath.SequenceOf). Children
+// that do not end in <name><10 digits>, for one of the contenders' names
+// (our own, and those given WithContenders), are ignored, as Curator and
+// zk.Lock ignore them.
 func (q *Queue) sequenceOf(name string) (int64, bool) {
-	const digits = 10
-	n := len(name) - digits
-	if n < 0 || strings.TrimLeft(name[n:], "0123456789") != "" {
+	seq, ok := zkpath.SequenceOf(name)
+	if !ok {
 		return 0, false
 	}
-	if !slices.ContainsFunc(q.opts.contenders, func(c string) bool { return strings.HasSuffix(name[:n], c) }) {
+	before := name[:len(name)-zkpath.SequenceDigits]
+	if !slices.ContainsFunc(q.opts.contenders, func(c string) bool { return strings.HasSuffix(before, c) }) {
 		return 0, false
 	}
-	seq, err := strconv.ParseInt(name[n:], 10, 64)
-	return seq, err == nil
+	return seq, true
 }
 
 // sorted turns a directory listing into the queue, lowest sequence first.
