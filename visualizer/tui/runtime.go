@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path"
 	"sort"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/scene"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/zkpath"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/internal/znode"
 )
@@ -425,16 +425,13 @@ func (r *runtime) readNode(dir, name string, tag func(string) string) (QueueNode
 	return q, true
 }
 
-// sequenceOf is the 10-digit suffix ZooKeeper appends, or -1.
+// sequenceOf is the 10-digit suffix ZooKeeper appends (zkpath.SequenceOf),
+// or -1: the view sorts and shortens by it.
 func sequenceOf(name string) int64 {
-	if len(name) < 10 {
-		return -1
+	if seq, ok := zkpath.SequenceOf(name); ok {
+		return seq
 	}
-	n, err := strconv.ParseInt(name[len(name)-10:], 10, 64)
-	if err != nil {
-		return -1
-	}
-	return n
+	return -1
 }
 
 // isWorker says whether name is one of ours (a node's data may name its
