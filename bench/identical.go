@@ -17,7 +17,9 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
+	"github.com/lockstep-zk/lockstep/internal/randhex"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/znode"
 )
 
 // The identical loop (issue 19, "as fast as zk.Lock"): chapter 04's mutex
@@ -124,11 +126,11 @@ type identicalSample struct {
 // With profile set, the window is CPU-profiled into that file.
 func (b *bench) runIdentical(ctx context.Context, k identicalKind, n, rounds int, profile string) (identicalSample, error) {
 	var x identicalSample
-	dir := fmt.Sprintf("%s/identical-%s", b.base, randomHex(3))
+	dir := fmt.Sprintf("%s/identical-%s", b.base, randhex.String(3))
 	if _, err := b.admin.Create(dir, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
 		return x, fmt.Errorf("create %s: %w", dir, err)
 	}
-	defer zkconn.DeleteTree(b.admin, dir)
+	defer znode.DeleteTree(b.admin, dir)
 	ls, closeAll, err := k.open(ctx, b.servers, b.session, dir, n)
 	defer closeAll()
 	if err != nil {

@@ -41,8 +41,10 @@ import (
 
 	"github.com/lockstep-zk/lockstep/internal/demo"
 	"github.com/lockstep-zk/lockstep/internal/jvm"
+	"github.com/lockstep-zk/lockstep/internal/randhex"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zkserver"
+	"github.com/lockstep-zk/lockstep/internal/znode"
 )
 
 // autoAcquisitions is how many acquisitions a sample aims at when -rounds
@@ -275,13 +277,13 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) int {
 	}
 	go zkconn.Drain(events)
 	defer admin.Close()
-	b := &bench{servers: servers, admin: admin, base: "/lockstep-bench-" + randomHex(4),
+	b := &bench{servers: servers, admin: admin, base: "/lockstep-bench-" + randhex.String(4),
 		session: cfg.session, hold: cfg.hold, curatorSkip: curatorSkip}
 	if _, err := admin.Create(b.base, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
 		fmt.Fprintf(stderr, "bench: create %s: %v\n", b.base, err)
 		return 1
 	}
-	defer zkconn.DeleteTree(admin, b.base)
+	defer znode.DeleteTree(admin, b.base)
 	if javac != nil {
 		c := <-javac
 		javac = nil // taken: the runner's Close removes the classes

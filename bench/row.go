@@ -2,11 +2,10 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
+	"github.com/lockstep-zk/lockstep/internal/randhex"
 	"math"
 	"runtime"
 	"slices"
@@ -20,6 +19,7 @@ import (
 	"github.com/lockstep-zk/lockstep/internal/contend"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zkserver"
+	"github.com/lockstep-zk/lockstep/internal/znode"
 )
 
 // Row is one line of the result. The first nine fields are the ones the
@@ -227,12 +227,12 @@ func (b *bench) measure(ctx context.Context, s spec, budget time.Duration) (x sa
 	if s.workload == "floor" {
 		name = "floor"
 	}
-	root := fmt.Sprintf("%s/%s-%d-%s", b.base, name, s.contenders, randomHex(3))
+	root := fmt.Sprintf("%s/%s-%d-%s", b.base, name, s.contenders, randhex.String(3))
 	if _, err := b.admin.Create(root, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
 		x.err = fmt.Errorf("create row root %s: %w", root, err)
 		return x
 	}
-	defer zkconn.DeleteTree(b.admin, root)
+	defer znode.DeleteTree(b.admin, root)
 	// Sequential locks and the floor get a directory made for them; the
 	// naive and watch locks get a path that does not exist yet.
 	path := root + "/lock"
@@ -437,7 +437,7 @@ func (b *bench) warmUp(ctx context.Context, d time.Duration) error {
 	if _, err := b.admin.Create(dir, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
 		return fmt.Errorf("warm-up: create %s: %w", dir, err)
 	}
-	defer zkconn.DeleteTree(b.admin, dir)
+	defer znode.DeleteTree(b.admin, dir)
 	var curatorErr error
 	var wg sync.WaitGroup
 	if b.curator != nil {
@@ -445,7 +445,7 @@ func (b *bench) warmUp(ctx context.Context, d time.Duration) error {
 		if _, err := b.admin.Create(cdir, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
 			return fmt.Errorf("warm-up: create %s: %w", cdir, err)
 		}
-		defer zkconn.DeleteTree(b.admin, cdir)
+		defer znode.DeleteTree(b.admin, cdir)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -473,9 +473,3 @@ func percentile(ds []time.Duration, p float64) float64 {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	rand.Read(b)
-	return hex.EncodeToString(b)
-}

@@ -5,8 +5,6 @@ package docs
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"flag"
 	"fmt"
 	"io"
@@ -23,8 +21,10 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/lockstep-zk/lockstep/internal/randhex"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zkserver"
+	"github.com/lockstep-zk/lockstep/internal/znode"
 )
 
 // docs/zkcli.md shows the lock done by hand in two zkCli terminals. Its
@@ -337,14 +337,12 @@ func newChroot(ctx context.Context, t *testing.T, servers []string) string {
 	}
 	go zkconn.Drain(evs)
 	t.Cleanup(conn.Close)
-	b := make([]byte, 4)
-	rand.Read(b)
-	chroot := "/zkcli-" + hex.EncodeToString(b)
+	chroot := "/zkcli-" + randhex.String(4)
 	if _, err := conn.Create(chroot, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
 		t.Fatalf("create %s: %v", chroot, err)
 	}
 	t.Cleanup(func() {
-		if err := zkconn.DeleteTree(conn, chroot); err != nil {
+		if err := znode.DeleteTree(conn, chroot); err != nil {
 			t.Errorf("delete %s: %v", chroot, err)
 		}
 	})

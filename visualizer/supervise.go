@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -20,8 +18,10 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/internal/demo"
+	"github.com/lockstep-zk/lockstep/internal/randhex"
 	"github.com/lockstep-zk/lockstep/internal/scene"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/znode"
 )
 
 // A lock can panic where no recover of ours reaches: a learner's
@@ -64,7 +64,7 @@ func supervise(serversFlag, base string, scenes []scene.Scene, interactive bool)
 	cancel()
 	own := base == ""
 	if own {
-		base = "/lockstep/visualizer/run-" + runID()
+		base = "/lockstep/visualizer/run-" + randhex.String(4)
 	}
 
 	exe, err := os.Executable()
@@ -144,11 +144,11 @@ func removeRun(servers []string, base string, own bool, scenes []scene.Scene) er
 	if !own {
 		var errs []error
 		for _, s := range scenes {
-			errs = append(errs, zkconn.DeleteTree(conn, path.Join(base, s.Name)))
+			errs = append(errs, znode.DeleteTree(conn, path.Join(base, s.Name)))
 		}
 		return errors.Join(errs...)
 	}
-	if err := zkconn.DeleteTree(conn, base); err != nil {
+	if err := znode.DeleteTree(conn, base); err != nil {
 		return err
 	}
 	for d := path.Dir(base); d != "/"; d = path.Dir(d) {
@@ -176,10 +176,3 @@ func panicOf(stderr string) (value, where string) {
 
 // chapterLine is the first stack line in a chapter's source.
 var chapterLine = regexp.MustCompile(`(?m)^\s+\S*/(\d\d-[^/\s]+/\S+\.go:\d+)`)
-
-// runID names a run's root: 8 random hex digits.
-func runID() string {
-	b := make([]byte, 4)
-	rand.Read(b)
-	return hex.EncodeToString(b)
-}

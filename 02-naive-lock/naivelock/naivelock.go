@@ -19,18 +19,18 @@ package naivelock
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"path"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/randhex"
+	"github.com/lockstep-zk/lockstep/internal/zkcall"
 	"github.com/lockstep-zk/lockstep/internal/zkpath"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
+	"github.com/lockstep-zk/lockstep/internal/znode"
 )
 
 var (
@@ -95,7 +95,7 @@ func (l *Lock) TryLock(ctx context.Context) error {
 func (l *Lock) create(ctx context.Context, token string) error {
 	err := l.createNode(ctx, token)
 	if errors.Is(err, zk.ErrNoNode) {
-		if err = l.createParents(); err == nil {
+		if err = l.createParents(ctx); err == nil {
 			err = l.createNode(ctx, token)
 		}
 	}
@@ -104,29 +104,22 @@ func (l *Lock) create(ctx context.Context, token string) error {
 
 // createNode sends one create of the lock node.
 //
-// go-zookeeper's calls take no context, so the create runs in a goroutine
-// and we stop waiting for it when ctx ends. But the create is already on its
-// way: if it still succeeds, nobody would ever delete that node — with a
-// persistent node the lock would be stuck for ever. So whoever stops waiting
-// leaves a goroutine behind that deletes the node if it turns out ours.
+// go-zookeeper's calls take no context, so zkcall.Send runs the create in a
+// goroutine and we stop waiting for it when ctx ends. But the create is
+// already on its way: if it still succeeds, nobody would ever delete that
+// node — with a persistent node the lock would be stuck for ever. So Send
+// hands the late answer to a goroutine that deletes the node if it turns
+// out ours.
 func (l *Lock) createNode(ctx context.Context, token string) error {
 	l.obs.Emit(event.Event{Lock: l.path, Kind: event.Request, Op: "create", Node: l.path})
-	done := make(chan error, 1)
-	go func() {
-		_, err := l.conn.Create(l.path, []byte(token), l.flags, l.acl)
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		go func() {
-			if err := <-done; err == nil {
+	_, err := zkcall.Send(ctx,
+		func() (string, error) { return l.conn.Create(l.path, []byte(token), l.flags, l.acl) },
+		func(_ string, err error) {
+			if err == nil {
 				l.deleteIfOurs(token)
 			}
-		}()
-		return ctx.Err()
-	}
+		})
+	return err
 }
 
 // Unlock deletes the lock node, but only if it is still ours: it reads the
@@ -142,15 +135,15 @@ func (l *Lock) Unlock(ctx context.Context) error {
 	// node is not ours any more or our session is in trouble, and calling
 	// Unlock again would not help.
 	l.token = ""
-	done := make(chan error, 1)
-	go func() { done <- l.deleteIfOurs(token) }()
-	select {
-	case err := <-done:
-		if err != nil {
-			return err
-		}
-	case <-ctx.Done():
-		return fmt.Errorf("naivelock: unlock %s: %w", l.path, ctx.Err())
+	// The delete goes out even when ctx has already ended (zkcall.Send,
+	// unlike zkcall.Do): we have just forgotten the token, so no later
+	// Unlock would send it. We stop waiting for it when ctx ends.
+	_, err := zkcall.Send(ctx, func() (struct{}, error) { return struct{}{}, l.deleteIfOurs(token) }, nil)
+	if ctxErr := ctx.Err(); err != nil && ctxErr != nil && errors.Is(err, ctxErr) {
+		return fmt.Errorf("naivelock: unlock %s: %w", l.path, err)
+	}
+	if err != nil {
+		return err
 	}
 	l.obs.Emit(event.Event{Lock: l.path, Kind: event.Released, Node: l.path})
 	return nil
@@ -173,24 +166,18 @@ func (l *Lock) acquired() { l.obs.Emit(event.Event{Lock: l.path, Kind: event.Acq
 func (l *Lock) waiting()  { l.obs.Emit(event.Event{Lock: l.path, Kind: event.Waiting, Node: l.path}) }
 
 // createParents makes the lock path's missing ancestors, as persistent
-// nodes (they are shared by every contender and stay after us).
-func (l *Lock) createParents() error {
-	var missing []string
-	for p := path.Dir(l.path); p != "/"; p = path.Dir(p) {
-		missing = append([]string{p}, missing...)
-	}
-	for _, p := range missing {
+// nodes (they are shared by every contender and stay after us), reporting
+// each create to the observer.
+func (l *Lock) createParents(ctx context.Context) error {
+	err := znode.CreateParents(ctx, l.conn, l.path, l.acl, func(p string) {
 		l.obs.Emit(event.Event{Lock: l.path, Kind: event.Request, Op: "create", Node: p})
-		_, err := l.conn.Create(p, nil, zk.FlagPersistent, l.acl)
-		if err != nil && !errors.Is(err, zk.ErrNodeExists) {
-			return fmt.Errorf("naivelock: create parent %s: %w", p, zksession.Explain(nil, err))
-		}
+	})
+	if err != nil {
+		return fmt.Errorf("naivelock: %w", err) // "create parent /a: …"; create explains a NoAuth
 	}
 	return nil
 }
 
-func newToken() string {
-	b := make([]byte, 16)
-	rand.Read(b)
-	return hex.EncodeToString(b)
-}
+// newToken is 32 random hex digits (16 random bytes): in practice no other
+// client ever writes the same into the lock node.
+func newToken() string { return randhex.String(16) }

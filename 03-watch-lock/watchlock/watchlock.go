@@ -13,12 +13,14 @@ package watchlock
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/02-naive-lock/naivelock"
 	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/zkcall"
 )
 
 // Chapter 02's errors: this lock is chapter 02's, and a caller can test
@@ -77,26 +79,24 @@ func (l *Lock) existsW(ctx context.Context) (bool, <-chan zk.Event, error) {
 	type result struct {
 		exists bool
 		watch  <-chan zk.Event
-		err    error
 	}
 	l.obs.Emit(event.Event{Lock: l.path, Kind: event.Request, Op: "exists", Node: l.path})
-	done := make(chan result, 1)
-	go func() {
+	// go-zookeeper's calls take no context: zkcall.Do runs the request in
+	// a goroutine and stops waiting for it when ctx ends.
+	r, err := zkcall.Do(ctx, func() (result, error) {
 		exists, _, watch, err := l.conn.ExistsW(l.path)
-		done <- result{exists, watch, err}
-	}()
-	select {
-	case r := <-done:
-		if r.err != nil {
-			return false, nil, fmt.Errorf("watchlock: watch lock node %s: %w", l.path, r.err)
+		return result{exists, watch}, err
+	})
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
+			return false, nil, err
 		}
-		if r.exists {
-			l.obs.Emit(event.Event{Lock: l.path, Kind: event.WatchSet, Op: "exists", Node: l.path})
-		}
-		return r.exists, r.watch, nil
-	case <-ctx.Done():
-		return false, nil, ctx.Err()
+		return false, nil, fmt.Errorf("watchlock: watch lock node %s: %w", l.path, err)
 	}
+	if r.exists {
+		l.obs.Emit(event.Event{Lock: l.path, Kind: event.WatchSet, Op: "exists", Node: l.path})
+	}
+	return r.exists, r.watch, nil
 }
 
 // waiting and notified report those moments to the observer.

@@ -6,41 +6,20 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/lockstep-zk/lockstep/internal/zkcall"
 )
 
 // go-zookeeper's calls take no context. call runs one in its own goroutine
-// so that ctx can interrupt the wait. Only reads, watches and deletes go
+// so that ctx can interrupt the wait (internal/zkcall.Do: if ctx ends
+// first, the answer is dropped). Only reads, watches and deletes go
 // through it: abandoning those leaves nothing behind. Creates go through
 // Queue.create, which cleans up after itself.
-func call[T any](ctx context.Context, f func() (T, error)) (T, error) {
-	type result struct {
-		v   T
-		err error
-	}
-	if err := ctx.Err(); err != nil {
-		var zero T
-		return zero, err
-	}
-	if ctx.Done() == nil {
-		return f() // a ctx that never ends: no goroutine needed
-	}
-	done := make(chan result, 1)
-	go func() {
-		v, err := f()
-		done <- result{v, err}
-	}()
-	select {
-	case r := <-done:
-		return r.v, r.err
-	case <-ctx.Done():
-		var zero T
-		return zero, ctx.Err()
-	}
-}
+func call[T any](ctx context.Context, f func() (T, error)) (T, error) { return zkcall.Do(ctx, f) }
 
 // Call is call for chapters that send requests of their own beside the
 // core's (07's Leader and Observe read the directory themselves).
-func Call[T any](ctx context.Context, f func() (T, error)) (T, error) { return call(ctx, f) }
+func Call[T any](ctx context.Context, f func() (T, error)) (T, error) { return zkcall.Do(ctx, f) }
 
 // retry is call for reads: if the connection drops under the read, it is
 // sent again as long as the client is still in the same session — our node,

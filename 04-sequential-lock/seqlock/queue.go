@@ -7,13 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/zkcall"
 	"github.com/lockstep-zk/lockstep/internal/zkpath"
 )
 
@@ -78,20 +78,20 @@ func NewQueue(s *Session, dir, name string, rule Rule, opts ...Option) (*Queue, 
 func (q *Queue) Dir() string { return q.dir }
 
 // sequenceOf reads the sequence number ZooKeeper appends to a sequential
-// node's name: always its last ten digits. Children that do not end in
-// <name><10 digits>, for one of the contenders' names (our own, and those
-// given WithContenders), are ignored, as Curator and zk.Lock ignore them.
+// node's name: always its last ten digits (zkpath.SequenceOf). Children
+// that do not end in <name><10 digits>, for one of the contenders' names
+// (our own, and those given WithContenders), are ignored, as Curator and
+// zk.Lock ignore them.
 func (q *Queue) sequenceOf(name string) (int64, bool) {
-	const digits = 10
-	n := len(name) - digits
-	if n < 0 || strings.TrimLeft(name[n:], "0123456789") != "" {
+	seq, ok := zkpath.SequenceOf(name)
+	if !ok {
 		return 0, false
 	}
-	if !slices.ContainsFunc(q.opts.contenders, func(c string) bool { return strings.HasSuffix(name[:n], c) }) {
+	before := name[:len(name)-zkpath.SequenceDigits]
+	if !slices.ContainsFunc(q.opts.contenders, func(c string) bool { return strings.HasSuffix(before, c) }) {
 		return 0, false
 	}
-	seq, err := strconv.ParseInt(name[n:], 10, 64)
-	return seq, err == nil
+	return seq, true
 }
 
 // sorted turns a directory listing into the queue, lowest sequence first.
@@ -235,40 +235,31 @@ func protectedPrefix() string {
 	return fmt.Sprintf("_c_%x-%x-%x-%x-%x-", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
-// create sends one create. go-zookeeper calls take no context, so the call
-// runs in its own goroutine. If ctx ends first, the create may still land:
-// we wait (briefly) for its answer and delete whatever it created.
+// create sends one create. go-zookeeper calls take no context, so
+// zkcall.Send runs the call in its own goroutine and stops waiting when ctx
+// ends. The create may still land: Send hands its late answer to cleanUp,
+// which deletes whatever it created, and we wait (briefly) for that.
 func (q *Queue) create(ctx context.Context, prefix string) (string, error) {
-	type result struct {
-		node string
-		err  error
+	cleaned := make(chan struct{})
+	cleanUp := func(node string, err error) {
+		defer close(cleaned)
+		if errors.Is(err, zk.ErrConnectionClosed) {
+			node, err = q.findOurs(context.Background(), prefix, q.conn.SessionID())
+		}
+		if err == nil && node != "" {
+			q.remove(node)
+		}
 	}
-	done := make(chan result, 1)
-	go func() {
-		node, err := q.conn.Create(prefix, q.opts.data, zk.FlagEphemeral|zk.FlagSequence, q.opts.acl)
-		done <- result{node, err}
-	}()
-	select {
-	case r := <-done:
-		return r.node, r.err
-	case <-ctx.Done():
-		cleaned := make(chan struct{})
-		go func() {
-			defer close(cleaned)
-			r := <-done
-			if errors.Is(r.err, zk.ErrConnectionClosed) {
-				r.node, r.err = q.findOurs(context.Background(), prefix, q.conn.SessionID())
-			}
-			if r.err == nil && r.node != "" {
-				q.remove(r.node)
-			}
-		}()
+	node, err := zkcall.Send(ctx, func() (string, error) {
+		return q.conn.Create(prefix, q.opts.data, zk.FlagEphemeral|zk.FlagSequence, q.opts.acl)
+	}, cleanUp)
+	if cerr := ctx.Err(); err != nil && cerr != nil && errors.Is(err, cerr) {
 		select { // normally milliseconds; never wait long past ctx
 		case <-cleaned:
 		case <-time.After(cleanupWait):
 		}
-		return "", ctx.Err()
 	}
+	return node, err
 }
 
 // findOurs looks for the node whose name carries prefix's UUID.

@@ -8,12 +8,12 @@ package scene
 import (
 	"context"
 	"fmt"
-	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
-	"regexp"
 
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/07-leader/leader"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/scene"
+	"github.com/lockstep-zk/lockstep/internal/zkpath"
 )
 
 // New returns chapter 07's scene.
@@ -62,11 +62,8 @@ func describe(e event.Event) string {
 
 // short drops the directory and the protected GUID: "latch-0000000013".
 func short(p string) string {
-	return protected.ReplaceAllString(event.Short(p), "")
+	return zkpath.ProtectedPrefix.ReplaceAllString(event.Short(p), "")
 }
-
-// protected is the GUID in front of a protected node's name.
-var protected = regexp.MustCompile(`^_c_[0-9a-f-]{32,36}-`)
 
 // candidate campaigns with its name as the leader's value: Lock is a
 // campaign that returns once it leads, Unlock resigns.

@@ -33,6 +33,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
+	"github.com/lockstep-zk/lockstep/internal/zkcall"
 	"github.com/lockstep-zk/lockstep/internal/zkpath"
 )
 
@@ -128,29 +129,23 @@ func SetIfHeld(ctx context.Context, conn *zk.Conn, lockNode, path string, data [
 	if err := zkpath.Validate(lockNode); err != nil {
 		return nil, fmt.Errorf("fencing: lock node: %w", err)
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-
+	// zkcall.Do sends the multi unless ctx has ended, in a goroutine, and
+	// stops waiting for it when ctx ends (go-zookeeper takes no context).
 	type result struct {
 		res []zk.MultiResponse
 		err error
 	}
-	done := make(chan result, 1)
-	go func() {
+	r, err := zkcall.Do(ctx, func() (result, error) {
 		res, err := conn.Multi(
 			// Op 0: fails with NoNode if our lock node is gone.
 			&zk.CheckVersionRequest{Path: lockNode, Version: -1},
 			// Op 1: the write itself, applied only if op 0 passed.
 			&zk.SetDataRequest{Path: path, Data: data, Version: -1},
 		)
-		done <- result{res, err}
-	}()
-	var r result
-	select {
-	case r = <-done:
-	case <-ctx.Done():
-		return nil, ctx.Err()
+		return result{res, err}, nil // the multi's error is read below, with its results
+	})
+	if err != nil {
+		return nil, err // ctx ended
 	}
 
 	// When a multi fails, the server reports every op: the one that

@@ -157,8 +157,8 @@ func (s *Semaphore) count(ctx context.Context) (int, <-chan zk.Event, error) {
 // leaseName is what lease nodes are called (Curator's "lease-").
 const leaseName = "lease-"
 
+// isLease says whether name is a lease node's: …lease-<10 digits>.
 func isLease(name string) bool {
-	const digits = 10
-	n := len(name) - digits
-	return n > 0 && strings.HasSuffix(name[:n], leaseName) && strings.TrimLeft(name[n:], "0123456789") == ""
+	_, ok := zkpath.SequenceOf(name)
+	return ok && strings.HasSuffix(name[:len(name)-zkpath.SequenceDigits], leaseName)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/contend"
 	"github.com/lockstep-zk/lockstep/internal/zkpath"
+	"github.com/lockstep-zk/lockstep/internal/znode"
 )
 
 // Locker is what a chapter's lock (or one side of 05's) offers the demo.
@@ -185,7 +186,7 @@ func (ch Chapter) run(ctx context.Context, env *Env, cfg Config) (Result, error)
 	if cfg.Counter == "" {
 		cfg.Counter = env.Root + "/counter"
 	}
-	start, err := ensureCounter(env, env.Admin, cfg.Counter)
+	start, err := ensureCounter(ctx, env, env.Admin, cfg.Counter)
 	if err != nil {
 		return Result{}, err
 	}
@@ -303,8 +304,8 @@ func plural(n int, what string) string {
 
 // ensureCounter creates the counter (and its parents) with 0 if missing,
 // and returns its value.
-func ensureCounter(env *Env, conn *zk.Conn, counter string) (int, error) {
-	if err := createParents(conn, counter, env.ACL()); err != nil {
+func ensureCounter(ctx context.Context, env *Env, conn *zk.Conn, counter string) (int, error) {
+	if err := znode.CreateParents(ctx, conn, counter, env.ACL(), nil); err != nil {
 		return 0, fmt.Errorf("create the parents of counter %s: %w", counter, env.Explain(err))
 	}
 	_, err := conn.Create(counter, []byte("0"), 0, env.ACL())

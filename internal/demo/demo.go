@@ -21,8 +21,6 @@ package demo
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -37,10 +35,12 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/lockstep-zk/lockstep/internal/randhex"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zkpath"
 	"github.com/lockstep-zk/lockstep/internal/zkserver"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
+	"github.com/lockstep-zk/lockstep/internal/znode"
 )
 
 // Program is one chapter's demo.
@@ -238,7 +238,8 @@ func Execute(ctx context.Context, p Program, args []string, out io.Writer) error
 	env := &Env{Out: out, Session: session, Set: set, Path: pathFlag, Auth: auth}
 	owned := !set["path"]
 	if owned {
-		env.Root = "/lockstep/" + p.Name + "/run-" + runID()
+		// 6 random hex digits: unique enough among the runs one server sees at once.
+		env.Root = "/lockstep/" + p.Name + "/run-" + randhex.String(3)
 		if p.Path != "" {
 			env.Path = env.Root + "/" + p.Path
 		}
@@ -262,7 +263,9 @@ func Execute(ctx context.Context, p Program, args []string, out io.Writer) error
 	// admin session closes and the server stops.
 	defer env.Admin.Close()
 	if owned {
-		if err := createAll(env.Admin, env.Root, env.ACL()); err != nil {
+		// The run's root and its missing parents (znode.CreateAll starts over
+		// if another run deletes an empty parent under us).
+		if _, err := znode.CreateAll(ctx, env.Admin, env.Root, env.ACL()); err != nil {
 			return err
 		}
 		defer removeRoot(env.Admin, env.Root)
@@ -305,49 +308,10 @@ func (e *Env) closeAll() {
 	}
 }
 
-// runID names a run: 6 random hex digits, unique enough among the runs one
-// server sees at once.
-func runID() string {
-	b := make([]byte, 3)
-	rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
-// createAll creates p and its missing parents. Another run may delete an
-// empty parent between two of our creates (removeRoot): then we start over.
-func createAll(conn *zk.Conn, p string, acl []zk.ACL) error {
-	for range 5 {
-		err := createParents(conn, p, acl)
-		if err == nil {
-			_, err = conn.Create(p, nil, 0, acl)
-		}
-		if err == nil || errors.Is(err, zk.ErrNodeExists) {
-			return nil
-		}
-		if !errors.Is(err, zk.ErrNoNode) {
-			return fmt.Errorf("create %s: %w", p, err)
-		}
-	}
-	return fmt.Errorf("create %s: its parent keeps disappearing", p)
-}
-
-func createParents(conn *zk.Conn, p string, acl []zk.ACL) error {
-	var parents []string
-	for d := path.Dir(p); d != "/"; d = path.Dir(d) {
-		parents = append([]string{d}, parents...)
-	}
-	for _, d := range parents {
-		if _, err := conn.Create(d, nil, 0, acl); err != nil && !errors.Is(err, zk.ErrNodeExists) {
-			return err
-		}
-	}
-	return nil
-}
-
 // removeRoot deletes the run's root and what is below it, then its parents
 // up to /lockstep while they are empty (another run's may not be).
 func removeRoot(conn *zk.Conn, root string) {
-	if err := zkconn.DeleteTree(conn, root); err != nil {
+	if err := znode.DeleteTree(conn, root); err != nil {
 		fmt.Fprintf(os.Stderr, "warning: could not delete %s: %v\n", root, err)
 		return
 	}

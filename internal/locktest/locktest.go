@@ -18,7 +18,6 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,6 +29,7 @@ import (
 
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/contend"
+	"github.com/lockstep-zk/lockstep/internal/zkpath"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
@@ -164,14 +164,12 @@ func leftBehind(t testing.TB, conn *zk.Conn, root, lockPath string, keep ...stri
 // nodes are containers: their Stat shows no ephemeral owner, like any
 // persistent node's.)
 func emptyDirIn(conn *zk.Conn, lockPath, n string) bool {
-	if !strings.HasPrefix(n, lockPath+"/") || sequential.MatchString(n) {
+	if _, sequential := zkpath.SequenceOf(n); sequential || !strings.HasPrefix(n, lockPath+"/") {
 		return false
 	}
 	_, stat, err := conn.Exists(n)
 	return err == nil && stat.EphemeralOwner == 0 && stat.NumChildren == 0
 }
-
-var sequential = regexp.MustCompile(`\d{10}$`)
 
 func exclusion(t *testing.T, impl Impl) {
 	n, m := impl.sizes()
@@ -382,7 +380,7 @@ func (h held) awaitWaiting(t *testing.T, done <-chan error) {
 			t.Fatalf("after %v: the waiter's Lock neither reported event.Waiting nor queued a node behind the holder's", zktest.Patience+promptly)
 		case <-tick.C:
 			for _, n := range zktest.Tree(t, h.conn, h.root) {
-				if !h.before[n] && sequential.MatchString(n) {
+				if _, seq := zkpath.SequenceOf(n); !h.before[n] && seq {
 					return
 				}
 			}

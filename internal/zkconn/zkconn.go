@@ -7,10 +7,8 @@ package zkconn
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"path"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -82,25 +80,4 @@ func WithDialer(d zk.Dialer) func(*zk.Conn) { return zksession.WithDialer(d) }
 func Drain(events <-chan zk.Event) {
 	for range events {
 	}
-}
-
-// DeleteTree deletes p and everything below it; a missing node is fine.
-// (Demos, the bench, the visualizer and the tests all clean up with it.)
-func DeleteTree(conn *zk.Conn, p string) error {
-	children, _, err := conn.Children(p)
-	if errors.Is(err, zk.ErrNoNode) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	for _, c := range children {
-		if err := DeleteTree(conn, path.Join(p, c)); err != nil {
-			return err
-		}
-	}
-	if err := conn.Delete(p, -1); err != nil && !errors.Is(err, zk.ErrNoNode) {
-		return err
-	}
-	return nil
 }

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path"
 	"strings"
 	"sync"
 	"testing"
@@ -20,10 +19,12 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/lockstep-zk/lockstep/internal/randhex"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zkproxy"
 	"github.com/lockstep-zk/lockstep/internal/zkserver"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
+	"github.com/lockstep-zk/lockstep/internal/znode"
 )
 
 // envInputs are the variables that choose the server (zkserver) and the
@@ -171,7 +172,7 @@ func watchedByFiring(tb testing.TB, p string) bool {
 	data, _, err := admin.Get(p)
 	switch {
 	case errors.Is(err, zk.ErrNoNode):
-		made, err := createAll(admin, p, acl)
+		made, err := znode.CreateAll(context.Background(), admin, p, acl)
 		for i := len(made) - 1; i >= 0; i-- {
 			if err := admin.Delete(made[i], -1); err != nil && !errors.Is(err, zk.ErrNoNode) {
 				tb.Errorf("zktest: delete %s after firing watches: %v", made[i], err)
@@ -195,22 +196,6 @@ func watchedByFiring(tb testing.TB, p string) bool {
 	}
 	syncAll()
 	return notifications.count(p) > before
-}
-
-// createAll creates p and the parents it lacks; made lists what it
-// created, parents first.
-func createAll(conn *zk.Conn, p string, acl []zk.ACL) (made []string, err error) {
-	_, err = conn.Create(p, nil, 0, acl)
-	if errors.Is(err, zk.ErrNoNode) && path.Dir(p) != "/" {
-		made, err = createAll(conn, path.Dir(p), acl)
-		if err == nil {
-			_, err = conn.Create(p, nil, 0, acl)
-		}
-	}
-	if err == nil {
-		made = append(made, p)
-	}
-	return made, err
 }
 
 var reaping struct {
@@ -252,7 +237,7 @@ func RequireFastReaping(tb testing.TB) {
 func probeReaping(tb testing.TB) (bool, string) {
 	conn := Connect(tb)
 	acl := ACL(conn)
-	dir := fmt.Sprintf("/zktest-reaping-%s", randomHex())
+	dir := fmt.Sprintf("/zktest-reaping-%s", randhex.String(4))
 	if _, err := conn.CreateContainer(dir, nil, zk.FlagContainer, acl); err != nil {
 		return false, fmt.Sprintf("creating a container failed: %v", err)
 	}

@@ -24,8 +24,6 @@ package zktest
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -40,10 +38,12 @@ import (
 	"github.com/go-zookeeper/zk"
 	"go.uber.org/goleak"
 
+	"github.com/lockstep-zk/lockstep/internal/randhex"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zkproxy"
 	"github.com/lockstep-zk/lockstep/internal/zkserver"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
+	"github.com/lockstep-zk/lockstep/internal/znode"
 )
 
 var server *zkserver.Server
@@ -220,7 +220,7 @@ func Root(tb testing.TB) string {
 	if len(name) > 60 {
 		name = name[:60]
 	}
-	root := "/t-" + name + "-" + randomHex()
+	root := "/t-" + name + "-" + randhex.String(4)
 	conn := Connect(tb)
 	d, _ := dialled.Load(conn)
 	if _, err := conn.Create(root, nil, 0, ACL(conn)); err != nil {
@@ -234,14 +234,8 @@ func Root(tb testing.TB) string {
 	return root
 }
 
-func randomHex() string {
-	b := make([]byte, 4)
-	rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
 // DeleteTree deletes p and everything below it. A missing node is fine.
-func DeleteTree(conn *zk.Conn, p string) error { return zkconn.DeleteTree(conn, p) }
+func DeleteTree(conn *zk.Conn, p string) error { return znode.DeleteTree(conn, p) }
 
 // Tree lists every znode below p (not p itself), as sorted full paths.
 // It syncs conn's server with the leader first: in an ensemble, conn may

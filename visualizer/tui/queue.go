@@ -6,19 +6,19 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/lockstep-zk/lockstep/internal/zkpath"
 )
 
-// protectedPrefix is the GUID Curator, go-zookeeper and seqlock put in front
-// of a node name so a lost create reply can be recovered; the view drops it.
-var protectedPrefix = regexp.MustCompile(`^_c_[0-9a-f-]{32,36}-`)
+// protectedAnywhere finds the protected prefix's GUID (zkpath.ProtectedPrefix,
+// which a lost create reply is recovered by) anywhere inside a log line.
+var protectedAnywhere = regexp.MustCompile(strings.TrimPrefix(zkpath.ProtectedPrefix.String(), "^"))
 
-// protectedAnywhere finds the same GUID inside a log line.
-var protectedAnywhere = regexp.MustCompile(`_c_[0-9a-f-]{32,36}-`)
-
-// shortNode is a node name as the queue shows it: "lock-0000000012" (also
-// for "leases/_c_…-lease-0000000012", a node of a scene with Dirs).
+// shortNode is a node name as the queue shows it, without its directory
+// and protected prefix: "lock-0000000012" (also for
+// "leases/_c_…-lease-0000000012", a node of a scene with Dirs).
 func shortNode(name string) string {
-	return protectedPrefix.ReplaceAllString(name[strings.LastIndexByte(name, '/')+1:], "")
+	return zkpath.ProtectedPrefix.ReplaceAllString(name[strings.LastIndexByte(name, '/')+1:], "")
 }
 
 // compactNode drops the sequence's leading zeros ("lock-12") for narrow
@@ -26,7 +26,7 @@ func shortNode(name string) string {
 func compactNode(name string) string {
 	name = shortNode(name)
 	if seq := sequenceOf(name); seq >= 0 {
-		return name[:len(name)-10] + strconv.FormatInt(seq, 10)
+		return name[:len(name)-zkpath.SequenceDigits] + strconv.FormatInt(seq, 10)
 	}
 	return name
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"path"
 	"sort"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,8 +16,10 @@ import (
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/scene"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/zkpath"
 	"github.com/lockstep-zk/lockstep/internal/zkproxy"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
+	"github.com/lockstep-zk/lockstep/internal/znode"
 )
 
 // runtime is the real world behind the view: workers with their own
@@ -103,7 +103,7 @@ func (r *runtime) start(ch scene.Scene, n int) error {
 	if err != nil {
 		return err
 	}
-	if err := createParents(r.admin, r.path, zksession.ACL(auth)); err != nil {
+	if err := znode.CreateParents(r.ctx, r.admin, r.path, zksession.ACL(auth), nil); err != nil {
 		return err
 	}
 	if ch.Setup != nil {
@@ -426,16 +426,13 @@ func (r *runtime) readNode(dir, name string, tag func(string) string) (QueueNode
 	return q, true
 }
 
-// sequenceOf is the 10-digit suffix ZooKeeper appends, or -1.
+// sequenceOf is the 10-digit suffix ZooKeeper appends (zkpath.SequenceOf),
+// or -1: the view sorts and shortens by it.
 func sequenceOf(name string) int64 {
-	if len(name) < 10 {
-		return -1
+	if seq, ok := zkpath.SequenceOf(name); ok {
+		return seq
 	}
-	n, err := strconv.ParseInt(name[len(name)-10:], 10, 64)
-	if err != nil {
-		return -1
-	}
-	return n
+	return -1
 }
 
 // isWorker says whether name is one of ours (a node's data may name its
@@ -770,21 +767,10 @@ func (b *inbox) close() {
 	}
 }
 
-func createParents(conn *zk.Conn, p string, acl []zk.ACL) error {
-	cur := ""
-	for _, part := range strings.Split(strings.Trim(path.Dir(p), "/"), "/") {
-		cur += "/" + part
-		if _, err := conn.Create(cur, nil, 0, acl); err != nil && !errors.Is(err, zk.ErrNodeExists) {
-			return fmt.Errorf("create %s: %w", cur, err)
-		}
-	}
-	return nil
-}
-
 func deleteTree(conn *zk.Conn, p string) error {
 	// A worker may still be creating its node while the chapter is torn
 	// down: best effort, a node that is not empty is left for next time.
-	if err := zkconn.DeleteTree(conn, p); err != nil && !errors.Is(err, zk.ErrNotEmpty) {
+	if err := znode.DeleteTree(conn, p); err != nil && !errors.Is(err, zk.ErrNotEmpty) {
 		return err
 	}
 	return nil

@@ -13,8 +13,6 @@ package tui
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -27,6 +25,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/lockstep-zk/lockstep/internal/demo"
+	"github.com/lockstep-zk/lockstep/internal/randhex"
 	"github.com/lockstep-zk/lockstep/internal/scene"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
 )
@@ -136,7 +135,7 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	base, own := opts.Base, opts.Base == ""
 	if own {
-		base = "/lockstep/visualizer/run-" + runID()
+		base = "/lockstep/visualizer/run-" + randhex.String(4)
 	}
 	rt, err := newRuntime(ctx, servers, base, opts.Session, opts.Hold)
 	if err != nil {
@@ -221,13 +220,6 @@ func runFrames(ctx context.Context, rt *runtime, ch scene.Scene, opts Options, s
 		fmt.Fprintf(opts.Out, "── frame %d/%d ──\n%s\n", i+1, opts.Frames, m.View())
 	}
 	return nil
-}
-
-// runID names a run's root: 8 random hex digits.
-func runID() string {
-	b := make([]byte, 4)
-	rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 type scripted struct {

@@ -1,0 +1,52 @@
+// Package zkcall lets a go-zookeeper request honour a context.
+//
+// go-zookeeper's calls take no context. The request runs in its own
+// goroutine and the caller stops waiting when ctx ends; the request itself
+// is not taken back: it may still reach the server.
+package zkcall
+
+import "context"
+
+// Do runs f unless ctx has already ended, and waits for it or for ctx,
+// whichever comes first. If ctx ends first Do returns ctx.Err() and f's
+// result is dropped: use it for reads, watches and deletes, which leave
+// nothing behind when abandoned; a call that creates something needs Send.
+func Do[T any](ctx context.Context, f func() (T, error)) (T, error) {
+	if err := ctx.Err(); err != nil {
+		var zero T
+		return zero, err
+	}
+	if ctx.Done() == nil {
+		return f() // a ctx that never ends: no goroutine needed
+	}
+	return Send(ctx, f, nil)
+}
+
+// Send always runs f, even when ctx has already ended, and waits for it or
+// for ctx, whichever comes first. If ctx ends first Send returns ctx.Err(),
+// and late, if not nil, receives f's result once it comes, in the
+// background: the place to undo a create that landed after all.
+func Send[T any](ctx context.Context, f func() (T, error), late func(T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := f()
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-ctx.Done():
+		if late != nil {
+			go func() {
+				r := <-done
+				late(r.v, r.err)
+			}()
+		}
+		var zero T
+		return zero, ctx.Err()
+	}
+}
