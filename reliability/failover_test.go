@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 
 	"github.com/go-zookeeper/zk"
 

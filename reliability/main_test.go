@@ -3,14 +3,14 @@ package reliability_test
 import (
 	"context"
 	"flag"
-	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"os"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
+
 	"github.com/lockstep-zk/lockstep/event"
-	"github.com/lockstep-zk/lockstep/internal/zkproxy"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
@@ -56,12 +56,6 @@ func sessionOn(t testing.TB, servers []string, d time.Duration) *seqlock.Session
 	}
 	t.Cleanup(s.Close)
 	return s
-}
-
-// sessionViaProxy is sessionOn through a toxiproxy of its own.
-func sessionViaProxy(t testing.TB, d time.Duration) (*seqlock.Session, *zkproxy.Proxy) {
-	t.Helper()
-	return zktest.DialSessionViaProxy(t, seqlock.NewSession, seqlock.WithSessionTimeout(d))
 }
 
 // moments records, per owner, when its lock emitted Acquired and Lost: the

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock/seqlocktest"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
@@ -28,7 +29,7 @@ func TestShortPartition(t *testing.T) {
 		t.Run(k.name+": a holder cut off for less than the session timeout keeps the lock", func(t *testing.T) {
 			t.Parallel()
 			dir := zktest.Root(t) + "/lock"
-			hs, proxy := sessionViaProxy(t, d)
+			hs, proxy := seqlocktest.SessionViaProxy(t, d)
 			conn := hs.Conn()
 			holder := newHolder(t, k, hs, dir, nil)
 			if err := holder.Lock(ctxFor(t)); err != nil {
@@ -101,7 +102,7 @@ func TestLongPartition(t *testing.T) {
 			t.Parallel()
 			dir := zktest.Root(t) + "/lock"
 			at := newMoments()
-			hs, proxy := sessionViaProxy(t, d)
+			hs, proxy := seqlocktest.SessionViaProxy(t, d)
 			holder := newHolder(t, k, hs, dir, at.observer("holder"))
 			if err := holder.Lock(ctxFor(t)); err != nil {
 				t.Fatal(err)
@@ -176,7 +177,7 @@ func TestSlowLinks(t *testing.T) {
 			var wg sync.WaitGroup
 			start := time.Now()
 			for i := range contenders {
-				cs, proxy := sessionViaProxy(t, d)
+				cs, proxy := seqlocktest.SessionViaProxy(t, d)
 				conn := cs.Conn()
 				var err error
 				if i%2 == 0 {

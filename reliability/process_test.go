@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -17,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 
 	"github.com/go-zookeeper/zk"
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -16,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 
 	"github.com/go-zookeeper/zk"
 

@@ -14,6 +14,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock/seqlocktest"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/contend"
 	"github.com/lockstep-zk/lockstep/internal/locktest"
@@ -21,12 +22,6 @@ import (
 )
 
 func TestMain(m *testing.M) { zktest.Main(m) }
-
-// session opens a Session on the package's server, closed when the test ends.
-func session(t testing.TB, opts ...seqlock.SessionOption) *seqlock.Session {
-	t.Helper()
-	return zktest.DialSession(t, seqlock.NewSession, opts...)
-}
 
 func newMutex(t testing.TB, s *seqlock.Session, dir string, opts ...seqlock.Option) *seqlock.Mutex {
 	t.Helper()
@@ -78,7 +73,7 @@ func waitClosed(t testing.TB, ch <-chan struct{}, what string) {
 func TestConformance(t *testing.T) {
 	locktest.Run(t, locktest.Impl{
 		Open: func(tb testing.TB) (*zk.Conn, func(string, event.Observer) (locktest.Locker, error)) {
-			s := session(tb)
+			s := seqlocktest.Session(tb)
 			return s.Conn(), func(p string, obs event.Observer) (locktest.Locker, error) {
 				return seqlock.New(s, p, seqlock.WithObserver(obs))
 			}
@@ -93,7 +88,7 @@ func TestQueue(t *testing.T) {
 		const waiters = 5
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		as := session(t)
+		as := seqlocktest.Session(t)
 		admin := as.Conn()
 		var tally event.Tally
 		ctx := zktest.Context(t)
@@ -107,7 +102,7 @@ func TestQueue(t *testing.T) {
 		errs := make(chan error, waiters)
 		for i := range waiters {
 			release[i] = make(chan struct{})
-			m := newMutex(t, session(t), dir, seqlock.WithObserver(zktest.Observe(t, fmt.Sprint("waiter-", i), tally.Observe)))
+			m := newMutex(t, seqlocktest.Session(t), dir, seqlock.WithObserver(zktest.Observe(t, fmt.Sprint("waiter-", i), tally.Observe)))
 			go func() {
 				if err := m.Lock(ctx); err != nil {
 					errs <- err
@@ -160,7 +155,7 @@ func TestQueue(t *testing.T) {
 	t.Run("Participants lists the holder first and the waiters in arrival order", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		as := session(t)
+		as := seqlocktest.Session(t)
 		admin := as.Conn()
 		ctx := zktest.Context(t)
 		holder := newMutex(t, as, dir, seqlock.WithData([]byte("holder")))
@@ -170,7 +165,7 @@ func TestQueue(t *testing.T) {
 		wctx, cancel := context.WithCancel(ctx)
 		var wg sync.WaitGroup
 		for i := range 3 {
-			m := newMutex(t, session(t), dir, seqlock.WithData(fmt.Appendf(nil, "waiter-%d", i)))
+			m := newMutex(t, seqlocktest.Session(t), dir, seqlock.WithData(fmt.Appendf(nil, "waiter-%d", i)))
 			wg.Add(1)
 			go func() { defer wg.Done(); m.Lock(wctx) }()
 			waitQueue(t, admin, dir, i+2)
@@ -204,7 +199,7 @@ func TestQueue(t *testing.T) {
 
 	t.Run("node names are protected names compatible with Curator and zk.Lock", func(t *testing.T) {
 		root := zktest.Root(t)
-		m := newMutex(t, session(t), root+"/lock")
+		m := newMutex(t, seqlocktest.Session(t), root+"/lock")
 		ctx := zktest.Context(t)
 		if err := m.Lock(ctx); err != nil {
 			t.Fatal(err)
@@ -229,7 +224,7 @@ func TestQueue(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
 		admin := zktest.Connect(t)
-		holder := newMutex(t, session(t), dir)
+		holder := newMutex(t, seqlocktest.Session(t), dir)
 		ctx := zktest.Context(t)
 		if err := holder.Lock(ctx); err != nil {
 			t.Fatal(err)
@@ -245,7 +240,7 @@ func TestQueue(t *testing.T) {
 				}
 			}
 		}
-		waiter := newMutex(t, session(t), dir, seqlock.WithObserver(obs))
+		waiter := newMutex(t, seqlocktest.Session(t), dir, seqlock.WithObserver(obs))
 		if err := waiter.Lock(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -272,7 +267,7 @@ func TestQueue(t *testing.T) {
 
 	t.Run("Lock and TryLock while holding return ErrAlreadyHeld", func(t *testing.T) {
 		root := zktest.Root(t)
-		s := session(t)
+		s := seqlocktest.Session(t)
 		conn := s.Conn()
 		m := newMutex(t, s, root+"/lock")
 		ctx := zktest.Context(t)
@@ -311,7 +306,7 @@ func TestFencingTokens(t *testing.T) {
 		fast := zktest.ReapsContainersFast(t)
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		s := session(t)
+		s := seqlocktest.Session(t)
 		conn := s.Conn()
 		m := newMutex(t, s, dir)
 		ctx := zktest.Context(t)
@@ -354,7 +349,7 @@ func TestContainerDirectory(t *testing.T) {
 		zktest.RequireFastReaping(t)
 		root := zktest.Root(t)
 		dir := root + "/app/locks/orders"
-		s := session(t)
+		s := seqlocktest.Session(t)
 		conn := s.Conn()
 		m := newMutex(t, s, dir)
 		ctx := zktest.Context(t)
@@ -408,7 +403,7 @@ func TestContainerDirectory(t *testing.T) {
 				}
 			}
 		}
-		m := newMutex(t, session(t), dir, seqlock.WithObserver(reaper))
+		m := newMutex(t, seqlocktest.Session(t), dir, seqlock.WithObserver(reaper))
 		ctx := zktest.Context(t)
 		if err := m.Lock(ctx); err != nil {
 			t.Fatalf("Lock: %v", err)
@@ -426,7 +421,7 @@ func TestCancel(t *testing.T) {
 	t.Run("a Lock cancelled while its create is in flight deletes the node that create made", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		as := session(t)
+		as := seqlocktest.Session(t)
 		admin := as.Conn()
 		holder := newMutex(t, as, dir)
 		ctx := zktest.Context(t)
@@ -468,7 +463,7 @@ func TestCancel(t *testing.T) {
 func TestSession(t *testing.T) {
 	t.Run("it learns the timeout the server granted, not the one it asked for", func(t *testing.T) {
 		lo, hi := zktest.SessionBounds(t)
-		s := session(t, seqlock.WithSessionTimeout(time.Second))
+		s := seqlocktest.Session(t, seqlock.WithSessionTimeout(time.Second))
 		want := min(max(time.Second, lo), hi)
 		if got := s.Timeout(); got != want {
 			t.Errorf("Timeout() = %v after asking for 1s; the server grants %v..%v, so want %v", got, lo, hi, want)
@@ -478,7 +473,7 @@ func TestSession(t *testing.T) {
 
 	t.Run("Close closes Done and loses every hold on it", func(t *testing.T) {
 		root := zktest.Root(t)
-		s := session(t)
+		s := seqlocktest.Session(t)
 		m := newMutex(t, s, root+"/lock")
 		if err := m.Lock(zktest.Context(t)); err != nil {
 			t.Fatal(err)
@@ -516,7 +511,7 @@ func TestSession(t *testing.T) {
 func TestLostReply(t *testing.T) {
 	t.Run("a create whose reply was lost is found by its UUID, not created twice", func(t *testing.T) {
 		root := zktest.Root(t)
-		as := session(t)
+		as := seqlocktest.Session(t)
 		admin := as.Conn()
 		// The longest session the server grants (up to 6 s) leaves the most
 		// room to reconnect within it. On a loaded machine the session can
@@ -542,7 +537,7 @@ func TestSessionExpiredWhileJoining(t *testing.T) {
 	t.Run("Lock joins again in the new session and holds with that node alone", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		as := session(t)
+		as := seqlocktest.Session(t)
 		admin := as.Conn()
 		holder := newMutex(t, as, dir)
 		// Expiring a session takes a few session timeouts: 4 s or more on
@@ -665,11 +660,11 @@ func TestHolderCrash(t *testing.T) {
 	t.Run("the holder's Session closes: the next in line gets the lock and the old holder's Lost closes", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		hs := session(t)
+		hs := seqlocktest.Session(t)
 		hconn := hs.Conn()
 		var tally event.Tally
 		holder := newMutex(t, hs, dir, seqlock.WithObserver(tally.Observe))
-		waiter := newMutex(t, session(t), dir)
+		waiter := newMutex(t, seqlocktest.Session(t), dir)
 		ctx := zktest.Context(t)
 		if err := holder.Lock(ctx); err != nil {
 			t.Fatal(err)
@@ -699,7 +694,7 @@ func TestHolderCrash(t *testing.T) {
 		hs, proxy := zktest.DialSessionViaProxy(t, seqlock.NewSession, seqlock.WithSessionTimeout(time.Second))
 		hconn := hs.Conn()
 		holder := newMutex(t, hs, dir)
-		as := session(t)
+		as := seqlocktest.Session(t)
 		admin := as.Conn()
 		waiter := newMutex(t, as, dir)
 		ctx := zktest.Context(t)
@@ -744,7 +739,7 @@ func TestHolderCrash(t *testing.T) {
 		dir := root + "/lock"
 		hs, proxy := zktest.DialSessionViaProxy(t, seqlock.NewSession, seqlock.WithSessionTimeout(2*time.Second))
 		holder := newMutex(t, hs, dir)
-		as := session(t)
+		as := seqlocktest.Session(t)
 		admin := as.Conn()
 		waiter := newMutex(t, as, dir)
 		ctx := zktest.Context(t)
@@ -828,7 +823,7 @@ func TestHolderCrash(t *testing.T) {
 	t.Run("someone deleting the holder's node is reported by Unlock and closes Lost", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		holder := newMutex(t, session(t), dir)
+		holder := newMutex(t, seqlocktest.Session(t), dir)
 		ctx := zktest.Context(t)
 		if err := holder.Lock(ctx); err != nil {
 			t.Fatal(err)
@@ -871,7 +866,7 @@ func TestInteropWithZkLock(t *testing.T) {
 			atomic.AddInt64(&inside, -1)
 		}
 		for i := range perKind {
-			m := newMutex(t, session(t), dir)
+			m := newMutex(t, seqlocktest.Session(t), dir)
 			zl := zk.NewLock(zktest.Connect(t), dir, zk.WorldACL(zk.PermAll))
 			wg.Add(2)
 			go func() {
@@ -919,7 +914,7 @@ func TestThousandGoroutinesOneSession(t *testing.T) {
 	const n = 1000
 	root := zktest.Root(t)
 	dir := root + "/lock"
-	s := session(t)
+	s := seqlocktest.Session(t)
 	conn := s.Conn()
 	ctx := zktest.Context(t)
 	var tally event.Tally
@@ -980,7 +975,7 @@ func TestNew(t *testing.T) {
 		if _, err := seqlock.New(nil, "/x"); err == nil {
 			t.Error("New accepted a nil Session")
 		}
-		s := session(t)
+		s := seqlocktest.Session(t)
 		conn := s.Conn()
 		for _, p := range []string{"", "x", "/x/", "//x", "/"} {
 			if _, err := seqlock.New(s, p); err == nil {
@@ -1055,7 +1050,7 @@ func TestReadersStillQueueOneAtATime(t *testing.T) {
 	errs := make(chan error, readers)
 	mutexes := make([]*seqlock.Mutex, readers)
 	for i := range mutexes {
-		mutexes[i] = newMutex(t, session(t), dir)
+		mutexes[i] = newMutex(t, seqlocktest.Session(t), dir)
 	}
 	start := time.Now()
 	for _, m := range mutexes {
@@ -1094,14 +1089,14 @@ func TestAWaiterThatGivesUpDoesNotHandTheLockOn(t *testing.T) {
 	root := zktest.Root(t)
 	dir := root + "/lock"
 	ctx := zktest.Context(t)
-	holder := newMutex(t, session(t), dir, seqlock.WithObserver(zktest.Observe(t, "holder")))
+	holder := newMutex(t, seqlocktest.Session(t), dir, seqlock.WithObserver(zktest.Observe(t, "holder")))
 	if err := holder.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
 	var quitterTally, lastTally event.Tally
-	quitter := newMutex(t, session(t), dir, seqlock.WithObserver(zktest.Observe(t, "quitter", quitterTally.Observe)))
+	quitter := newMutex(t, seqlocktest.Session(t), dir, seqlock.WithObserver(zktest.Observe(t, "quitter", quitterTally.Observe)))
 	var lastWatches atomic.Value // the node the last waiter's first wait is on
-	last := newMutex(t, session(t), dir, seqlock.WithObserver(zktest.Observe(t, "last", func(e event.Event) {
+	last := newMutex(t, seqlocktest.Session(t), dir, seqlock.WithObserver(zktest.Observe(t, "last", func(e event.Event) {
 		if e.Kind == event.Waiting {
 			lastWatches.CompareAndSwap(nil, e.Node)
 		}

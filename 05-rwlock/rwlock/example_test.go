@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 
 	"github.com/lockstep-zk/lockstep/05-rwlock/rwlock"

@@ -3,12 +3,13 @@ package rwlock_test
 import (
 	"context"
 	"errors"
-	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"net"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 
 	"github.com/go-zookeeper/zk"
 

@@ -14,11 +14,11 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock/seqlocktest"
 	"github.com/lockstep-zk/lockstep/05-rwlock/rwlock"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/contend"
 	"github.com/lockstep-zk/lockstep/internal/locktest"
-	"github.com/lockstep-zk/lockstep/internal/zkproxy"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
@@ -29,7 +29,7 @@ func TestMain(m *testing.M) { zktest.Main(m) }
 func TestWriteSideConformance(t *testing.T) {
 	locktest.Run(t, locktest.Impl{
 		Open: func(tb testing.TB) (*zk.Conn, func(string, event.Observer) (locktest.Locker, error)) {
-			s := session(tb)
+			s := seqlocktest.Session(tb)
 			return s.Conn(), func(path string, obs event.Observer) (locktest.Locker, error) {
 				m, err := rwlock.New(s, path, seqlock.WithObserver(obs))
 				if err != nil {
@@ -47,7 +47,7 @@ func TestWriteSideConformance(t *testing.T) {
 func TestReadSideBadInput(t *testing.T) {
 	locktest.BadInput(t, locktest.Impl{
 		Open: func(tb testing.TB) (*zk.Conn, func(string, event.Observer) (locktest.Locker, error)) {
-			s := session(tb)
+			s := seqlocktest.Session(tb)
 			return s.Conn(), func(path string, obs event.Observer) (locktest.Locker, error) {
 				m, err := rwlock.New(s, path, seqlock.WithObserver(obs))
 				if err != nil {
@@ -107,7 +107,7 @@ func (r *recorder) waitQueued(t testing.TB, owner string) {
 // obs as owner.
 func mutex(t testing.TB, dir, owner string, obs event.Observer) *rwlock.RWMutex {
 	t.Helper()
-	m, err := rwlock.New(session(t), dir, seqlock.WithObserver(zktest.Observe(t, owner, obs)))
+	m, err := rwlock.New(seqlocktest.Session(t), dir, seqlock.WithObserver(zktest.Observe(t, owner, obs)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +241,7 @@ func TestReadersShareWritersExclude(t *testing.T) {
 		errs := make(chan error, (readers+writers)*rounds)
 		for i := range readers + writers {
 			reader := i < readers
-			connS, conn := sessionConn(t)
+			connS, conn := seqlocktest.SessionConn(t)
 			m, err := rwlock.New(connS, dir)
 			must(t, err)
 			wg.Add(1)
@@ -403,7 +403,7 @@ func TestRequestsPerContendedAcquire(t *testing.T) {
 			rec, tally := &recorder{}, &event.Tally{}
 			// One session for both: it has made the lock directory by the
 			// time m queues, so m's count is the lock's own requests.
-			s := session(t)
+			s := seqlocktest.Session(t)
 			w, err := rwlock.New(s, dir, seqlock.WithObserver(event.Observer(rec.observe).WithOwner("w")))
 			must(t, err)
 			must(t, w.Write().Lock(ctx))
@@ -567,7 +567,7 @@ func TestDowngradeAndUpgrade(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
 		ctx := zktest.Context(t)
-		connS, conn := sessionConn(t)
+		connS, conn := seqlocktest.SessionConn(t)
 		m, err := rwlock.New(connS, dir)
 		must(t, err)
 		must(t, m.Read().Lock(ctx))
@@ -694,7 +694,7 @@ func TestWithData(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
 		ctx := zktest.Context(t)
-		connS, conn := sessionConn(t)
+		connS, conn := seqlocktest.SessionConn(t)
 		m, err := rwlock.New(connS, dir, seqlock.WithData([]byte("host-a")))
 		must(t, err)
 		must(t, m.Write().Lock(ctx))
@@ -791,7 +791,7 @@ func TestLostSession(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
 		ctx := zktest.Context(t)
-		connS, proxy := sessionViaProxy(t, session)
+		connS, proxy := seqlocktest.SessionViaProxy(t, session)
 		conn := connS.Conn()
 		tally := &event.Tally{}
 		m, err := rwlock.New(connS, dir, seqlock.WithObserver(tally.Observe))
@@ -824,8 +824,8 @@ func TestLostSession(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
 		ctx := zktest.Context(t)
-		plainConnS, plainProxy := sessionViaProxy(t, session)
-		timedConnS, timedProxy := sessionViaProxy(t, session)
+		plainConnS, plainProxy := seqlocktest.SessionViaProxy(t, session)
+		timedConnS, timedProxy := seqlocktest.SessionViaProxy(t, session)
 		timedConn := timedConnS.Conn()
 		plain, err := rwlock.New(plainConnS, dir, seqlock.WithoutDisconnectCheck()) // the check turned off
 		must(t, err)
@@ -894,7 +894,7 @@ func TestNotReentrant(t *testing.T) {
 		dir := root + "/lock"
 		ctx := zktest.Context(t)
 		rec := &recorder{}
-		connS, conn := sessionConn(t)
+		connS, conn := seqlocktest.SessionConn(t)
 		outer, err := rwlock.New(connS, dir, seqlock.WithObserver(rec.observe))
 		must(t, err)
 		inner, err := rwlock.New(connS, dir, seqlock.WithObserver(event.Observer(rec.observe).WithOwner("inner")))
@@ -919,23 +919,4 @@ func TestNotReentrant(t *testing.T) {
 		must(t, w.Write().Unlock(ctx))
 		locktest.AssertClean(t, conn, root, dir)
 	})
-}
-
-// session opens a Session on the package's server, closed when the test ends.
-func session(t testing.TB, opts ...seqlock.SessionOption) *seqlock.Session {
-	t.Helper()
-	return zktest.DialSession(t, seqlock.NewSession, opts...)
-}
-
-// sessionConn is session and its conn.
-func sessionConn(t testing.TB) (*seqlock.Session, *zk.Conn) {
-	t.Helper()
-	s := session(t)
-	return s, s.Conn()
-}
-
-// sessionViaProxy is session through a toxiproxy of its own, asking for d.
-func sessionViaProxy(t testing.TB, d time.Duration) (*seqlock.Session, *zkproxy.Proxy) {
-	t.Helper()
-	return zktest.DialSessionViaProxy(t, seqlock.NewSession, seqlock.WithSessionTimeout(d))
 }

@@ -12,33 +12,14 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock/seqlocktest"
 	"github.com/lockstep-zk/lockstep/06-reentrant/reentrant"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/locktest"
-	"github.com/lockstep-zk/lockstep/internal/zkproxy"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
 func TestMain(m *testing.M) { zktest.Main(m) }
-
-// session opens a Session on the package's server, closed when the test ends.
-func session(t testing.TB, opts ...seqlock.SessionOption) *seqlock.Session {
-	t.Helper()
-	return zktest.DialSession(t, seqlock.NewSession, opts...)
-}
-
-// sessionConn is session and its conn.
-func sessionConn(t testing.TB) (*seqlock.Session, *zk.Conn) {
-	t.Helper()
-	s := session(t)
-	return s, s.Conn()
-}
-
-// sessionViaProxy is session through a toxiproxy of its own, asking for d.
-func sessionViaProxy(t testing.TB, d time.Duration) (*seqlock.Session, *zkproxy.Proxy) {
-	t.Helper()
-	return zktest.DialSessionViaProxy(t, seqlock.NewSession, seqlock.WithSessionTimeout(d))
-}
 
 func newMutex(t testing.TB, s *seqlock.Session, dir string, opts ...seqlock.Option) *reentrant.Mutex {
 	t.Helper()
@@ -54,7 +35,7 @@ func newMutex(t testing.TB, s *seqlock.Session, dir string, opts ...seqlock.Opti
 func TestConformance(t *testing.T) {
 	locktest.Run(t, locktest.Impl{
 		Open: func(tb testing.TB) (*zk.Conn, func(string, event.Observer) (locktest.Locker, error)) {
-			s := session(tb)
+			s := seqlocktest.Session(tb)
 			return s.Conn(), func(p string, obs event.Observer) (locktest.Locker, error) {
 				return reentrant.New(s, p, seqlock.WithObserver(obs))
 			}
@@ -68,7 +49,7 @@ func TestReentry(t *testing.T) {
 	t.Run("re-entry creates no second znode, sends no request and does not block", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		connS, conn := sessionConn(t)
+		connS, conn := seqlocktest.SessionConn(t)
 		var tally event.Tally
 		m := newMutex(t, connS, dir, seqlock.WithObserver(tally.Observe))
 		ctx := zktest.Context(t)
@@ -115,9 +96,9 @@ func TestReentry(t *testing.T) {
 	t.Run("N Locks need N Unlocks before another owner gets in", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		holder := newMutex(t, session(t), dir)
-		other := newMutex(t, session(t), dir)
-		waiter := newMutex(t, session(t), dir)
+		holder := newMutex(t, seqlocktest.Session(t), dir)
+		other := newMutex(t, seqlocktest.Session(t), dir)
+		waiter := newMutex(t, seqlocktest.Session(t), dir)
 		ctx := zktest.Context(t)
 		const n = 3
 		for range n {
@@ -161,10 +142,10 @@ func TestReentry(t *testing.T) {
 	t.Run("an Unlock by another owner is refused and the lock stays held", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		connS, conn := sessionConn(t)
+		connS, conn := seqlocktest.SessionConn(t)
 		holder := newMutex(t, connS, dir)
 		// Another owner on the same session, and one in another process.
-		sameConn, otherConn := newMutex(t, connS, dir), newMutex(t, session(t), dir)
+		sameConn, otherConn := newMutex(t, connS, dir), newMutex(t, seqlocktest.Session(t), dir)
 		ctx := zktest.Context(t)
 		for range 2 {
 			if err := holder.Lock(ctx); err != nil {
@@ -196,8 +177,8 @@ func TestReentry(t *testing.T) {
 	t.Run("the count never goes negative", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		m := newMutex(t, session(t), dir)
-		other := newMutex(t, session(t), dir)
+		m := newMutex(t, seqlocktest.Session(t), dir)
+		other := newMutex(t, seqlocktest.Session(t), dir)
 		ctx := zktest.Context(t)
 		if err := m.Lock(ctx); err != nil {
 			t.Fatal(err)
@@ -231,7 +212,7 @@ func TestReentry(t *testing.T) {
 
 	t.Run("TryLock re-enters like Lock", func(t *testing.T) {
 		root := zktest.Root(t)
-		m := newMutex(t, session(t), root+"/lock")
+		m := newMutex(t, seqlocktest.Session(t), root+"/lock")
 		ctx := zktest.Context(t)
 		for range 2 {
 			if err := m.TryLock(ctx); err != nil {
@@ -250,7 +231,7 @@ func TestReentry(t *testing.T) {
 
 	t.Run("a Lock with a finished context fails even when it would only re-enter", func(t *testing.T) {
 		root := zktest.Root(t)
-		m := newMutex(t, session(t), root+"/lock")
+		m := newMutex(t, seqlocktest.Session(t), root+"/lock")
 		ctx := zktest.Context(t)
 		if err := m.Lock(ctx); err != nil {
 			t.Fatal(err)
@@ -272,9 +253,9 @@ func TestReentry(t *testing.T) {
 		// The usual defer m.Unlock(ctx) runs after ctx was cancelled.
 		root := zktest.Root(t)
 		dir := root + "/lock"
-		connS, conn := sessionConn(t)
+		connS, conn := seqlocktest.SessionConn(t)
 		m := newMutex(t, connS, dir)
-		other := newMutex(t, session(t), dir)
+		other := newMutex(t, seqlocktest.Session(t), dir)
 		ctx := zktest.Context(t)
 		for range 2 {
 			if err := m.Lock(ctx); err != nil {
@@ -309,9 +290,9 @@ func TestReentryAfterSessionExpiryReportsTheLoss(t *testing.T) {
 	const sessionTimeout = time.Second
 	root := zktest.Root(t)
 	dir := root + "/lock"
-	connS, proxy := sessionViaProxy(t, sessionTimeout)
+	connS, proxy := seqlocktest.SessionViaProxy(t, sessionTimeout)
 	conn := connS.Conn()
-	adminS, admin := sessionConn(t)
+	adminS, admin := seqlocktest.SessionConn(t)
 	holder := newMutex(t, connS, dir)
 	other := newMutex(t, adminS, dir)
 	ctx := zktest.Context(t)
@@ -392,8 +373,8 @@ func TestReentryDuringAPartition(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			root := zktest.Root(t)
 			dir := root + "/lock"
-			connS, proxy := sessionViaProxy(t, sessionTimeout)
-			adminS := session(t)
+			connS, proxy := seqlocktest.SessionViaProxy(t, sessionTimeout)
+			adminS := seqlocktest.Session(t)
 			holder := newMutex(t, connS, dir, c.opts...)
 			other := newMutex(t, adminS, dir)
 			ctx := zktest.Context(t)
@@ -467,7 +448,7 @@ func TestReentryDuringAPartition(t *testing.T) {
 func TestGoroutinesSharingAMutexAreOneOwner(t *testing.T) {
 	root := zktest.Root(t)
 	dir := root + "/lock"
-	connS := session(t)
+	connS := seqlocktest.Session(t)
 	shared := newMutex(t, connS, dir)
 	own := newMutex(t, connS, dir)
 	ctx := zktest.Context(t)
@@ -508,7 +489,7 @@ func TestNestedCriticalSectionsExcludeOtherOwners(t *testing.T) {
 	const owners, rounds, depth = 10, 3, 3
 	root := zktest.Root(t)
 	dir := root + "/lock"
-	connS, conn := sessionConn(t)
+	connS, conn := seqlocktest.SessionConn(t)
 	var tally event.Tally
 	var inside atomic.Int32
 	counter := 0

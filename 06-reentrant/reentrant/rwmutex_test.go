@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock/seqlocktest"
 	"github.com/lockstep-zk/lockstep/06-reentrant/reentrant"
 	"github.com/lockstep-zk/lockstep/internal/locktest"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
@@ -58,8 +59,8 @@ func TestReentrantReadWriteLock(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
 		ctx := zktest.Context(t)
-		owner := newRW(t, session(t), dir)
-		other := newRW(t, session(t), dir)
+		owner := newRW(t, seqlocktest.Session(t), dir)
+		other := newRW(t, seqlocktest.Session(t), dir)
 		if err := owner.Read().Lock(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -94,8 +95,8 @@ func TestReentrantReadWriteLock(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
 		ctx := zktest.Context(t)
-		owner := newRW(t, session(t), dir)
-		other := newRW(t, session(t), dir)
+		owner := newRW(t, seqlocktest.Session(t), dir)
+		other := newRW(t, seqlocktest.Session(t), dir)
 		for range 2 {
 			if err := owner.Write().Lock(ctx); err != nil {
 				t.Fatal(err)
@@ -112,7 +113,7 @@ func TestReentrantReadWriteLock(t *testing.T) {
 			}
 		}
 		gotIn(t, reader, "another owner's reader once we only read (the downgrade)")
-		third := newRW(t, session(t), dir)
+		third := newRW(t, seqlocktest.Session(t), dir)
 		writer := lockIn(ctx, third.Write())
 		stillWaiting(t, writer, "a writer while we still read")
 		if err := owner.Read().Unlock(ctx); err != nil {
@@ -130,7 +131,7 @@ func TestReentrantReadWriteLock(t *testing.T) {
 	t.Run("a read holder asking for the write side gets ErrUpgrade at once, at any depth", func(t *testing.T) {
 		dir := zktest.Root(t) + "/lock"
 		ctx := zktest.Context(t)
-		owner := newRW(t, session(t), dir)
+		owner := newRW(t, seqlocktest.Session(t), dir)
 		for range 2 {
 			if err := owner.Read().Lock(ctx); err != nil {
 				t.Fatal(err)
@@ -154,7 +155,7 @@ func TestReentrantReadWriteLock(t *testing.T) {
 	t.Run("two owners on two sessions: readers share, each with its own count", func(t *testing.T) {
 		dir := zktest.Root(t) + "/lock"
 		ctx := zktest.Context(t)
-		a, b := newRW(t, session(t), dir), newRW(t, session(t), dir)
+		a, b := newRW(t, seqlocktest.Session(t), dir), newRW(t, seqlocktest.Session(t), dir)
 		for _, rw := range []*reentrant.RWMutex{a, b, a} {
 			if err := rw.Read().Lock(ctx); err != nil {
 				t.Fatal(err)
@@ -166,7 +167,7 @@ func TestReentrantReadWriteLock(t *testing.T) {
 		if err := b.Write().TryLock(ctx); !errors.Is(err, reentrant.ErrUpgrade) {
 			t.Errorf("b's TryLock of the write side while it reads = %v, want ErrUpgrade", err)
 		}
-		c := newRW(t, session(t), dir)
+		c := newRW(t, seqlocktest.Session(t), dir)
 		if err := c.Write().TryLock(ctx); !errors.Is(err, reentrant.ErrLocked) {
 			t.Errorf("a third owner's write TryLock = %v, want ErrLocked", err)
 		}

@@ -13,38 +13,19 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock/seqlocktest"
 	"github.com/lockstep-zk/lockstep/07-leader/leader"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/locktest"
-	"github.com/lockstep-zk/lockstep/internal/zkproxy"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
 func TestMain(m *testing.M) { zktest.Main(m) }
 
-// session opens a Session on the package's server, closed when the test ends.
-func session(t testing.TB, opts ...seqlock.SessionOption) *seqlock.Session {
-	t.Helper()
-	return zktest.DialSession(t, seqlock.NewSession, opts...)
-}
-
-// sessionConn is session and its conn.
-func sessionConn(t testing.TB) (*seqlock.Session, *zk.Conn) {
-	t.Helper()
-	s := session(t)
-	return s, s.Conn()
-}
-
 // sessionAsking is session asking for the session timeout d.
 func sessionAsking(t testing.TB, d time.Duration) *seqlock.Session {
 	t.Helper()
-	return session(t, seqlock.WithSessionTimeout(d))
-}
-
-// sessionViaProxy is session through a toxiproxy of its own, asking for d.
-func sessionViaProxy(t testing.TB, d time.Duration) (*seqlock.Session, *zkproxy.Proxy) {
-	t.Helper()
-	return zktest.DialSessionViaProxy(t, seqlock.NewSession, seqlock.WithSessionTimeout(d))
+	return seqlocktest.Session(t, seqlock.WithSessionTimeout(d))
 }
 
 func newElection(t testing.TB, s *seqlock.Session, dir string, opts ...seqlock.Option) *leader.Election {
@@ -69,7 +50,7 @@ func (l asLock) Lost() <-chan struct{}            { return l.e.Lost() }
 func TestElectionPassesTheLockConformanceSuite(t *testing.T) {
 	locktest.Run(t, locktest.Impl{
 		Open: func(tb testing.TB) (*zk.Conn, func(string, event.Observer) (locktest.Locker, error)) {
-			s := session(tb)
+			s := seqlocktest.Session(tb)
 			return s.Conn(), func(path string, obs event.Observer) (locktest.Locker, error) {
 				e, err := leader.New(s, path, seqlock.WithObserver(obs))
 				if err != nil {
@@ -164,7 +145,7 @@ func TestExactlyOneLeaderAtAnyInstant(t *testing.T) {
 		errs := make(chan error, candidates)
 		for i := range candidates {
 			who := fmt.Sprintf("candidate-%d", i)
-			e := newElection(t, session(t), dir, seqlock.WithObserver(h.observer(who)))
+			e := newElection(t, seqlocktest.Session(t), dir, seqlock.WithObserver(h.observer(who)))
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -264,7 +245,7 @@ func TestFailoverWhenTheLeadersSessionExpires(t *testing.T) {
 	ctx := zktest.Context(t)
 	h := &history{}
 	tally := &event.Tally{}
-	oldConnS, proxy := sessionViaProxy(t, sessionTimeout)
+	oldConnS, proxy := seqlocktest.SessionViaProxy(t, sessionTimeout)
 	oldConn := oldConnS.Conn()
 	old := leadNow(t, oldConnS, dir, "old", seqlock.WithObserver(event.Tee(h.observer("old"), tally.Observe)))
 	oldToken, lost := old.Token(), old.Lost()
@@ -353,7 +334,7 @@ func TestCutOffLeaderWithoutSessionTimeoutStillBelievesItLeads(t *testing.T) {
 func cutTheLeader(t *testing.T, sessionTimeout time.Duration, opts ...seqlock.Option) (lostAt, elected time.Time) {
 	dir := zktest.Root(t) + "/election"
 	ctx := zktest.Context(t)
-	oldConnS, proxy := sessionViaProxy(t, sessionTimeout)
+	oldConnS, proxy := seqlocktest.SessionViaProxy(t, sessionTimeout)
 	oldConn := oldConnS.Conn()
 	h := &history{} // old's Lost event, stamped when the core declared the loss
 	old := leadNow(t, oldConnS, dir, "old", append(opts, seqlock.WithObserver(h.observer("old")))...)
@@ -462,14 +443,14 @@ func TestObserversSeeEveryChangeInOrder(t *testing.T) {
 	ctx := zktest.Context(t)
 	octx, stop := context.WithCancel(ctx)
 	defer stop()
-	watcher := newElection(t, session(t), dir)
+	watcher := newElection(t, seqlocktest.Session(t), dir)
 	changes := watcher.Observe(octx)
 
 	names := []string{"alpha", "bravo", "charlie"}
 	var elections []*leader.Election
 	var results []<-chan campaignResult
 	for i, who := range names {
-		e := newElection(t, session(t), dir)
+		e := newElection(t, seqlocktest.Session(t), dir)
 		elections = append(elections, e)
 		results = append(results, campaignInBackground(ctx, e, who))
 		waitQueued(t, zktest.Connect(t), dir, i+1)
@@ -529,12 +510,12 @@ func TestCampaignHonoursItsContext(t *testing.T) {
 	dir := zktest.Root(t) + "/election"
 	ctx := zktest.Context(t)
 	admin := zktest.Connect(t)
-	holder := leadNow(t, session(t), dir, "holder")
+	holder := leadNow(t, seqlocktest.Session(t), dir, "holder")
 	holderNodes := zktest.Tree(t, admin, dir)
 
 	t.Run("a cancelled Campaign returns context.Canceled and leaves no node", func(t *testing.T) {
 		tally := &event.Tally{}
-		e := newElection(t, session(t), dir, seqlock.WithObserver(tally.Observe))
+		e := newElection(t, seqlocktest.Session(t), dir, seqlock.WithObserver(tally.Observe))
 		cctx, cancel := context.WithCancel(ctx)
 		res := campaignInBackground(cctx, e, "quitter")
 		zktest.Eventually(t, zktest.Patience, "the candidate waits", func() bool { return tally.Count(event.Waiting) > 0 })
@@ -553,7 +534,7 @@ func TestCampaignHonoursItsContext(t *testing.T) {
 	})
 	t.Run("a Campaign with a context already over sends nothing", func(t *testing.T) {
 		tally := &event.Tally{}
-		e := newElection(t, session(t), dir, seqlock.WithObserver(tally.Observe))
+		e := newElection(t, seqlocktest.Session(t), dir, seqlock.WithObserver(tally.Observe))
 		cctx, cancel := context.WithCancel(ctx)
 		cancel()
 		if err := e.Campaign(cctx, "late"); !errors.Is(err, context.Canceled) {
@@ -574,7 +555,7 @@ func TestCampaignHonoursItsContext(t *testing.T) {
 func TestTheAPIRefusesMisuse(t *testing.T) {
 	dir := zktest.Root(t) + "/election"
 	ctx := zktest.Context(t)
-	e := leadNow(t, session(t), dir, "me")
+	e := leadNow(t, seqlocktest.Session(t), dir, "me")
 	t.Run("Campaign while leading returns ErrAlreadyHeld", func(t *testing.T) {
 		if err := e.Campaign(ctx, "me again"); !errors.Is(err, leader.ErrAlreadyHeld) {
 			t.Fatalf("Campaign = %v, want ErrAlreadyHeld", err)
@@ -582,7 +563,7 @@ func TestTheAPIRefusesMisuse(t *testing.T) {
 	})
 	t.Run("Campaign while campaigning returns ErrAlreadyHeld", func(t *testing.T) {
 		tally := &event.Tally{}
-		w := newElection(t, session(t), dir, seqlock.WithObserver(tally.Observe))
+		w := newElection(t, seqlocktest.Session(t), dir, seqlock.WithObserver(tally.Observe))
 		cctx, cancel := context.WithCancel(ctx)
 		res := campaignInBackground(cctx, w, "waiter")
 		zktest.Eventually(t, zktest.Patience, "the candidate waits", func() bool { return tally.Count(event.Waiting) > 0 })
@@ -615,7 +596,7 @@ func TestTheAPIRefusesMisuse(t *testing.T) {
 		}
 	})
 	t.Run("Lost before any Campaign is nil, a channel that never fires", func(t *testing.T) {
-		if lost := newElection(t, session(t), dir).Lost(); lost != nil {
+		if lost := newElection(t, seqlocktest.Session(t), dir).Lost(); lost != nil {
 			t.Fatal("Lost of a fresh Election is not nil")
 		}
 	})
@@ -625,13 +606,13 @@ func TestLeaderSaysWhoLeads(t *testing.T) {
 	root := zktest.Root(t)
 	dir := root + "/election"
 	ctx := zktest.Context(t)
-	asker := newElection(t, session(t), dir)
+	asker := newElection(t, seqlocktest.Session(t), dir)
 	t.Run("no directory means no leader", func(t *testing.T) {
 		if _, err := asker.Leader(ctx); !errors.Is(err, leader.ErrNoLeader) {
 			t.Fatalf("Leader = %v, want ErrNoLeader", err)
 		}
 	})
-	e := leadNow(t, session(t), dir, "host-a:8080")
+	e := leadNow(t, seqlocktest.Session(t), dir, "host-a:8080")
 	t.Run("the leader's value, node and token", func(t *testing.T) {
 		l, err := asker.Leader(ctx)
 		if err != nil {
@@ -663,7 +644,7 @@ func TestALoneCandidateSendsThreeRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	// One Session for both: it knows the directory by the time we count.
-	s := session(t)
+	s := seqlocktest.Session(t)
 	if err := leadNow(t, s, dir, "warm-up").Resign(zktest.Context(t)); err != nil {
 		t.Fatal(err)
 	}

@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 
 	"github.com/lockstep-zk/lockstep/07-leader/leader"
 	"github.com/lockstep-zk/lockstep/internal/zkserver"

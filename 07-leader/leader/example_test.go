@@ -3,6 +3,7 @@ package leader_test
 import (
 	"context"
 	"fmt"
+
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 
 	"github.com/lockstep-zk/lockstep/07-leader/leader"

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock/seqlocktest"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
@@ -29,7 +30,7 @@ func TestCampaignSurvivesAConnectionThatDrops(t *testing.T) {
 		dir := zktest.Root(t) + "/election"
 		ctx := zktest.Context(t)
 		admin := zktest.Connect(t)
-		holder := leadNow(t, session(t), dir, "holder")
+		holder := leadNow(t, seqlocktest.Session(t), dir, "holder")
 		trip := newTripwire(t)
 		conn := dialVia(t, trip, sessionTimeout)
 		sessionID := conn.Conn().SessionID()
@@ -72,7 +73,7 @@ func TestCampaignSurvivesAConnectionThatDrops(t *testing.T) {
 		dir := zktest.Root(t) + "/election"
 		ctx := zktest.Context(t)
 		admin := zktest.Connect(t)
-		holder := leadNow(t, session(t), dir, "holder")
+		holder := leadNow(t, seqlocktest.Session(t), dir, "holder")
 		holderNodes := zktest.Tree(t, admin, dir)
 		trip := newTripwire(t)
 		conn := dialVia(t, trip, sessionTimeout)

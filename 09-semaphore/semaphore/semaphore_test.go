@@ -13,6 +13,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock/seqlocktest"
 	"github.com/lockstep-zk/lockstep/09-semaphore/semaphore"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/contend"
@@ -21,19 +22,6 @@ import (
 )
 
 func TestMain(m *testing.M) { zktest.Main(m) }
-
-// session opens a Session on the package's server, closed when the test ends.
-func session(t testing.TB, opts ...seqlock.SessionOption) *seqlock.Session {
-	t.Helper()
-	return zktest.DialSession(t, seqlock.NewSession, opts...)
-}
-
-// sessionConn is session and its conn.
-func sessionConn(t testing.TB) (*seqlock.Session, *zk.Conn) {
-	t.Helper()
-	s := session(t)
-	return s, s.Conn()
-}
 
 func newSemaphore(t testing.TB, conn *seqlock.Session, dir string, n int, opts ...semaphore.Option) *semaphore.Semaphore {
 	t.Helper()
@@ -47,7 +35,7 @@ func newSemaphore(t testing.TB, conn *seqlock.Session, dir string, n int, opts .
 func TestASemaphoreOfOneLeasePassesTheLockConformanceSuite(t *testing.T) {
 	locktest.Run(t, locktest.Impl{
 		Open: func(tb testing.TB) (*zk.Conn, func(string, event.Observer) (locktest.Locker, error)) {
-			sess := session(tb)
+			sess := seqlocktest.Session(tb)
 			return sess.Conn(), func(path string, obs event.Observer) (locktest.Locker, error) {
 				s, err := semaphore.New(sess, path, 1, seqlock.WithObserver(obs))
 				if err != nil {
@@ -70,7 +58,7 @@ func TestLeases(t *testing.T) {
 		var wg sync.WaitGroup
 		errs := make(chan error, clients)
 		for range clients {
-			s := newSemaphore(t, session(t), dir, n)
+			s := newSemaphore(t, seqlocktest.Session(t), dir, n)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -111,7 +99,7 @@ func TestLeases(t *testing.T) {
 	t.Run("TryAcquire with every lease out returns ErrLocked and leaves nothing", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/sem"
-		adminS, admin := sessionConn(t)
+		adminS, admin := seqlocktest.SessionConn(t)
 		ctx := zktest.Context(t)
 		s := newSemaphore(t, adminS, dir, 2)
 		var held []*semaphore.Lease
@@ -122,7 +110,7 @@ func TestLeases(t *testing.T) {
 			}
 			held = append(held, l)
 		}
-		if _, err := newSemaphore(t, session(t), dir, 2).TryAcquire(ctx); !errors.Is(err, semaphore.ErrLocked) {
+		if _, err := newSemaphore(t, seqlocktest.Session(t), dir, 2).TryAcquire(ctx); !errors.Is(err, semaphore.ErrLocked) {
 			t.Fatalf("third TryAcquire = %v, want ErrLocked", err)
 		}
 		if got := leaseCount(t, admin, dir); got != 2 {
@@ -142,7 +130,7 @@ func TestLeases(t *testing.T) {
 	t.Run("the gate's holder is woken by a lease going, not by clients joining the gate", func(t *testing.T) {
 		dir := zktest.Root(t) + "/sem"
 		ctx := zktest.Context(t)
-		lease, err := newSemaphore(t, session(t), dir, 1).Acquire(ctx)
+		lease, err := newSemaphore(t, seqlocktest.Session(t), dir, 1).Acquire(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -160,7 +148,7 @@ func TestLeases(t *testing.T) {
 				woken.Add(1)
 			}
 		})
-		wconnS, wconn := sessionConn(t)
+		wconnS, wconn := seqlocktest.SessionConn(t)
 		got := make(chan error, 1)
 		go func() {
 			l, err := newSemaphore(t, wconnS, dir, 1, seqlock.WithObserver(obs)).Acquire(ctx)
@@ -177,7 +165,7 @@ func TestLeases(t *testing.T) {
 			joins.Add(1)
 			go func() {
 				defer joins.Done()
-				newSemaphore(t, session(t), dir, 1).Acquire(joinCtx)
+				newSemaphore(t, seqlocktest.Session(t), dir, 1).Acquire(joinCtx)
 			}()
 		}
 		waitNodes(t, wconn, dir+"/locks", 4)
@@ -207,13 +195,13 @@ func TestLeases(t *testing.T) {
 	t.Run("a killed holder's lease comes back to the waiters", func(t *testing.T) {
 		dir := zktest.Root(t) + "/sem"
 		ctx := zktest.Context(t)
-		hconnS, hconn := sessionConn(t)
+		hconnS, hconn := seqlocktest.SessionConn(t)
 		holder := newSemaphore(t, hconnS, dir, 1)
 		l, err := holder.Acquire(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		waiter := newSemaphore(t, session(t), dir, 1)
+		waiter := newSemaphore(t, seqlocktest.Session(t), dir, 1)
 		got := make(chan error, 1)
 		go func() {
 			wl, err := waiter.Acquire(ctx)
@@ -242,7 +230,7 @@ func TestRevocation(t *testing.T) {
 		dir := zktest.Root(t) + "/sem"
 		ctx := zktest.Context(t)
 		admin := zktest.Connect(t)
-		holder := newSemaphore(t, session(t), dir, 1, semaphore.WithRevocable())
+		holder := newSemaphore(t, seqlocktest.Session(t), dir, 1, semaphore.WithRevocable())
 		l, err := holder.Acquire(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -255,7 +243,7 @@ func TestRevocation(t *testing.T) {
 			case <-ctx.Done():
 			}
 		}()
-		waiter := newSemaphore(t, session(t), dir, 1)
+		waiter := newSemaphore(t, seqlocktest.Session(t), dir, 1)
 		holders, err := waiter.Holders(ctx)
 		if err != nil || len(holders) != 1 || holders[0] != l.Node() {
 			t.Fatalf("Holders = %v, %v; want [%s]", holders, err, l.Node())
@@ -356,7 +344,7 @@ func TestRevocation(t *testing.T) {
 		dir := zktest.Root(t) + "/sem"
 		ctx := zktest.Context(t)
 		admin := zktest.Connect(t)
-		holder := newSemaphore(t, session(t), dir, 1, semaphore.WithRevocable())
+		holder := newSemaphore(t, seqlocktest.Session(t), dir, 1, semaphore.WithRevocable())
 		l, err := holder.Acquire(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -371,7 +359,7 @@ func TestRevocation(t *testing.T) {
 		}
 		short, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 		defer cancel()
-		if _, err := newSemaphore(t, session(t), dir, 1).Acquire(short); !errors.Is(err, context.DeadlineExceeded) {
+		if _, err := newSemaphore(t, seqlocktest.Session(t), dir, 1).Acquire(short); !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("a waiter after an ignored revocation: %v, want it still waiting (DeadlineExceeded)", err)
 		}
 		if err := l.Release(ctx); err != nil {
@@ -390,7 +378,7 @@ func TestTheIndexRuleLeavesALeaseUnused(t *testing.T) {
 	admin := zktest.Connect(t)
 	var tally event.Tally
 	lock := func(name string, obs event.Observer) *seqlock.Mutex {
-		m, err := seqlock.NewWithRule(session(t), dir, "lease-", semaphore.Leases(2),
+		m, err := seqlock.NewWithRule(seqlocktest.Session(t), dir, "lease-", semaphore.Leases(2),
 			seqlock.WithObserver(event.Tee(obs, tally.Observe).WithOwner(name)))
 		if err != nil {
 			t.Fatal(err)
@@ -449,7 +437,7 @@ func TestHolder(t *testing.T) {
 	t.Run("Lock while holding returns ErrAlreadyHeld and takes no second lease", func(t *testing.T) {
 		dir := zktest.Root(t) + "/sem"
 		ctx := zktest.Context(t)
-		sess, conn := sessionConn(t)
+		sess, conn := seqlocktest.SessionConn(t)
 		h := newSemaphore(t, sess, dir, 3).Holder()
 		if err := h.Lock(ctx); err != nil {
 			t.Fatal(err)
@@ -480,7 +468,7 @@ func TestHolder(t *testing.T) {
 
 func TestNew(t *testing.T) {
 	t.Run("bad input is rejected by New", func(t *testing.T) {
-		sess, conn := sessionConn(t)
+		sess, conn := seqlocktest.SessionConn(t)
 		for _, c := range []struct {
 			name string
 			conn *seqlock.Session
