@@ -49,6 +49,11 @@ var (
 	ErrLost = errors.New("seqlock: lock lost")
 	// ErrNilSession is returned by New for a nil *Session.
 	ErrNilSession = errors.New("seqlock: nil *Session")
+
+	// ErrNilConn is returned by the calls that take a plain *zk.Conn
+	// (Participants, and the later chapters' fencing.SetIfHeld and
+	// semaphore.Revoke) when it is nil.
+	ErrNilConn = errors.New("seqlock: nil *zk.Conn")
 )
 
 // Mutex is one contender for the lock in a ZooKeeper directory. Many
@@ -128,7 +133,7 @@ type Participant struct {
 // conn keeps its session, as the core's own reads are.
 func Participants(ctx context.Context, conn *zk.Conn, dir string) ([]Participant, error) {
 	if conn == nil {
-		return nil, errors.New("seqlock: nil *zk.Conn")
+		return nil, ErrNilConn
 	}
 	if err := zkpath.Validate(dir); err != nil {
 		return nil, fmt.Errorf("seqlock: lock directory: %w", err)

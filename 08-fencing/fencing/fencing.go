@@ -118,7 +118,7 @@ func (s *Store) Read() (value string, token int64) {
 // fenced: it lands only if lockNode exists when the server applies it.
 func SetIfHeld(ctx context.Context, conn *zk.Conn, lockNode, path string, data []byte) (*zk.Stat, error) {
 	if conn == nil {
-		return nil, errors.New("fencing: nil *zk.Conn")
+		return nil, fmt.Errorf("fencing: %w", seqlock.ErrNilConn)
 	}
 	if err := zkpath.Validate(path); err != nil {
 		return nil, fmt.Errorf("fencing: data path: %w", err)

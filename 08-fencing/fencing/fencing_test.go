@@ -463,7 +463,7 @@ func TestSetIfHeld(t *testing.T) {
 			path     string
 			want     error // nil: any error
 		}{
-			{"nil conn", ctx, nil, lockNode, data, nil},
+			{"nil conn", ctx, nil, lockNode, data, seqlock.ErrNilConn},
 			{"empty data path", ctx, conn, lockNode, "", zkpath.ErrInvalid},
 			{"relative data path", ctx, conn, lockNode, "data", zkpath.ErrInvalid},
 			{"data path with trailing slash", ctx, conn, lockNode, data + "/", zkpath.ErrInvalid},

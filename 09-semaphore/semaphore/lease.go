@@ -10,6 +10,7 @@ import (
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/zkcall"
 	"github.com/lockstep-zk/lockstep/internal/zkpath"
 )
 
@@ -77,15 +78,14 @@ func (l *Lease) watchRevocation(s *Semaphore) {
 // returns ErrNotHeld if that lease is gone already.
 func Revoke(ctx context.Context, conn *zk.Conn, node string) error {
 	if conn == nil {
-		return errors.New("semaphore: nil *zk.Conn")
+		return fmt.Errorf("semaphore: revoke: %w", seqlock.ErrNilConn)
 	}
 	if err := zkpath.Validate(node); err != nil {
 		return fmt.Errorf("semaphore: revoke: %w", err)
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	_, err := conn.Set(node, []byte(revokeMessage), -1)
+	// zkcall.Do: go-zookeeper takes no context; Revoke stops waiting when
+	// ctx ends (the write may still land: asking twice is harmless).
+	_, err := zkcall.Do(ctx, func() (*zk.Stat, error) { return conn.Set(node, []byte(revokeMessage), -1) })
 	if errors.Is(err, zk.ErrNoNode) {
 		return fmt.Errorf("semaphore: revoke %s: %w", node, ErrNotHeld)
 	}

@@ -488,6 +488,9 @@ func TestNew(t *testing.T) {
 		if err := semaphore.Revoke(zktest.Context(t), conn, "not/a/path"); err == nil {
 			t.Error("Revoke accepted a relative path")
 		}
+		if err := semaphore.Revoke(zktest.Context(t), nil, "/sem/leases/x"); !errors.Is(err, seqlock.ErrNilConn) {
+			t.Errorf("Revoke with a nil conn: %v, want seqlock.ErrNilConn", err)
+		}
 	})
 }
 
