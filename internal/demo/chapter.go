@@ -34,18 +34,32 @@ type Chapter struct {
 	// NewLock: each worker opens its session and builds its lock on it
 	// (OnSession).
 	Sessions Sessions
-	// Readers, if set, makes that many of the workers readers (05): they
-	// read the counter under the Sessions' read lock instead of
-	// incrementing it.
-	Readers func(workers int) (int, error)
-	// Inventory adds -inventory: the article's shop (inventory.go) instead
-	// of the workers.
-	Inventory bool
-	// Flags adds the chapter's own flags; TUIArgs carries them over to the
-	// visualizer (see Program).
+	// Workers, if set, casts the run's n workers (05 makes some of them
+	// readers); by default they are worker-1 … worker-n, all writers.
+	Workers func(n int) ([]Worker, error)
+	// Flags adds the chapter's own flags, and Check validates them before
+	// anything connects; TUIArgs carries them over to the visualizer (see
+	// Program).
 	Flags   func(fs *flag.FlagSet)
+	Check   func() error
 	TUIArgs func(set map[string]bool) []string
+	// Instead, if set, is asked when the run starts (the flags checked,
+	// the run's root made): a Story it returns is told in place of the
+	// workers (04's -inventory); nil, the workers run.
+	Instead func() Story
 }
+
+// A Worker is one contender of a lock chapter's run.
+type Worker struct {
+	Name string
+	// Reader reads the counter under the Sessions' read lock (OnSession's
+	// newReadLock) instead of doing age++, and adds nothing to expected.
+	Reader bool
+}
+
+// A Story is what a lock chapter tells in place of its workers
+// (Chapter.Instead), with the Config its flags set.
+type Story func(ctx context.Context, env *Env, cfg Config) error
 
 // Config is what the lock chapters' flags set.
 type Config struct {
@@ -65,17 +79,15 @@ type Config struct {
 type Result struct {
 	Start, Final, Expected int
 	Tally                  *event.Tally
-	Shop                   *ShopResult // after -inventory
 }
 
 // Main is a lock chapter's whole main function.
 func Main(ch Chapter) { MainProgram(ch.Program(nil)) }
 
 // Program is ch as a demo program. done, if not nil, receives the Result
-// of a run that finished (tests read it).
+// of a workers' run that finished (tests read it).
 func (ch Chapter) Program(done func(Result)) Program {
 	var cfg Config
-	var s shop
 	return Program{
 		Name: ch.Name, Path: "lock", PathUsage: "lock path",
 		Flags: func(fs *flag.FlagSet) {
@@ -85,14 +97,17 @@ func (ch Chapter) Program(done func(Result)) Program {
 			fs.DurationVar(&cfg.Hold, "hold", 50*time.Millisecond, "time spent inside the critical section")
 			fs.BoolVar(&cfg.NoLock, "nolock", false, "skip the lock: show the lost updates")
 			fs.BoolVar(&cfg.Quiet, "quiet", false, "print only acquisitions, waits, releases, losses and the result")
-			if ch.Inventory {
-				s.flags(fs)
-			}
 			if ch.Flags != nil {
 				ch.Flags(fs)
 			}
 		},
-		Check: func() error { return errors.Join(cfg.check(), s.check()) },
+		Check: func() error {
+			err := cfg.check()
+			if ch.Check != nil {
+				err = errors.Join(err, ch.Check())
+			}
+			return err
+		},
 		TUI:   true,
 		TUIArgs: func(set map[string]bool) []string {
 			var args []string
@@ -109,12 +124,10 @@ func (ch Chapter) Program(done func(Result)) Program {
 		},
 		Run: func(ctx context.Context, env *Env) error {
 			cfg.Path, cfg.Session, cfg.Set = env.Path, env.Session, env.Set
-			if s.on {
-				r, err := ch.shop(ctx, env, cfg, s)
-				if err == nil && done != nil {
-					done(Result{Shop: &r})
+			if ch.Instead != nil {
+				if story := ch.Instead(); story != nil {
+					return story(ctx, env, cfg)
 				}
-				return err
 			}
 			res, err := ch.run(ctx, env, cfg)
 			if err == nil && done != nil {

@@ -13,35 +13,14 @@ import (
 	"github.com/lockstep-zk/lockstep/internal/znode"
 )
 
-// worker is one contender of a run.
-type worker struct {
-	name   string
-	reader bool
-}
-
-// workers names them: worker-1…, or reader-1…/writer-1… alternating, so
-// readers and writers start side by side.
-func (ch Chapter) workers(n int) ([]worker, error) {
-	readers := 0
-	if ch.Readers != nil {
-		var err error
-		if readers, err = ch.Readers(n); err != nil {
-			return nil, err
-		}
+// workers casts them: the chapter's Workers, or worker-1 … worker-n.
+func (ch Chapter) workers(n int) ([]Worker, error) {
+	if ch.Workers != nil {
+		return ch.Workers(n)
 	}
-	var ws []worker
-	nr, nw := 0, 0
-	for i := range n {
-		switch {
-		case ch.Readers == nil:
-			ws = append(ws, worker{name: fmt.Sprintf("worker-%d", i+1)})
-		case nr < readers && (i%2 == 0 || nw == n-readers):
-			nr++
-			ws = append(ws, worker{name: fmt.Sprintf("reader-%d", nr), reader: true})
-		default:
-			nw++
-			ws = append(ws, worker{name: fmt.Sprintf("writer-%d", nw)})
-		}
+	ws := make([]Worker, n)
+	for i := range ws {
+		ws[i] = Worker{Name: fmt.Sprintf("worker-%d", i+1)}
 	}
 	return ws, nil
 }
@@ -60,7 +39,7 @@ func (ch Chapter) run(ctx context.Context, env *Env, cfg Config) (Result, error)
 	}
 	writers := 0
 	for _, w := range ws {
-		if !w.reader {
+		if !w.Reader {
 			writers++
 		}
 	}
@@ -70,9 +49,9 @@ func (ch Chapter) run(ctx context.Context, env *Env, cfg Config) (Result, error)
 	if cfg.NoLock {
 		mode = "WITHOUT the lock (-nolock)"
 	}
-	who := plural(cfg.Workers, "worker")
-	if ch.Readers != nil {
-		who += fmt.Sprintf(" (%s, %s)", plural(cfg.Workers-writers, "reader"), plural(writers, "writer"))
+	who := plural(len(ws), "worker")
+	if ch.Workers != nil {
+		who += fmt.Sprintf(" (%s, %s)", plural(len(ws)-writers, "reader"), plural(writers, "writer"))
 	}
 	fmt.Fprintf(env.Out, "%s × %s on %s, %s; counter %s starts at %d\n", who, plural(cfg.Rounds, "round"), cfg.Path, mode, cfg.Counter, start)
 
@@ -86,8 +65,8 @@ func (ch Chapter) run(ctx context.Context, env *Env, cfg Config) (Result, error)
 	errs := make([]error, len(ws))
 	for i, w := range ws {
 		wg.Go(func() {
-			if err := ch.work(ctx, env, cfg, w, obs.WithOwner(w.name)); err != nil {
-				errs[i] = fmt.Errorf("%s: %w", w.name, err)
+			if err := ch.work(ctx, env, cfg, w, obs.WithOwner(w.Name)); err != nil {
+				errs[i] = fmt.Errorf("%s: %w", w.Name, err)
 			}
 		})
 	}
@@ -109,8 +88,8 @@ func (ch Chapter) run(ctx context.Context, env *Env, cfg Config) (Result, error)
 
 // work is one worker: its own session, its own lock, Rounds times the
 // critical section — age++ for a writer, a read for a reader.
-func (ch Chapter) work(ctx context.Context, env *Env, cfg Config, w worker, obs event.Observer) error {
-	conn, newLock, closeSession, err := ch.open(ctx, env, w.reader)
+func (ch Chapter) work(ctx context.Context, env *Env, cfg Config, w Worker, obs event.Observer) error {
+	conn, newLock, closeSession, err := ch.open(ctx, env, w.Reader)
 	if err != nil {
 		return err
 	}
@@ -128,7 +107,7 @@ func (ch Chapter) work(ctx context.Context, env *Env, cfg Config, w worker, obs 
 		}
 		return err
 	}
-	if w.reader {
+	if w.Reader {
 		critical = func(ctx context.Context) error {
 			v, err := contend.ReadCounter(conn, cfg.Counter)
 			if err == nil {
