@@ -108,7 +108,7 @@ func (ch Chapter) Program(done func(Result)) Program {
 			}
 			return err
 		},
-		TUI:   true,
+		TUI: true,
 		TUIArgs: func(set map[string]bool) []string {
 			var args []string
 			if set["workers"] {

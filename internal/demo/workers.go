@@ -50,7 +50,7 @@ func (ch Chapter) run(ctx context.Context, env *Env, cfg Config) (Result, error)
 		mode = "WITHOUT the lock (-nolock)"
 	}
 	who := plural(len(ws), "worker")
-	if ch.Workers != nil {
+	if ch.Workers != nil { // a cast of the chapter's own: who reads, who writes
 		who += fmt.Sprintf(" (%s, %s)", plural(len(ws)-writers, "reader"), plural(writers, "writer"))
 	}
 	fmt.Fprintf(env.Out, "%s × %s on %s, %s; counter %s starts at %d\n", who, plural(cfg.Rounds, "round"), cfg.Path, mode, cfg.Counter, start)
