@@ -14,9 +14,9 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"strconv"
 
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/05-rwlock/rwlock"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/demo"
@@ -31,7 +31,7 @@ func main() {
 		Flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&readers, "readers", "0.5", "how many workers read: a count (2) or a fraction of -workers, rounded (0.5)")
 		},
-		Readers: readerCount,
+		Workers: workers,
 		// Each worker has its own RWMutex (its own session) and uses one side.
 		Sessions: demo.OnSession(seqlock.NewSession,
 			func(s *seqlock.Session, path string, obs event.Observer) (demo.Locker, error) {
@@ -49,6 +49,28 @@ func main() {
 				return m.Read(), nil
 			}),
 	})
+}
+
+// workers casts the run: readerCount of the n workers read, named
+// reader-1…, the others write, writer-1…, alternating so readers and
+// writers start side by side.
+func workers(n int) ([]demo.Worker, error) {
+	readers, err := readerCount(n)
+	if err != nil {
+		return nil, err
+	}
+	var ws []demo.Worker
+	nr, nw := 0, 0
+	for i := range n {
+		if nr < readers && (i%2 == 0 || nw == n-readers) {
+			nr++
+			ws = append(ws, demo.Worker{Name: fmt.Sprintf("reader-%d", nr), Reader: true})
+		} else {
+			nw++
+			ws = append(ws, demo.Worker{Name: fmt.Sprintf("writer-%d", nw)})
+		}
+	}
+	return ws, nil
 }
 
 // readerCount reads -readers: a count, or a fraction of the workers.

@@ -3,6 +3,9 @@ package demo
 import (
 	"bytes"
 	"context"
+	"errors"
+	"flag"
+	"fmt"
 	"regexp"
 	"strings"
 	"sync"
@@ -123,7 +126,9 @@ func TestLockChapter(t *testing.T) {
 	})
 	t.Run("readers read and do not count; writers count", func(t *testing.T) {
 		ch := testChapter()
-		ch.Readers = func(workers int) (int, error) { return 2, nil }
+		ch.Workers = func(int) ([]Worker, error) {
+			return []Worker{{Name: "reader-1", Reader: true}, {Name: "writer-1"}, {Name: "reader-2", Reader: true}}, nil
+		}
 		ch.Sessions = testSessions(ch.NewLock)
 		out, res, err := execute(t, ch, "-workers", "3", "-rounds", "2")
 		if err != nil {
@@ -138,25 +143,25 @@ func TestLockChapter(t *testing.T) {
 			}
 		}
 	})
-	t.Run("-inventory: buyers on one session sell exactly the stock with the lock, and oversell without it", func(t *testing.T) {
+	t.Run("a story the chapter tells Instead runs in place of the workers, with the Config its flags set", func(t *testing.T) {
 		ch := testChapter()
-		ch.Inventory = true
-		out, res, err := execute(t, ch, "-inventory", "-buyers", "200", "-stock", "50")
+		var got Config
+		ch.Instead = func() Story {
+			return func(ctx context.Context, env *Env, cfg Config) error {
+				got = cfg
+				fmt.Fprintln(env.Out, "the chapter's own story")
+				return nil
+			}
+		}
+		out, res, err := execute(t, ch, "-hold", "7ms", "-nolock")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if *res.Shop != (ShopResult{Stock: 0, Sold: 50, Oversold: 0}) || !strings.HasSuffix(out, "stock=0 sold=50 oversold=0\n") {
-			t.Fatalf("with the lock: %+v\n%s", *res.Shop, out)
+		if !strings.HasSuffix(out, "the chapter's own story\n") || strings.Contains(out, "counter=") || res.Tally != nil {
+			t.Fatalf("the workers ran (result %+v):\n%s", res, out)
 		}
-		// 200 buyers read the stock at about the same time and each think
-		// 1 ms before writing it back: without the lock many read the same
-		// count.
-		out, res, err = execute(t, ch, "-inventory", "-buyers", "200", "-stock", "50", "-nolock")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.Shop.Oversold == 0 {
-			t.Fatalf("without the lock nothing was oversold: %+v\n%s", *res.Shop, out)
+		if m := runRootLine.FindStringSubmatch(out); m == nil || got.Path != m[1]+"/lock" || got.Hold != 7*time.Millisecond || !got.NoLock || !got.Set["hold"] {
+			t.Fatalf("the story got %+v:\n%s", got, out)
 		}
 	})
 	t.Run("a counter that is not a number is a clear error", func(t *testing.T) {
@@ -179,13 +184,20 @@ func TestBadFlagsAreErrorsBeforeAnythingConnects(t *testing.T) {
 		{"-path", "/a//lock"},
 		{"-counter", "/a/"},
 		{"-no-such-flag"},
-		{"-inventory", "-buyers", "0"},
+		{"-story"}, // the chapter's own Check refuses it
 	} {
 		var out bytes.Buffer
 		// Nothing listens on port 1: a connection attempt would fail
 		// differently, and print the first line.
 		ch := testChapter()
-		ch.Inventory = true
+		var story bool
+		ch.Flags = func(fs *flag.FlagSet) { fs.BoolVar(&story, "story", false, "a chapter's own flag") }
+		ch.Check = func() error {
+			if story {
+				return errors.New("-story: not in this chapter")
+			}
+			return nil
+		}
 		err := Execute(context.Background(), ch.Program(nil), append([]string{"-servers", "127.0.0.1:1"}, args...), &out)
 		if err == nil {
 			t.Errorf("%q was accepted", args)

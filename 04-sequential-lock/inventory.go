@@ -1,4 +1,4 @@
-package demo
+package main
 
 import (
 	"context"
@@ -10,8 +10,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/contend"
+	"github.com/lockstep-zk/lockstep/internal/demo"
 )
 
 // shop is the inventory demo of the Curator article (-inventory): many
@@ -30,6 +32,15 @@ type shop struct {
 	stock  int
 }
 
+// instead is the shop under -inventory, for demo.Chapter's Instead; nil
+// otherwise, and the workers run.
+func (s *shop) instead() demo.Story {
+	if !s.on {
+		return nil
+	}
+	return s.run
+}
+
 func (s *shop) flags(fs *flag.FlagSet) {
 	fs.BoolVar(&s.on, "inventory", false, "run the article's shop instead: -buyers goroutines on ONE session buy from -stock items")
 	fs.IntVar(&s.buyers, "buyers", 1000, "-inventory: buyers, goroutines sharing one session, each with its own lock")
@@ -43,24 +54,22 @@ func (s *shop) check() error {
 	return nil
 }
 
-// ShopResult is what the shop ends with.
-type ShopResult struct{ Stock, Sold, Oversold int }
-
-func (ch Chapter) shop(ctx context.Context, env *Env, cfg Config, s shop) (ShopResult, error) {
+func (s *shop) run(ctx context.Context, env *demo.Env, cfg demo.Config) error {
 	stock := env.Root + "/stock"
 	if _, err := env.Admin.Create(stock, []byte(strconv.Itoa(s.stock)), 0, env.ACL()); err != nil {
-		return ShopResult{}, fmt.Errorf("create the stock %s: %w", stock, env.Explain(err))
+		return fmt.Errorf("create the stock %s: %w", stock, env.Explain(err))
 	}
 	defer env.Admin.Delete(stock, -1)
-	conn, newLock, _, err := ch.open(ctx, env, false) // one session for every buyer (closed at the end of the run)
+	sess, err := demo.Dial(ctx, env, seqlock.NewSession) // one session for every buyer (closed at the end of the run)
 	if err != nil {
-		return ShopResult{}, err
+		return err
 	}
+	conn := sess.Conn()
 	mode := "each takes the lock " + cfg.Path
 	if cfg.NoLock {
 		mode = "WITHOUT the lock (-nolock)"
 	}
-	fmt.Fprintln(env.Out, ch.Title)
+	fmt.Fprintln(env.Out, title)
 	fmt.Fprintf(env.Out, "the shop: %d buyers share one session, %s; stock %s starts at %d\n", s.buyers, mode, stock, s.stock)
 
 	// Buyers think 1 ms between reading the stock and writing it back,
@@ -75,10 +84,10 @@ func (ch Chapter) shop(ctx context.Context, env *Env, cfg Config, s shop) (ShopR
 	errs := make([]error, s.buyers)
 	start := time.Now()
 	for i := range s.buyers {
-		var l Locker
+		var l demo.Locker
 		if !cfg.NoLock {
-			if l, err = newLock(cfg.Path, event.Observer(tally.Observe)); err != nil {
-				return ShopResult{}, err
+			if l, err = seqlock.New(sess, cfg.Path, seqlock.WithObserver(tally.Observe)); err != nil {
+				return err
 			}
 		}
 		wg.Go(func() {
@@ -100,16 +109,15 @@ func (ch Chapter) shop(ctx context.Context, env *Env, cfg Config, s shop) (ShopR
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
-		return ShopResult{}, err
+		return err
 	}
 	left, err := contend.ReadCounter(env.Admin, stock)
 	if err != nil {
-		return ShopResult{}, err
+		return err
 	}
-	r := ShopResult{Stock: left, Sold: int(sold.Load())}
-	r.Oversold = max(0, r.Sold-s.stock)
+	n := int(sold.Load())
 	fmt.Fprintf(env.Out, "%d buyers served in %v: requests=%d notifications=%d acquisitions=%d\n", s.buyers,
 		time.Since(start).Round(10*time.Millisecond), tally.Count(event.Request), tally.Count(event.Notified), tally.Count(event.Acquired))
-	fmt.Fprintf(env.Out, "stock=%d sold=%d oversold=%d\n", r.Stock, r.Sold, r.Oversold)
-	return r, nil
+	fmt.Fprintf(env.Out, "stock=%d sold=%d oversold=%d\n", left, n, max(0, n-s.stock))
+	return nil
 }
