@@ -5,50 +5,15 @@ package seqlock
 
 import (
 	"context"
-	"errors"
 	"slices"
 
 	"github.com/lockstep-zk/lockstep/event"
 )
 
-// Acquire is the recipe, in the order the articles draw it:
-//
-//  1. Join the queue: create an EPHEMERAL_SEQUENTIAL node under the lock
-//     directory (queue.go: join).
-//  2. List the queue, sorted by sequence number.
-//  3. Ask the rule. If it says we hold the lock, we do.
-//  4. Otherwise watch the one node the rule names, wait for it to change,
-//     and go back to step 2. It may have been a waiter that gave up rather
-//     than the holder, so we never assume the lock is ours.
-//  5. Hold.Release deletes our node, which wakes whoever watches it.
-//
-// With wait false (TryLock) step 4 is "give up": Acquire removes our node
-// and returns ErrLocked. If ctx ends, Acquire removes our node and returns
-// ctx's error: a node left behind would block the queue.
-func (q *Queue) Acquire(ctx context.Context, wait bool) (*Hold, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	for {
-		node, session, err := q.join(ctx) // step 1
-		if err != nil {
-			return nil, err
-		}
-		h, err := q.waitTurn(ctx, node, session, wait)
-		if errors.Is(err, errNodeGone) {
-			// Our node vanished before we held the lock: our session
-			// expired while we waited (go-zookeeper then opens a new one
-			// on the same conn), or someone deleted it. Our place in the
-			// queue is gone; queue up again, as Curator does.
-			continue
-		}
-		if err != nil {
-			q.remove(node)
-			return nil, err
-		}
-		return h, nil
-	}
-}
+// This file is the lesson: steps 2 to 4 of the recipe (waitTurn) and the
+// mutex's rule (First). Queue.Acquire, in queue.go, is the loop around
+// them: it joins the queue (step 1), calls waitTurn, and queues up again
+// when waitTurn says our node is gone.
 
 // First is the mutex's rule: the lowest node holds the lock, and everyone
 // else watches only the node just before its own. When that node goes away
@@ -60,10 +25,10 @@ func First(queue []Node, ours int) (bool, string) {
 	return false, queue[ours-1].Name
 }
 
-// errNodeGone: our own node is no longer in the queue.
-var errNodeGone = errors.New("seqlock: our node is gone")
-
-// waitTurn runs steps 2 to 4 until the rule says we hold the lock.
+// waitTurn runs steps 2 to 4 until the rule says we hold the lock. If our
+// node is no longer ours (gone from the queue, or left in a session that
+// has ended) it returns errNodeGone, and Acquire queues up again; on any
+// other error Acquire removes our node.
 func (q *Queue) waitTurn(ctx context.Context, node string, session int64, wait bool) (*Hold, error) {
 	name := event.Short(node)
 	for {

@@ -2,54 +2,15 @@
 
 // Workshop exercise for chapter 04 (make exercise CH=04, or make workshop).
 // With -tags workshop this file takes the place of acquire.go, next to it;
-// the rest of the package is the reference's: the queue core (queue.go:
-// join, list, waitFor, remove), the Hold, the Mutex and its options. What the chapter
-// teaches is yours: the mutex's rule, First, and the loop that asks the
-// rule and waits (waitTurn). Acquire, which joins the queue and calls
-// waitTurn, is written: a deliberate copy of the reference's, the
-// lesson's outer loop, given so that you start with the steps in view.
+// the rest of the package is the reference's. What the chapter teaches is
+// yours: the mutex's rule, First, and steps 2 to 4 of the recipe, the loop
+// that asks the rule and waits (waitTurn). Queue.Acquire, in queue.go, is
+// written: it joins the queue (step 1), calls your waitTurn, queues up
+// again when waitTurn returns errNodeGone, and removes our node when it
+// returns any other error.
 package seqlock
 
-import (
-	"context"
-	"errors"
-)
-
-// Acquire is the recipe, in the order the articles draw it:
-//
-//  1. Join the queue: create an EPHEMERAL_SEQUENTIAL node under the lock
-//     directory (queue.go: join).
-//  2. List the queue, sorted by sequence number.
-//  3. Ask the rule. If it says we hold the lock, we do.
-//  4. Otherwise watch the one node the rule names, wait for it to change,
-//     and go back to step 2.
-//  5. Hold.Release deletes our node, which wakes whoever watches it.
-//
-// With wait false (TryLock) step 4 is "give up": Acquire removes our node
-// and returns ErrLocked. If ctx ends, Acquire removes our node and returns
-// ctx's error: a node left behind would block the queue.
-func (q *Queue) Acquire(ctx context.Context, wait bool) (*Hold, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	for {
-		node, session, err := q.join(ctx) // step 1
-		if err != nil {
-			return nil, err
-		}
-		h, err := q.waitTurn(ctx, node, session, wait)
-		if errors.Is(err, errNodeGone) {
-			// Our node vanished before we held the lock (our session
-			// expired, or someone deleted it): queue up again.
-			continue
-		}
-		if err != nil {
-			q.remove(node)
-			return nil, err
-		}
-		return h, nil
-	}
-}
+import "context"
 
 // First is the mutex's rule. queue is the lock directory's nodes, lowest
 // sequence number first; ours is the index of our node in it. Say whether
@@ -61,9 +22,6 @@ func (q *Queue) Acquire(ctx context.Context, wait bool) (*Hold, error) {
 func First(queue []Node, ours int) (bool, string) {
 	panic("TODO(workshop): First — who holds, and which one node each waiter watches so that one release wakes one waiter (steps 3-4 of 04-sequential-lock/README.md)")
 }
-
-// errNodeGone: our own node is no longer in the queue.
-var errNodeGone = errors.New("seqlock: our node is gone")
 
 // waitTurn runs steps 2 to 4 until the rule says we hold the lock. What
 // each step must achieve:
@@ -81,9 +39,10 @@ var errNodeGone = errors.New("seqlock: our node is gone")
 // What must hold afterwards: nobody holds while a node ahead of it holds;
 // a waiter that wakes up never assumes the lock is its own; an error that
 // came from our session ending means our node died with it (errNodeGone);
-// on any other error Acquire removes our node. The tools are in queue.go
-// (the core); which ones, and why, are the hints' business:
-// scripts/exercise 04 --hint, or h in make workshop.
+// on any other error Acquire removes our node. The tools are the core's,
+// in the files next to this one (list.go, hold.go, wait.go, queue.go);
+// which ones, and why, are the hints' business: scripts/exercise 04
+// --hint, or h in make workshop.
 func (q *Queue) waitTurn(ctx context.Context, node string, session int64, wait bool) (*Hold, error) {
 	panic("TODO(workshop): waitTurn — steps 2 to 4: know the queue and our place, ask the rule, hold or give up or wait, and after a wait look again (04-sequential-lock/README.md)")
 }

@@ -12,8 +12,9 @@
 // holder when the lock is gone without Unlock.
 //
 // The package is in two parts, as Curator's locks are. The queue core
-// (queue.go, acquire.go, hold.go) creates, lists, waits, holds and deletes;
-// a Rule decides who holds the lock. Mutex is the core with the rule First.
+// (queue.go and the small files beside it, acquire.go, hold.go) creates,
+// lists, waits, holds and deletes; a Rule decides who holds the lock.
+// Mutex is the core with the rule First.
 // Every later chapter is the same core with its own rule: 05's reader
 // waits only for writers, 07's leader is the first candidate, 09's
 // semaphore lets n holders in.

@@ -297,6 +297,84 @@ func TestQueue(t *testing.T) {
 		}
 		locktest.AssertClean(t, conn, root, root+"/lock")
 	})
+
+	t.Run("a session that expires between the listing and the hold makes Acquire queue up again, not hold with the dead node", func(t *testing.T) {
+		// The listing shows our node first. Right then, before the hold,
+		// the server expires our session and deletes our node with it;
+		// go-zookeeper opens a new session on the same conn. Holding with
+		// the dead node would be holding a lock that protects nothing: the
+		// next client takes it at once. The core checks that the node is
+		// of the session the conn still has, and queues up again in the
+		// new one. The rule is asked between the listing and the hold, and
+		// no request is sent there, so this Queue's rule is where the test
+		// expires the session: the first time it is asked.
+		root := zktest.Root(t)
+		dir := root + "/lock"
+		ctx := zktest.Context(t)
+		lo, _ := zktest.SessionBounds(t)
+		s, proxy := seqlocktest.SessionViaProxy(t, lo) // the shortest session: the quickest expiry
+		conn := s.Conn()
+		old := conn.SessionID()
+		var asked atomic.Int32
+		var dead string // our node, as the listing before the expiry showed it
+		expireFirst := func(queue []seqlock.Node, ours int) (bool, string) {
+			if asked.Add(1) == 1 {
+				dead = queue[ours].Name
+				if err := proxy.Expire(ctx, conn, s.Timeout()); err != nil {
+					t.Fatal(err)
+				}
+				zktest.Eventually(t, zktest.Patience, "the conn never got a new session", func() bool {
+					id := conn.SessionID()
+					return conn.State() == zk.StateHasSession && id != old && id != 0
+				})
+			}
+			return seqlock.First(queue, ours)
+		}
+		q, err := seqlock.NewQueue(s, dir, "lock-", expireFirst, seqlock.WithObserver(zktest.Observe(t, "client")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := q.Acquire(ctx, true)
+		if asked.Load() == 0 {
+			t.Fatalf("Acquire = %v without asking the Queue's rule: waitTurn must ask q.rule, the rule the Queue was made with", err)
+		}
+		if err != nil {
+			t.Fatalf("Acquire after the session expired: %v, want a hold in the new session", err)
+		}
+		defer h.Release(ctx)
+		session := conn.SessionID()
+		other := newMutex(t, seqlocktest.Session(t), dir, seqlock.WithObserver(zktest.Observe(t, "other")))
+		if event.Short(h.Node()) == dead {
+			why := fmt.Sprintf("Acquire held with %s, a node of the session that had just expired (the server deletes it with that session)", dead)
+			if other.TryLock(ctx) == nil {
+				why += ", and another client took the lock at once: two holders"
+				other.Unlock(ctx)
+			}
+			zktest.Recorder(t).Broke(why)
+			t.Fatal(why)
+		}
+		if asked.Load() < 2 {
+			t.Errorf("the rule was asked %d times, want a second time in the new session", asked.Load())
+		}
+		// The hold is in the new session, like any other. (The session is
+		// as short as the server allows: should it expire too, on a loaded
+		// machine, there is nothing more to judge.)
+		tried := other.TryLock(ctx)
+		ok, stat, err := conn.Exists(h.Node())
+		if conn.SessionID() != session {
+			t.Skipf("the new session (%v) expired too: a loaded machine; the scene itself passed", s.Timeout())
+		}
+		if err != nil || !ok || stat.EphemeralOwner != session {
+			t.Fatalf("the hold's node %s: exists %v (%v), want it owned by the new session %#x", h.Node(), ok, err, session)
+		}
+		if !errors.Is(tried, seqlock.ErrLocked) {
+			t.Fatalf("another client's TryLock while we hold = %v, want ErrLocked", tried)
+		}
+		if err := h.Release(ctx); err != nil && !errors.Is(err, seqlock.ErrLost) {
+			t.Fatal(err)
+		}
+		locktest.AssertClean(t, conn, root, dir)
+	})
 }
 
 func TestFencingTokens(t *testing.T) {
