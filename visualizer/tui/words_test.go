@@ -86,21 +86,6 @@ func TestTheHelpBarListsTheScenesKeys(t *testing.T) {
 	}
 }
 
-func TestPanicSitesPointIntoTheChapter(t *testing.T) {
-	for in, want := range map[string]string{
-		"/home/me/lockstep/04-sequential-lock/seqlock/node.go": "04-sequential-lock/seqlock/node.go",
-		"/work/main/visualizer/main_test.go":                   "visualizer/main_test.go",
-	} {
-		if got := inModule(in); got != want {
-			t.Errorf("inModule(%q) = %q, want %q", in, got, want)
-		}
-	}
-	e := &PanicError{Worker: "worker-2", Value: "TODO(workshop): x", Where: "04-sequential-lock/seqlock/node.go:9"}
-	if e.Error() != "worker-2: panic: TODO(workshop): x (at 04-sequential-lock/seqlock/node.go:9)" {
-		t.Errorf("%q", e.Error())
-	}
-}
-
 func TestOnlyTheHeldNodeIsMarked(t *testing.T) {
 	// worker-1 released node 1 and holds node 4; the snapshot still lists
 	// both for a moment.

@@ -7,8 +7,8 @@ import (
 )
 
 // The model learns what happens in the world only through these values,
-// which the runtime (or a test) delivers in batches (lockEventMsg). Lock
-// events (event.Event) travel the same way.
+// which the world (visualizer/world, a replay, or a test) delivers in
+// batches (lockEventMsg). Lock events (event.Event) travel the same way.
 
 // ChapterStarted says a chapter's workers are starting: everything the
 // view knew about the previous chapter is forgotten.
