@@ -25,8 +25,8 @@ type gated struct {
 	unlocking chan string   // a worker's Unlock began
 	release   chan struct{} // closed by open: every wait below ends
 	once      sync.Once
-	slowNew   int           // this worker's NewWorker waits for release
-	slowUnl   bool          // every Unlock waits for release
+	slowNew   int  // this worker's NewWorker waits for release
+	slowUnl   bool // every Unlock waits for release
 }
 
 func newGated() *gated {
