@@ -41,7 +41,7 @@ type World interface {
 	// Start runs chapter ch with n workers, the first chapter shown.
 	Start(ch scene.Scene, n int) error
 	// Pending is what happened so far, without waiting (-frames).
-	Pending() []any
+	Pending() []Msg
 	// Failed is closed when the scenes' code panicked; Err then returns
 	// the panic (nil before).
 	Failed() <-chan struct{}
@@ -135,7 +135,7 @@ func Run(ctx context.Context, w World, opts Options) error {
 	p := tea.NewProgram(NewModel(w, w, keysOf(opts.Scenes)), tea.WithAltScreen(), tea.WithContext(ctx), tea.WithFPS(30))
 	go func() {
 		if err := w.Start(ch, opts.Workers); err != nil {
-			p.Send(lockEventMsg{[]any{Notice{Text: "start: " + err.Error()}}})
+			p.Send(lockEventMsg{[]Msg{Notice{Text: "start: " + err.Error()}}})
 		}
 	}()
 	go func() {

@@ -3,6 +3,8 @@ package world
 import (
 	"sync"
 	"time"
+
+	"github.com/lockstep-zk/lockstep/visualizer/tui"
 )
 
 // inbox collects what happens between two frames; Next hands it over at
@@ -10,7 +12,7 @@ import (
 // one per event.
 type inbox struct {
 	mu     sync.Mutex // guards items, last and closed; never held while waiting
-	items  []any
+	items  []tui.Msg
 	last   time.Time
 	frame  time.Duration
 	wake   chan struct{}
@@ -22,7 +24,7 @@ func newInbox(frame time.Duration) *inbox {
 	return &inbox{frame: frame, wake: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
-func (b *inbox) put(it any) {
+func (b *inbox) put(it tui.Msg) {
 	b.mu.Lock()
 	if b.closed {
 		b.mu.Unlock()
@@ -38,7 +40,7 @@ func (b *inbox) put(it any) {
 
 // Next blocks until something happened and a frame has passed since the
 // last batch; nil once closed.
-func (b *inbox) Next() []any {
+func (b *inbox) Next() []tui.Msg {
 	for {
 		b.mu.Lock()
 		if b.closed {
@@ -68,7 +70,7 @@ func (b *inbox) Next() []any {
 }
 
 // take returns what is there without waiting (the -frames mode).
-func (b *inbox) take() []any {
+func (b *inbox) take() []tui.Msg {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	items := b.items

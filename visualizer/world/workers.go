@@ -54,7 +54,7 @@ func (w *World) addWorker(gen int64) error {
 	wk := &worker{name: name, proxy: proxy, cancel: cancel, done: make(chan struct{})}
 	obs := event.Observer(func(e event.Event) {
 		if !wk.dead.Load() && w.gen.Load() == gen {
-			w.inbox.put(e)
+			w.inbox.put(tui.LockEvent{Event: e})
 		}
 	}).WithOwner(name)
 	part, events, err := w.open(wk, i, obs)

@@ -148,10 +148,10 @@ func New(ctx context.Context, cfg Config) (*World, error) {
 
 // Next implements tui.Source: what happened since the last batch, at most
 // one batch a frame; nil once the world is closed.
-func (w *World) Next() []any { return w.inbox.Next() }
+func (w *World) Next() []tui.Msg { return w.inbox.Next() }
 
 // Pending is what happened so far, without waiting (the -frames mode).
-func (w *World) Pending() []any { return w.inbox.take() }
+func (w *World) Pending() []tui.Msg { return w.inbox.take() }
 
 func (w *World) holdTime() time.Duration { return time.Duration(w.hold.Load()) }
 

@@ -67,7 +67,7 @@ func (p part) Unlock(context.Context) error {
 
 // start makes a world on the test's server and root, and a feed of what
 // it tells the view. Cleanup ends the scenes' waits first, then closes it.
-func start(t *testing.T, g *gated, hold time.Duration, scenes ...scene.Scene) (*World, <-chan any) {
+func start(t *testing.T, g *gated, hold time.Duration, scenes ...scene.Scene) (*World, <-chan tui.Msg) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	w, err := New(ctx, Config{Servers: zktest.Servers(t), Scenes: scenes, Base: zktest.Root(t), Hold: hold})
@@ -75,7 +75,7 @@ func start(t *testing.T, g *gated, hold time.Duration, scenes ...scene.Scene) (*
 		cancel()
 		t.Fatal(err)
 	}
-	feed, stop := make(chan any), make(chan struct{})
+	feed, stop := make(chan tui.Msg), make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -103,7 +103,7 @@ func start(t *testing.T, g *gated, hold time.Duration, scenes ...scene.Scene) (*
 }
 
 // await reads the feed until want says yes; it fails after bound.
-func await(t *testing.T, feed <-chan any, what string, want func(any) bool) {
+func await(t *testing.T, feed <-chan tui.Msg, what string, want func(tui.Msg) bool) {
 	t.Helper()
 	deadline := time.After(bound)
 	for {
@@ -143,8 +143,8 @@ func built(t *testing.T, g *gated, i int) {
 	}
 }
 
-func change(name string, s tui.State) func(any) bool {
-	return func(it any) bool { c, ok := it.(tui.WorkerChange); return ok && c.Name == name && c.State == s }
+func change(name string, s tui.State) func(tui.Msg) bool {
+	return func(it tui.Msg) bool { c, ok := it.(tui.WorkerChange); return ok && c.Name == name && c.State == s }
 }
 
 // While a new worker is still being built (its session dialled, its lock
@@ -196,6 +196,6 @@ func TestTheKeysGoThroughWhileASwitchWaitsForAStop(t *testing.T) {
 	}
 
 	g.open()
-	await(t, feed, "chapter 91", func(it any) bool { c, ok := it.(tui.ChapterStarted); return ok && c.Scene.Key == "91" })
+	await(t, feed, "chapter 91", func(it tui.Msg) bool { c, ok := it.(tui.ChapterStarted); return ok && c.Scene.Key == "91" })
 	await(t, feed, "91's worker-2, added during the switch", change("worker-2", tui.Idle))
 }
