@@ -65,8 +65,8 @@ var listScenes = scenes
 func main() {
 	flag.CommandLine.Init("visualizer", flag.ExitOnError)
 	flag.Usage = usage
-	var o tui.Options
-	var w world.Config
+	var o tui.Options    // the view: what shows
+	var cfg world.Config // the world: what runs
 	var servers string
 	var persistent bool
 	flag.StringVar(&servers, "servers", "", "ZooKeeper servers host:port,… (default: $ZK_SERVERS, else Docker, else a local install)")
@@ -74,9 +74,9 @@ func main() {
 	flag.StringVar(&o.Chapter, "chapter", "04", fmt.Sprintf("chapter to show: %s to %s (keys %s-%s switch while running)",
 		first, last, strings.TrimLeft(first, "0"), strings.TrimLeft(last, "0")))
 	flag.IntVar(&o.Workers, "workers", 5, "workers, each with its own session")
-	flag.DurationVar(&w.Hold, "hold", 300*time.Millisecond, "time each holder keeps the lock")
-	flag.DurationVar(&w.Session, "session", zkconn.DefaultSessionTimeout, "ZooKeeper session timeout")
-	flag.StringVar(&w.Base, "path", "", "znode under which each chapter gets its own (default: a root of this run's own, /lockstep/visualizer/run-…, deleted on the way out)")
+	flag.DurationVar(&cfg.Hold, "hold", 300*time.Millisecond, "time each holder keeps the lock")
+	flag.DurationVar(&cfg.Session, "session", zkconn.DefaultSessionTimeout, "ZooKeeper session timeout")
+	flag.StringVar(&cfg.Base, "path", "", "znode under which each chapter gets its own (default: a root of this run's own, /lockstep/visualizer/run-…, deleted on the way out)")
 	flag.BoolVar(&persistent, "persistent", false, "chapter 02: use the persistent lock node (a killed holder leaves it stuck)")
 	flag.StringVar(&o.Script, "script", "", `keys to press at given times, e.g. "2s:k,6s:e"`)
 	flag.IntVar(&o.Frames, "frames", 0, "print this many frames without colour and exit (no TUI)")
@@ -93,9 +93,9 @@ func main() {
 	if *replay != "" {
 		os.Exit(runReplay(*replay, o))
 	}
-	o.Scenes, w.Workshop = listScenes(persistent), workshop
+	o.Scenes, cfg.Workshop = listScenes(persistent), workshop
 	if os.Getenv(viewEnv) == "" {
-		os.Exit(supervise(servers, w.Base, o.Scenes, o.Frames == 0)) // see supervise.go
+		os.Exit(supervise(servers, cfg.Base, o.Scenes, o.Frames == 0)) // see supervise.go
 	}
 
 	// Ctrl-C in the view is a key (q does the same); these signals are for
@@ -111,7 +111,7 @@ func main() {
 			cancel(signalled{s}) // only the first one counts
 		}
 	}()
-	err := run(ctx, servers, o, w)
+	err := run(ctx, servers, o, cfg)
 	os.Exit(exitCode(err, context.Cause(ctx), o.Chapter))
 }
 
