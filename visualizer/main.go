@@ -40,6 +40,7 @@ import (
 	"github.com/lockstep-zk/lockstep/internal/scene"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/visualizer/tui"
+	"github.com/lockstep-zk/lockstep/visualizer/world"
 )
 
 // scenes is every chapter the visualizer can show, in order: the one place
@@ -64,16 +65,18 @@ var listScenes = scenes
 func main() {
 	flag.CommandLine.Init("visualizer", flag.ExitOnError)
 	flag.Usage = usage
-	var o tui.Options
+	var o tui.Options    // the view: what shows
+	var cfg world.Config // the world: what runs
+	var servers string
 	var persistent bool
-	flag.StringVar(&o.Servers, "servers", "", "ZooKeeper servers host:port,… (default: $ZK_SERVERS, else Docker, else a local install)")
+	flag.StringVar(&servers, "servers", "", "ZooKeeper servers host:port,… (default: $ZK_SERVERS, else Docker, else a local install)")
 	first, last := chapterRange()
 	flag.StringVar(&o.Chapter, "chapter", "04", fmt.Sprintf("chapter to show: %s to %s (keys %s-%s switch while running)",
 		first, last, strings.TrimLeft(first, "0"), strings.TrimLeft(last, "0")))
 	flag.IntVar(&o.Workers, "workers", 5, "workers, each with its own session")
-	flag.DurationVar(&o.Hold, "hold", 300*time.Millisecond, "time each holder keeps the lock")
-	flag.DurationVar(&o.Session, "session", zkconn.DefaultSessionTimeout, "ZooKeeper session timeout")
-	flag.StringVar(&o.Base, "path", "", "znode under which each chapter gets its own (default: a root of this run's own, /lockstep/visualizer/run-…, deleted on the way out)")
+	flag.DurationVar(&cfg.Hold, "hold", 300*time.Millisecond, "time each holder keeps the lock")
+	flag.DurationVar(&cfg.Session, "session", zkconn.DefaultSessionTimeout, "ZooKeeper session timeout")
+	flag.StringVar(&cfg.Base, "path", "", "znode under which each chapter gets its own (default: a root of this run's own, /lockstep/visualizer/run-…, deleted on the way out)")
 	flag.BoolVar(&persistent, "persistent", false, "chapter 02: use the persistent lock node (a killed holder leaves it stuck)")
 	flag.StringVar(&o.Script, "script", "", `keys to press at given times, e.g. "2s:k,6s:e"`)
 	flag.IntVar(&o.Frames, "frames", 0, "print this many frames without colour and exit (no TUI)")
@@ -90,9 +93,9 @@ func main() {
 	if *replay != "" {
 		os.Exit(runReplay(*replay, o))
 	}
-	o.Scenes, o.Workshop = listScenes(persistent), workshop
+	o.Scenes, cfg.Workshop = listScenes(persistent), workshop
 	if os.Getenv(viewEnv) == "" {
-		os.Exit(supervise(o.Servers, o.Base, o.Scenes, o.Frames == 0)) // see supervise.go
+		os.Exit(supervise(servers, cfg.Base, o.Scenes, o.Frames == 0)) // see supervise.go
 	}
 
 	// Ctrl-C in the view is a key (q does the same); these signals are for
@@ -108,7 +111,7 @@ func main() {
 			cancel(signalled{s}) // only the first one counts
 		}
 	}()
-	err := tui.Run(ctx, o)
+	err := run(ctx, servers, o, cfg)
 	os.Exit(exitCode(err, context.Cause(ctx), o.Chapter))
 }
 
@@ -169,7 +172,7 @@ func (s signalled) Error() string { return "stopped by " + s.Signal.String() }
 // exitCode says how it ended, on stderr, and returns the exit code: 0, 1
 // after an error or an unfinished exercise, 128+n after signal n.
 func exitCode(err, cause error, chapter string) int {
-	var p *tui.PanicError
+	var p *world.PanicError
 	var sig signalled
 	interrupted := errors.As(cause, &sig)
 	switch {

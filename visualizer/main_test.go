@@ -20,6 +20,7 @@ import (
 	"github.com/lockstep-zk/lockstep/internal/scene"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 	"github.com/lockstep-zk/lockstep/visualizer/tui"
+	"github.com/lockstep-zk/lockstep/visualizer/world"
 )
 
 // These tests run the visualizer end to end — real workers, real locks,
@@ -62,22 +63,21 @@ func (s *goroutineStub) Lock(ctx context.Context) error {
 func (s *goroutineStub) Unlock(context.Context) error { return nil }
 
 // frames runs the visualizer and returns its frames.
-func frames(t *testing.T, o tui.Options) []string {
+func frames(t *testing.T, o tui.Options, w world.Config) []string {
 	t.Helper()
 	var out bytes.Buffer
-	o.Servers = zktest.Server(t).ConnectString()
-	o.Base = zktest.Root(t)
+	w.Base = zktest.Root(t)
 	o.Out = &out
 	if o.Scenes == nil {
 		o.Scenes = scenes(false)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	if err := tui.Run(ctx, o); err != nil {
+	if err := run(ctx, zktest.Server(t).ConnectString(), o, w); err != nil {
 		t.Fatalf("run: %v", err)
 	}
 	// Quitting removed everything the chapter created.
-	if nodes := zktest.Tree(t, zktest.Connect(t), o.Base); len(nodes) > 0 {
+	if nodes := zktest.Tree(t, zktest.Connect(t), w.Base); len(nodes) > 0 {
 		t.Errorf("left behind:\n  %s", zktest.Describe(nodes))
 	}
 	parts := regexp.MustCompile(`(?m)^── frame \d+/\d+ ──\n`).Split(out.String(), -1)[1:]
@@ -123,8 +123,8 @@ func wokenPerRelease(t *testing.T, frame string) float64 {
 }
 
 func TestTheRenderedQueueShowsAHandOff(t *testing.T) {
-	fs := frames(t, tui.Options{Chapter: "04", Workers: 3, Hold: 50 * time.Millisecond,
-		Frames: 6, Interval: 300 * time.Millisecond, Width: 100, Height: 30})
+	fs := frames(t, tui.Options{Chapter: "04", Workers: 3,
+		Frames: 6, Interval: 300 * time.Millisecond, Width: 100, Height: 30}, world.Config{Hold: 50 * time.Millisecond})
 	all := strings.Join(fs, "\n")
 	if hs := holders(fs); len(hs) < 2 {
 		t.Errorf("the lock never changed hands on screen (holders %v):\n%s", hs, fs[len(fs)-1])
@@ -136,8 +136,8 @@ func TestTheRenderedQueueShowsAHandOff(t *testing.T) {
 
 func TestHerdVersusHandOffOnScreen(t *testing.T) {
 	// Chapter 04 for 3 s, then key 3 switches to chapter 03.
-	fs := frames(t, tui.Options{Chapter: "04", Workers: 5, Hold: 100 * time.Millisecond,
-		Frames: 14, Interval: 500 * time.Millisecond, Width: 100, Height: 30, Script: "3s:3"})
+	fs := frames(t, tui.Options{Chapter: "04", Workers: 5,
+		Frames: 14, Interval: 500 * time.Millisecond, Width: 100, Height: 30, Script: "3s:3"}, world.Config{Hold: 100 * time.Millisecond})
 	var seq, watch string
 	for _, f := range fs {
 		switch {
@@ -169,12 +169,12 @@ func TestKilledHolder(t *testing.T) {
 		lo, _ := zktest.SessionBounds(t)
 		session := max(2*time.Second, lo)
 		n := int((time.Second+2*session)/(400*time.Millisecond)) + 3
-		fs := frames(t, tui.Options{Chapter: "04", Workers: 3, Hold: 300 * time.Millisecond, Session: session,
+		fs := frames(t, tui.Options{Chapter: "04", Workers: 3,
 			Frames: n, Interval: 400 * time.Millisecond, Width: 100, Height: 60,
 			// A second press in case the first fell in a hand-off's
 			// millisecond with no holder; if the first hit, nobody holds
 			// again before the session times out (≥ 2 s), so it does nothing.
-			Script: "1s:k,1.6s:k"})
+			Script: "1s:k,1.6s:k"}, world.Config{Hold: 300 * time.Millisecond, Session: session})
 		all := strings.Join(fs, "\n")
 		// On a loaded machine both presses may hit (the frames come late
 		// and the first holder's session has expired by the second):
@@ -203,9 +203,9 @@ func TestKilledHolder(t *testing.T) {
 		// two holds finds nobody (the status line says so), so press again.
 		// Once the holder is killed nobody else can hold: the later presses
 		// find nobody and do nothing.
-		fs := frames(t, tui.Options{Scenes: scenes(true), Chapter: "02", Workers: 3, Hold: 300 * time.Millisecond,
-			Session: time.Second, Frames: 10, Interval: 400 * time.Millisecond, Width: 100, Height: 60,
-			Script: "1s:k,1.4s:k,1.8s:k,2.2s:k"})
+		fs := frames(t, tui.Options{Scenes: scenes(true), Chapter: "02", Workers: 3,
+			Frames: 10, Interval: 400 * time.Millisecond, Width: 100, Height: 60,
+			Script: "1s:k,1.4s:k,1.8s:k,2.2s:k"}, world.Config{Hold: 300 * time.Millisecond, Session: time.Second})
 		last := fs[len(fs)-1]
 		if !strings.Contains(last, "PERSISTENT") || !strings.Contains(last, "(crashed)") || strings.Contains(last, "HOLDS") {
 			t.Errorf("want the crashed holder's persistent node still there and nobody holding:\n%s", last)
@@ -220,9 +220,9 @@ func TestExpiredSessionIsShown(t *testing.T) {
 	lo, _ := zktest.SessionBounds(t)
 	session := max(time.Second, lo)
 	n := max(25, int((time.Second+4*session)/(400*time.Millisecond)))
-	fs := frames(t, tui.Options{Chapter: "04", Workers: 3, Hold: 200 * time.Millisecond, Session: session,
+	fs := frames(t, tui.Options{Chapter: "04", Workers: 3,
 		Frames: n, Interval: 400 * time.Millisecond, Width: 100, Height: 60,
-		Script: "1s:e,1.6s:e"}) // a second press in case the first found no holder
+		Script: "1s:e,1.6s:e"}, world.Config{Hold: 200 * time.Millisecond, Session: session}) // a second press in case the first found no holder
 	all := strings.Join(fs, "\n")
 	// The log line may scroll away between two frames; the worker's row
 	// says the same.
@@ -245,8 +245,8 @@ func TestChapter01ShowsOneShotWatches(t *testing.T) {
 	// A watcher is "watching" only from its read to the next write, part
 	// of each hold: frames every 100 ms for 2 s catch it on a loaded
 	// machine too (five frames 300 ms apart once missed it).
-	fs := frames(t, tui.Options{Chapter: "01", Workers: 3, Hold: 200 * time.Millisecond,
-		Frames: 20, Interval: 100 * time.Millisecond, Width: 80, Height: 24})
+	fs := frames(t, tui.Options{Chapter: "01", Workers: 3,
+		Frames: 20, Interval: 100 * time.Millisecond, Width: 80, Height: 24}, world.Config{Hold: 200 * time.Millisecond})
 	all := strings.Join(fs, "\n")
 	for _, want := range []string{"watching", "notified: NodeDataChanged config (watch used up)", "reads v", "wrote v", "writes "} {
 		if !strings.Contains(all, want) {
@@ -269,8 +269,8 @@ func TestEveryChapterAt80x24(t *testing.T) {
 	holdsRow := regexp.MustCompile(`▶ \S+ (\S+-\d+) (?:[RW] )?(HOLDS|LEADS)`)
 	for _, sc := range scenes(false) {
 		t.Run(sc.Name, func(t *testing.T) {
-			fs := frames(t, tui.Options{Chapter: sc.Key, Workers: 4, Hold: 150 * time.Millisecond,
-				Frames: 6, Interval: 250 * time.Millisecond, Width: 80, Height: 24})
+			fs := frames(t, tui.Options{Chapter: sc.Key, Workers: 4,
+				Frames: 6, Interval: 250 * time.Millisecond, Width: 80, Height: 24}, world.Config{Hold: 150 * time.Millisecond})
 			for i, f := range fs {
 				lines := strings.Split(f, "\n")
 				for _, l := range lines[1:3] { // what to look for; the counters
@@ -409,9 +409,9 @@ func TestAPanicInAWorkerEndsTheView(t *testing.T) {
 	root := zktest.Root(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	err := tui.Run(ctx, tui.Options{Scenes: []scene.Scene{unfinished}, Servers: zktest.Server(t).ConnectString(),
-		Base: root, Workers: 2, Hold: 20 * time.Millisecond, Frames: 100, Interval: 100 * time.Millisecond, Out: &out})
-	var p *tui.PanicError
+	err := run(ctx, zktest.Server(t).ConnectString(), tui.Options{Scenes: []scene.Scene{unfinished}, Workers: 2,
+		Frames: 100, Interval: 100 * time.Millisecond, Out: &out}, world.Config{Base: root, Hold: 20 * time.Millisecond})
+	var p *world.PanicError
 	if !errors.As(err, &p) || !strings.Contains(fmt.Sprint(p.Value), "TODO(workshop): find our place in the queue") ||
 		!strings.HasPrefix(p.Where, "visualizer/main_test.go:") {
 		t.Fatalf("got %v, want the stub's panic, at its line", err)
@@ -438,16 +438,24 @@ func (s *stub) Unlock(context.Context) error { return nil }
 
 func TestBadOptionsFailBeforeConnecting(t *testing.T) {
 	all := scenes(false)
-	for _, o := range []tui.Options{{Chapter: "99"}, {Workers: -1}, {Width: 10, Frames: 1}, {Script: "k"}, {Base: "relative"},
-		{Scenes: append(all, all[0])}, {Scenes: []scene.Scene{{Key: "4", Name: "04-x"}}}} {
-		if o.Scenes == nil {
-			o.Scenes = all
+	type options struct {
+		view  tui.Options
+		world world.Config
+	}
+	for _, o := range []options{{view: tui.Options{Chapter: "99"}}, {view: tui.Options{Workers: -1}},
+		{view: tui.Options{Width: 10, Frames: 1}}, {view: tui.Options{Script: "k"}},
+		{view: tui.Options{Scenes: append(all, all[0])}}, {view: tui.Options{Scenes: []scene.Scene{{Key: "4", Name: "04-x"}}}},
+		{world: world.Config{Base: "relative"}}, {world: world.Config{Hold: -time.Second}}} {
+		if o.view.Scenes == nil {
+			o.view.Scenes = all
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		err := tui.Run(ctx, o)
+		// No server answers there: an error that got as far as
+		// connecting would say so, not "tui:" or "world:".
+		err := run(ctx, "127.0.0.1:1", o.view, o.world)
 		cancel()
-		if err == nil || !strings.HasPrefix(err.Error(), "tui: ") {
-			t.Errorf("%+v: got %v, want a tui: error", o, err)
+		if err == nil || !strings.HasPrefix(err.Error(), "tui: ") && !strings.HasPrefix(err.Error(), "world: ") {
+			t.Errorf("%+v: got %v, want a tui: or world: error", o, err)
 		}
 	}
 }

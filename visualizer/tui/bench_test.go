@@ -14,7 +14,7 @@ func busy64(tb testing.TB, w, h int) Model {
 	ch := sceneOf(tb, "04")
 	m := NewModel(nil, nil, testKeys)
 	m.width, m.height = w, h
-	items := []any{ChapterStarted{Scene: ch, Path: dir, Dir: dir, Hold: 300 * time.Millisecond}}
+	items := []Msg{ChapterStarted{Scene: ch, Path: dir, Dir: dir, Hold: 300 * time.Millisecond}}
 	q := QueueSnapshot{Dir: dir}
 	for i := 1; i <= 64; i++ {
 		name := fmt.Sprintf("worker-%d", i)
@@ -48,7 +48,7 @@ func BenchmarkView64Workers(b *testing.B) {
 // BenchmarkApplyBatch is one frame's worth of events from 64 busy workers.
 func BenchmarkApplyBatch(b *testing.B) {
 	m := busy64(b, 120, 40)
-	var batch []any
+	var batch []Msg
 	for i := range 200 {
 		batch = append(batch, ev(fmt.Sprintf("worker-%d", i%64+1), event.Request, "children", "", ""))
 	}

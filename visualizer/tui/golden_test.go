@@ -36,14 +36,14 @@ func TestGoldenFrames(t *testing.T) {
 		name  string
 		w, h  int
 		start Model
-		items []any
+		items []Msg
 		keys  []string
-		after []any
+		after []Msg
 	}{
 		{"04 hand-off 80x24", 80, 24, started(t, nil), released, nil, nil},
 		{"04 hand-off 100x30", 100, 30, started(t, nil), released, nil, nil},
 		{"04 holder killed 80x24", 80, 24, started(t, nil), handOff(), []string{"k"},
-			[]any{WorkerChange{Name: "worker-1", State: Crashed, Detail: "its node stays until the server expires the session (4s)"}}},
+			[]Msg{WorkerChange{Name: "worker-1", State: Crashed, Detail: "its node stays until the server expires the session (4s)"}}},
 		{"04 paused 80x24", 80, 24, started(t, nil), handOff(), []string{"space"}, nil},
 		{"03 herd 80x24", 80, 24, NewModel(nil, nil, testKeys), herd03, nil, nil},
 		{"07 new leader 80x24", 80, 24, NewModel(nil, nil, testKeys), electionBatch(t), nil, nil},
@@ -68,13 +68,13 @@ func TestGoldenFrames(t *testing.T) {
 
 // herdBatch is chapter 03 at the moment of a release: four waiters were
 // watching the one lock node, all four are told.
-func herdBatch(t testing.TB) []any {
+func herdBatch(t testing.TB) []Msg {
 	ch := sceneOf(t, "03")
 	lock := "/lockstep/visualizer/03-watch-lock/lock"
-	e := func(o string, k event.Kind, op, detail string) event.Event {
-		return event.Event{Time: t0, Owner: o, Kind: k, Op: op, Node: lock, Detail: detail}
+	e := func(o string, k event.Kind, op, detail string) LockEvent {
+		return LockEvent{event.Event{Time: t0, Owner: o, Kind: k, Op: op, Node: lock, Detail: detail}}
 	}
-	items := []any{ChapterStarted{Scene: ch, Path: lock, Dir: "/lockstep/visualizer/03-watch-lock", Hold: time.Second}}
+	items := []Msg{ChapterStarted{Scene: ch, Path: lock, Dir: "/lockstep/visualizer/03-watch-lock", Hold: time.Second}}
 	for i := 1; i <= 5; i++ {
 		items = append(items, WorkerChange{Name: fmt.Sprintf("worker-%d", i), State: Idle})
 	}
@@ -102,11 +102,11 @@ func herdBatch(t testing.TB) []any {
 
 // electionBatch is chapter 07 as candidate-1 resigns: candidate-2, the
 // next candidate, is told and leads.
-func electionBatch(t testing.TB) []any {
+func electionBatch(t testing.TB) []Msg {
 	const dir = "/lockstep/visualizer/07-leader/election"
 	n := func(i int) string { return fmt.Sprintf("_c_0123456789abcdef0123456789abcdef-n_%010d", i) }
-	e := func(o string, k event.Kind, op string, i int, detail string) event.Event {
-		return event.Event{Time: t0, Owner: o, Kind: k, Op: op, Node: dir + "/" + n(i), Detail: detail}
+	e := func(o string, k event.Kind, op string, i int, detail string) LockEvent {
+		return LockEvent{event.Event{Time: t0, Owner: o, Kind: k, Op: op, Node: dir + "/" + n(i), Detail: detail}}
 	}
 	q := func(owners ...int) QueueSnapshot {
 		s := QueueSnapshot{Dir: dir}
@@ -115,7 +115,7 @@ func electionBatch(t testing.TB) []any {
 		}
 		return s
 	}
-	items := []any{ChapterStarted{Scene: sceneOf(t, "07"), Path: dir, Dir: dir, Hold: time.Second}}
+	items := []Msg{ChapterStarted{Scene: sceneOf(t, "07"), Path: dir, Dir: dir, Hold: time.Second}}
 	for i := 1; i <= 4; i++ {
 		items = append(items, WorkerChange{Name: fmt.Sprintf("candidate-%d", i), State: Idle})
 	}
@@ -136,12 +136,12 @@ func electionBatch(t testing.TB) []any {
 
 // watchBatch is chapter 01 right after a write: the two watchers were
 // told, their watches are used up, one has read again.
-func watchBatch(t testing.TB) []any {
+func watchBatch(t testing.TB) []Msg {
 	const dir = "/lockstep/visualizer/01-watch"
-	e := func(o string, k event.Kind, op, detail string) event.Event {
-		return event.Event{Time: t0, Owner: o, Kind: k, Op: op, Node: dir + "/config", Detail: detail}
+	e := func(o string, k event.Kind, op, detail string) LockEvent {
+		return LockEvent{event.Event{Time: t0, Owner: o, Kind: k, Op: op, Node: dir + "/config", Detail: detail}}
 	}
-	items := []any{ChapterStarted{Scene: sceneOf(t, "01"), Path: dir + "/config", Dir: dir, Hold: time.Second}}
+	items := []Msg{ChapterStarted{Scene: sceneOf(t, "01"), Path: dir + "/config", Dir: dir, Hold: time.Second}}
 	for i := 1; i <= 3; i++ {
 		items = append(items, WorkerChange{Name: fmt.Sprintf("worker-%d", i), State: Idle})
 	}

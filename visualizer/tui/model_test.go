@@ -39,12 +39,12 @@ var t0 = time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func node(seq int) string { return fmt.Sprintf("lock-%010d", seq) }
 
-func ev(owner string, k event.Kind, op, n, detail string) event.Event {
+func ev(owner string, k event.Kind, op, n, detail string) LockEvent {
 	full := ""
 	if n != "" {
 		full = dir + "/" + n
 	}
-	return event.Event{Time: t0, Owner: owner, Kind: k, Op: op, Node: full, Detail: detail}
+	return LockEvent{event.Event{Time: t0, Owner: owner, Kind: k, Op: op, Node: full, Detail: detail}}
 }
 
 // started is a model that has begun chapter 04 with three workers.
@@ -53,7 +53,7 @@ func started(t *testing.T, ctl Controller) Model {
 	ch := sceneOf(t, "04")
 	m := NewModel(ctl, nil, testKeys)
 	m.width, m.height = 100, 30
-	return m.apply([]any{ChapterStarted{Scene: ch, Path: dir, Dir: dir, Hold: 200 * time.Millisecond},
+	return m.apply([]Msg{ChapterStarted{Scene: ch, Path: dir, Dir: dir, Hold: 200 * time.Millisecond},
 		WorkerChange{Name: "worker-1", State: Idle}, WorkerChange{Name: "worker-2", State: Idle},
 		WorkerChange{Name: "worker-3", State: Idle}})
 }
@@ -69,8 +69,8 @@ func queueOf(owners ...string) QueueSnapshot {
 
 // handOff is chapter 04 at work: worker-1 holds, 2 waits behind 1, 3
 // behind 2; then 1 releases and only 2 is told.
-func handOff() []any {
-	return []any{
+func handOff() []Msg {
+	return []Msg{
 		queueOf("worker-1", "worker-2", "worker-3"),
 		ev("worker-1", event.Request, "create", "", ""),
 		ev("worker-1", event.Request, "children", "", ""),
@@ -125,7 +125,7 @@ func TestEventsDriveWorkerStates(t *testing.T) {
 	})
 	t.Run("a request marks an idle worker as requesting", func(t *testing.T) {
 		m := started(t, nil)
-		m = m.apply([]any{ev("worker-1", event.Request, "create", "", "")})
+		m = m.apply([]Msg{ev("worker-1", event.Request, "create", "", "")})
 		if got := m.workers["worker-1"].state; got != Requesting {
 			t.Errorf("state %v, want requesting", got)
 		}
@@ -143,7 +143,7 @@ func TestEventsDriveWorkerStates(t *testing.T) {
 		}
 	})
 	t.Run("a release hands the lock to the one waiter that was told", func(t *testing.T) {
-		m := m.apply([]any{
+		m := m.apply([]Msg{
 			ev("worker-1", event.Request, "delete", node(1), ""),
 			ev("worker-2", event.Notified, "", node(1), "EventNodeDeleted"),
 			ev("worker-1", event.Released, "", node(1), ""),
@@ -164,13 +164,13 @@ func TestEventsDriveWorkerStates(t *testing.T) {
 		}
 	})
 	t.Run("a notified waiter flashes until it holds", func(t *testing.T) {
-		m := m.apply([]any{ev("worker-2", event.Notified, "", node(1), "EventNodeDeleted")})
+		m := m.apply([]Msg{ev("worker-2", event.Notified, "", node(1), "EventNodeDeleted")})
 		if !regexp.MustCompile(`worker-2\s+NOTIFIED`).MatchString(m.View()) {
 			t.Errorf("the notified worker does not flash:\n%s", m.View())
 		}
 	})
 	t.Run("a waiter notified in vain counts a wasted wake-up", func(t *testing.T) {
-		m := m.apply([]any{
+		m := m.apply([]Msg{
 			ev("worker-3", event.Notified, "", node(2), "EventNodeDeleted"),
 			ev("worker-3", event.Request, "children", "", ""),
 			ev("worker-3", event.WatchSet, "get", node(1), ""),
@@ -181,20 +181,20 @@ func TestEventsDriveWorkerStates(t *testing.T) {
 		}
 	})
 	t.Run("losing the lock frees the worker and counts as a release", func(t *testing.T) {
-		m := m.apply([]any{ev("worker-1", event.Lost, "", node(1), "session expired")})
+		m := m.apply([]Msg{ev("worker-1", event.Lost, "", node(1), "session expired")})
 		if w := m.workers["worker-1"]; w.state != Idle || w.detail != "session expired" || m.releases != 1 {
 			t.Errorf("after Lost: state %v detail %q releases %d", w.state, w.detail, m.releases)
 		}
 	})
 	t.Run("info events are logged and change nothing else", func(t *testing.T) {
 		before := m.workers["worker-1"].state
-		m := m.apply([]any{ev("worker-1", event.Info, "", "", "counter 1 → 2")})
+		m := m.apply([]Msg{ev("worker-1", event.Info, "", "", "counter 1 → 2")})
 		if m.workers["worker-1"].state != before || !strings.HasSuffix(m.log[len(m.log)-1], "counter 1 → 2") {
 			t.Errorf("info changed state or was not logged: %v %q", m.workers["worker-1"].state, m.log[len(m.log)-1])
 		}
 	})
 	t.Run("protected GUIDs are dropped from the log", func(t *testing.T) {
-		m := m.apply([]any{ev("worker-1", event.Request, "get", "_c_0123456789abcdef0123456789abcdef-lock-0000000009", "")})
+		m := m.apply([]Msg{ev("worker-1", event.Request, "get", "_c_0123456789abcdef0123456789abcdef-lock-0000000009", "")})
 		if got := m.log[len(m.log)-1]; got != "worker-1 get lock-0000000009" {
 			t.Errorf("log line %q", got)
 		}
@@ -206,10 +206,10 @@ func TestHerdAndHandOffReadDifferently(t *testing.T) {
 	ch := sceneOf(t, "03")
 	m := NewModel(nil, nil, testKeys)
 	lock := "/v/03/lock"
-	e := func(o string, k event.Kind, op, detail string) event.Event {
-		return event.Event{Time: t0, Owner: o, Kind: k, Op: op, Node: lock, Detail: detail}
+	e := func(o string, k event.Kind, op, detail string) LockEvent {
+		return LockEvent{event.Event{Time: t0, Owner: o, Kind: k, Op: op, Node: lock, Detail: detail}}
 	}
-	items := []any{ChapterStarted{Scene: ch, Path: lock, Dir: "/v/03", Hold: time.Second},
+	items := []Msg{ChapterStarted{Scene: ch, Path: lock, Dir: "/v/03", Hold: time.Second},
 		QueueSnapshot{Dir: "/v/03", Nodes: []QueueNode{{Name: "lock", Seq: -1, Owner: "worker-1"}}},
 		e("worker-1", event.Acquired, "", "")}
 	for i := 2; i <= 5; i++ {
@@ -220,7 +220,7 @@ func TestHerdAndHandOffReadDifferently(t *testing.T) {
 	if !strings.Contains(m.View(), "watched by 4") {
 		t.Errorf("the herd is not visible before the release:\n%s", m.View())
 	}
-	items = []any{e("worker-1", event.Released, "", "")}
+	items = []Msg{e("worker-1", event.Released, "", "")}
 	for i := 2; i <= 5; i++ {
 		items = append(items, e(fmt.Sprintf("worker-%d", i), event.Notified, "", "EventNodeDeleted"))
 	}
@@ -340,7 +340,7 @@ func TestKeys(t *testing.T) {
 	})
 	t.Run("a crashed worker cannot be killed again", func(t *testing.T) {
 		ctl.calls = nil
-		m := base.apply([]any{WorkerChange{Name: "worker-1", State: Crashed, Detail: "killed"}})
+		m := base.apply([]Msg{WorkerChange{Name: "worker-1", State: Crashed, Detail: "killed"}})
 		m, _ = press(t, m, "down")
 		m, cmd := press(t, m, "k")
 		run(cmd)
@@ -371,39 +371,39 @@ func press1View(t *testing.T, m Model, k string) string {
 func TestWorkerChanges(t *testing.T) {
 	m := started(t, nil).apply(handOff())
 	t.Run("a killed worker's node is marked until the server deletes it", func(t *testing.T) {
-		m := m.apply([]any{WorkerChange{Name: "worker-1", State: Crashed, Detail: "its node stays"}})
+		m := m.apply([]Msg{WorkerChange{Name: "worker-1", State: Crashed, Detail: "its node stays"}})
 		if v := m.View(); !strings.Contains(v, node(1)+" worker-1 (crashed)") || !strings.Contains(v, "crashed") {
 			t.Errorf("crash not shown:\n%s", v)
 		}
 		before := m.workers["worker-1"].requests
-		m = m.apply([]any{ev("worker-1", event.Request, "delete", node(1), "")})
+		m = m.apply([]Msg{ev("worker-1", event.Request, "delete", node(1), "")})
 		if m.workers["worker-1"].state != Crashed || m.workers["worker-1"].requests != before {
 			t.Error("events after the kill changed the crashed worker")
 		}
-		m = m.apply([]any{QueueSnapshot{Dir: dir, Nodes: queueOf("worker-1", "worker-2", "worker-3").Nodes[1:]}})
+		m = m.apply([]Msg{QueueSnapshot{Dir: dir, Nodes: queueOf("worker-1", "worker-2", "worker-3").Nodes[1:]}})
 		if !strings.Contains(strings.Join(m.log, "\n"), "server deleted lock-0000000001: worker-1's session expired") {
 			t.Errorf("the server's delete is not logged:\n%s", strings.Join(m.log, "\n"))
 		}
 	})
 	t.Run("a cut-off worker stays cut off until its session expires", func(t *testing.T) {
-		m := m.apply([]any{WorkerChange{Name: "worker-2", State: CutOff, Detail: "link cut"},
+		m := m.apply([]Msg{WorkerChange{Name: "worker-2", State: CutOff, Detail: "link cut"},
 			ev("worker-2", event.Request, "children", "", "")})
 		if m.workers["worker-2"].state != CutOff {
 			t.Errorf("state %v, want cut off", m.workers["worker-2"].state)
 		}
-		m = m.apply([]any{WorkerChange{Name: "worker-2", State: Expired, Detail: "expired"},
+		m = m.apply([]Msg{WorkerChange{Name: "worker-2", State: Expired, Detail: "expired"},
 			ev("worker-2", event.Request, "create", "", "")})
 		if m.workers["worker-2"].state != Expired || len(m.workers["worker-2"].watching) != 0 {
 			t.Errorf("state %v watching %v, want expired with no watches", m.workers["worker-2"].state, m.workers["worker-2"].watching)
 		}
-		m = m.apply([]any{ev("worker-2", event.WatchSet, "get", node(3), "")})
+		m = m.apply([]Msg{ev("worker-2", event.WatchSet, "get", node(3), "")})
 		if m.workers["worker-2"].state != Waiting {
 			t.Errorf("back in the queue, state %v, want waiting", m.workers["worker-2"].state)
 		}
 	})
 	t.Run("a new chapter forgets the old one", func(t *testing.T) {
 		ch := sceneOf(t, "03")
-		m := m.apply([]any{ChapterStarted{Scene: ch, Dir: "/x"}})
+		m := m.apply([]Msg{ChapterStarted{Scene: ch, Dir: "/x"}})
 		if len(m.workers) != 0 || m.requests != 0 || len(m.queue.Nodes) != 0 || m.chapter.Key != "03" {
 			t.Errorf("state left over: %d workers, %d requests", len(m.workers), m.requests)
 		}
@@ -413,13 +413,13 @@ func TestWorkerChanges(t *testing.T) {
 		m, _ = press(t, m, "down")
 		m, _ = press(t, m, "down")
 		m, _ = press(t, m, "down")
-		m = m.apply([]any{WorkerChange{Name: "worker-3", State: Stopped, Detail: "unlocks and closes its session"}})
+		m = m.apply([]Msg{WorkerChange{Name: "worker-3", State: Stopped, Detail: "unlocks and closes its session"}})
 		if _, ok := m.workers["worker-3"]; ok || len(m.order) != 2 || m.cursor != 1 {
 			t.Errorf("worker-3 still there: order %v cursor %d", m.order, m.cursor)
 		}
 	})
 	t.Run("notices go to the log", func(t *testing.T) {
-		m := m.apply([]any{Notice{Text: "worker-9 lock: boom"}})
+		m := m.apply([]Msg{Notice{Text: "worker-9 lock: boom"}})
 		if m.log[len(m.log)-1] != "worker-9 lock: boom" {
 			t.Errorf("log ends with %q", m.log[len(m.log)-1])
 		}
@@ -427,7 +427,7 @@ func TestWorkerChanges(t *testing.T) {
 	t.Run("the log keeps the latest lines only", func(t *testing.T) {
 		m := m
 		for i := range 5 * logKeep {
-			m = m.apply([]any{Notice{Text: fmt.Sprint(i)}})
+			m = m.apply([]Msg{Notice{Text: fmt.Sprint(i)}})
 		}
 		if len(m.log) > 2*logKeep || m.log[len(m.log)-1] != fmt.Sprint(5*logKeep-1) {
 			t.Errorf("log has %d lines ending %q", len(m.log), m.log[len(m.log)-1])
@@ -437,9 +437,9 @@ func TestWorkerChanges(t *testing.T) {
 
 func TestUpdatePlumbing(t *testing.T) {
 	t.Run("each batch re-arms the wait for the next one", func(t *testing.T) {
-		src := &fakeSource{batches: [][]any{{Notice{Text: "second"}}}}
+		src := &fakeSource{batches: [][]Msg{{Notice{Text: "second"}}}}
 		m := NewModel(nil, src, testKeys)
-		m, cmd := update(t, m, lockEventMsg{[]any{Notice{Text: "first"}}})
+		m, cmd := update(t, m, lockEventMsg{[]Msg{Notice{Text: "first"}}})
 		msgs := run(cmd)
 		if len(msgs) != 1 {
 			t.Fatalf("got %d messages, want the next batch", len(msgs))
@@ -457,7 +457,7 @@ func TestUpdatePlumbing(t *testing.T) {
 	})
 	t.Run("a notification starts the flash ticker and it stops when flashes end", func(t *testing.T) {
 		m := started(t, nil).apply(handOff())
-		m, cmd := update(t, m, lockEventMsg{[]any{ev("worker-2", event.Notified, "", node(1), "EventNodeDeleted")}})
+		m, cmd := update(t, m, lockEventMsg{[]Msg{ev("worker-2", event.Notified, "", node(1), "EventNodeDeleted")}})
 		if !m.ticking || cmd == nil {
 			t.Fatal("no ticker after a notification")
 		}
@@ -497,9 +497,9 @@ func TestUpdatePlumbing(t *testing.T) {
 	})
 }
 
-type fakeSource struct{ batches [][]any }
+type fakeSource struct{ batches [][]Msg }
 
-func (f *fakeSource) Next() []any {
+func (f *fakeSource) Next() []Msg {
 	if len(f.batches) == 0 {
 		return nil
 	}

@@ -21,6 +21,15 @@ func shortNode(name string) string {
 	return zkpath.ProtectedPrefix.ReplaceAllString(name[strings.LastIndexByte(name, '/')+1:], "")
 }
 
+// sequenceOf is the 10-digit suffix ZooKeeper appends (zkpath.SequenceOf),
+// or -1: the view sorts and shortens by it.
+func sequenceOf(name string) int64 {
+	if seq, ok := zkpath.SequenceOf(name); ok {
+		return seq
+	}
+	return -1
+}
+
 // compactNode drops the sequence's leading zeros ("lock-12") for narrow
 // terminals; the log keeps the full name.
 func compactNode(name string) string {

@@ -36,7 +36,7 @@ import (
 type Replay struct {
 	rec   event.Recording
 	start ChapterStarted
-	steps [][]any
+	steps [][]Msg
 }
 
 // NewReplay prepares rec to be shown with sc's words.
@@ -82,7 +82,7 @@ func NewReplay(rec event.Recording, sc scene.Scene) *Replay {
 
 // queueSteps pairs each event with the queue it leaves behind, when that
 // changed.
-func queueSteps(events []event.Event, dir string, tag func(string) string) [][]any {
+func queueSteps(events []event.Event, dir string, tag func(string) string) [][]Msg {
 	type live struct {
 		QueueNode
 		at int // order of appearance, for nodes without a sequence
@@ -141,7 +141,7 @@ func queueSteps(events []event.Event, dir string, tag func(string) string) [][]a
 		}
 		return ""
 	}
-	steps := make([][]any, len(events))
+	steps := make([][]Msg, len(events))
 	for i, e := range events {
 		var before, after bool
 		switch {
@@ -167,11 +167,11 @@ func queueSteps(events []event.Event, dir string, tag func(string) string) [][]a
 		}
 		switch {
 		case before:
-			steps[i] = []any{snapshot(), e}
+			steps[i] = []Msg{snapshot(), LockEvent{e}}
 		case after:
-			steps[i] = []any{e, snapshot()}
+			steps[i] = []Msg{LockEvent{e}, snapshot()}
 		default:
-			steps[i] = []any{e}
+			steps[i] = []Msg{LockEvent{e}}
 		}
 	}
 	return steps
@@ -187,7 +187,7 @@ func (r *Replay) BrokeAt() int { return r.rec.Header.BrokeAt }
 // At is the model after the first k events (0 ≤ k ≤ Len).
 func (r *Replay) At(k int) Model {
 	k = max(0, min(k, len(r.steps)))
-	items := []any{r.start}
+	items := []Msg{r.start}
 	for _, s := range r.steps[:k] {
 		items = append(items, s...)
 	}

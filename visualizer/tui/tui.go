@@ -1,14 +1,19 @@
-// Package tui is lockstep's visualizer engine: K workers, each with its own
-// ZooKeeper session, run a chapter's real lock against a real server, and
-// the terminal shows the queue of lock nodes as ZooKeeper has it, who
+// Package tui is lockstep's visualizer engine: the view of K workers, each
+// with its own ZooKeeper session, running a chapter's real lock against a
+// real server. It shows the queue of lock nodes as ZooKeeper has it, who
 // watches whom, which watchers a deletion wakes, and what each worker is
-// doing. Keys kill or expire a worker, add or remove one, pause, change the
-// pace, or switch chapter.
+// doing; its keys kill or expire a worker, add or remove one, pause,
+// change the pace, or switch chapter.
 //
-// The engine knows no chapter: it shows the scenes (internal/scene) it is
-// given, and visualizer/main.go is the one place that lists them:
+// The engine knows no chapter and no server: it shows the scenes
+// (internal/scene) it is given, and a World (visualizer/world is the live
+// one) tells it what happens and does what its keys ask.
+// visualizer/main.go is the one place that lists the scenes and builds
+// the world:
 //
-//	err := tui.Run(ctx, tui.Options{Scenes: scenes, Chapter: "04"})
+//	w, err := world.New(ctx, world.Config{Servers: servers, Scenes: scenes})
+//	…
+//	err = tui.Run(ctx, w, tui.Options{Scenes: scenes, Chapter: "04"})
 package tui
 
 import (
@@ -18,34 +23,37 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
-	"github.com/lockstep-zk/lockstep/internal/demo"
-	"github.com/lockstep-zk/lockstep/internal/randhex"
 	"github.com/lockstep-zk/lockstep/internal/scene"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
 )
 
-// Options says what to run. Scenes is required; the other zero values run
-// the first scene with 5 workers against a server from zkserver.Start.
+// World is what Run shows: the keys act on it (Controller) and it tells
+// what happened (Source). visualizer/world is the real one.
+type World interface {
+	Controller
+	Source
+	// Start runs chapter ch with n workers, the first chapter shown.
+	Start(ch scene.Scene, n int) error
+	// Pending is what happened so far, without waiting (-frames).
+	Pending() []Msg
+	// Failed is closed when the scenes' code panicked; Err then returns
+	// the panic (nil before).
+	Failed() <-chan struct{}
+	Err() error
+}
+
+// Options says what to show. Scenes is required; the other zero values
+// show the first scene with 5 workers.
 type Options struct {
 	Scenes  []scene.Scene // every chapter that can be shown, in key order
 	Chapter string        // "04", "4" or "04-sequential-lock"; default: the first scene
-	Servers string        // host:port,…; empty: $ZK_SERVERS, else Docker, else a local install
 	Workers int           // default 5
-	Hold    time.Duration // time inside the critical section; default 300ms
-	Session time.Duration // session timeout; default zkconn.DefaultSessionTimeout
-	// Base is the znode under which each chapter gets its own. Default: a
-	// root of this run's own, /lockstep/visualizer/run-<random>, deleted on
-	// the way out, so that learners sharing one server never meet.
-	Base string
-	// Workshop: the scenes run the learner's lock (the visualizer was built
-	// with -tags workshop and an -overlay); the header says "your lock".
-	Workshop bool
 
 	// Script presses keys at given times: "2s:k,5s:e,8s:3" (key names as in
 	// the help bar; "space", "up", "down" spelled out).
@@ -59,6 +67,10 @@ type Options struct {
 	Width, Height int           // default 100×30
 	Out           io.Writer
 }
+
+// Check fills in o's defaults and says what is wrong with it, before
+// anything connects.
+func (o *Options) Check() error { return o.defaults() }
 
 func (o *Options) defaults() error {
 	keys := map[string]bool{}
@@ -80,12 +92,6 @@ func (o *Options) defaults() error {
 	if o.Workers == 0 {
 		o.Workers = 5
 	}
-	if o.Hold == 0 {
-		o.Hold = 300 * time.Millisecond
-	}
-	if o.Session == 0 {
-		o.Session = zkconn.DefaultSessionTimeout
-	}
 	if o.Interval == 0 {
 		o.Interval = 500 * time.Millisecond
 	}
@@ -101,14 +107,8 @@ func (o *Options) defaults() error {
 	switch {
 	case o.Workers < 1 || o.Workers > 256:
 		return fmt.Errorf("tui: %d workers: want 1 to 256", o.Workers)
-	case o.Hold < 0:
-		return fmt.Errorf("tui: hold %v: want ≥ 0", o.Hold)
-	case o.Session < 0:
-		return fmt.Errorf("tui: session %v: want > 0", o.Session)
 	case o.Width < 40 || o.Height < 12:
 		return fmt.Errorf("tui: %dx%d: want at least 40x12", o.Width, o.Height)
-	case o.Base != "" && !strings.HasPrefix(o.Base, "/") || strings.HasSuffix(o.Base, "/") || strings.Contains(o.Base, "//"):
-		return fmt.Errorf("tui: path %q: want an absolute znode path like /lockstep/visualizer", o.Base)
 	}
 	if _, ok := lookup(o.Scenes, o.Chapter); !ok {
 		return fmt.Errorf("tui: chapter %q: want one of %s", o.Chapter, strings.Join(keysOf(o.Scenes), ", "))
@@ -117,62 +117,47 @@ func (o *Options) defaults() error {
 	return err
 }
 
-// Run starts the workers and shows them until the learner quits, ctx ends
-// (Ctrl-C, SIGTERM, SIGHUP in the visualizer's main) or a scene's code
-// panics; then it closes every session, deletes what it created and stops
-// the server it started. A panic is returned as a *PanicError, after the
-// terminal was restored.
-func Run(ctx context.Context, opts Options) error {
+// Run starts opts.Chapter in w and shows it until the learner quits, ctx
+// ends (Ctrl-C, SIGTERM, SIGHUP in the visualizer's main) or a scene's code
+// panics, which Run returns (w.Err()) after the terminal was restored.
+// The caller closes w afterwards: its sessions, its nodes.
+func Run(ctx context.Context, w World, opts Options) error {
 	if err := opts.defaults(); err != nil {
 		return err
 	}
 	ch, _ := lookup(opts.Scenes, opts.Chapter)
 	script, _ := parseScript(opts.Script)
-	servers, stopServer, err := demo.Servers(ctx, opts.Servers, io.Discard)
-	defer stopServer()
-	if err != nil {
-		return err
-	}
-	base, own := opts.Base, opts.Base == ""
-	if own {
-		base = "/lockstep/visualizer/run-" + randhex.String(4)
-	}
-	rt, err := newRuntime(ctx, servers, base, opts.Session, opts.Hold)
-	if err != nil {
-		return err
-	}
-	rt.scenes, rt.workshop, rt.ownBase = opts.Scenes, opts.Workshop, own
-	defer rt.Close()
-
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	if opts.Frames > 0 {
-		return runFrames(ctx, rt, ch, opts, script)
+		return runFrames(ctx, w, ch, opts, script)
 	}
+	p := tea.NewProgram(NewModel(w, w, keysOf(opts.Scenes)), tea.WithAltScreen(), tea.WithContext(ctx), tea.WithFPS(30))
 	go func() {
-		rt.mu.Lock()
-		defer rt.mu.Unlock()
-		if err := rt.start(ch, opts.Workers); err != nil {
-			rt.inbox.put(Notice{Text: "start: " + err.Error()})
+		if err := w.Start(ch, opts.Workers); err != nil {
+			p.Send(lockEventMsg{[]Msg{Notice{Text: "start: " + err.Error()}}})
 		}
 	}()
-	p := tea.NewProgram(NewModel(rt, rt, keysOf(opts.Scenes)), tea.WithAltScreen(), tea.WithContext(ctx), tea.WithFPS(30))
 	go func() {
 		select {
-		case <-rt.failed: // a worker panicked: end the view the normal way
+		case <-w.Failed(): // a worker panicked: end the view the normal way
 			p.Quit()
-		case <-rt.ctx.Done():
+		case <-ctx.Done():
 		}
 	}()
 	go func() {
 		start := time.Now()
 		for _, s := range script {
-			if !sleep(rt.ctx, time.Until(start.Add(s.at))) {
+			select {
+			case <-time.After(time.Until(start.Add(s.at))):
+			case <-ctx.Done():
 				return
 			}
 			p.Send(s.key)
 		}
 	}()
-	_, err = p.Run()
-	if perr := rt.panicked(); perr != nil {
+	_, err := p.Run()
+	if perr := w.Err(); perr != nil {
 		return perr
 	}
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
@@ -182,40 +167,42 @@ func Run(ctx context.Context, opts Options) error {
 }
 
 // runFrames renders frames to opts.Out instead of running a terminal UI.
-func runFrames(ctx context.Context, rt *runtime, ch scene.Scene, opts Options, script []scripted) error {
+// The keys' commands run on goroutines of their own, as in the terminal,
+// and are waited for before it returns.
+func runFrames(ctx context.Context, w World, ch scene.Scene, opts Options, script []scripted) error {
 	lipgloss.SetColorProfile(termenv.Ascii)
-	rt.mu.Lock()
-	err := rt.start(ch, opts.Workers)
-	rt.mu.Unlock()
-	if perr := rt.panicked(); perr != nil {
+	err := w.Start(ch, opts.Workers)
+	if perr := w.Err(); perr != nil {
 		return perr
 	}
 	if err != nil {
 		return err
 	}
-	m := NewModel(rt, nil, keysOf(opts.Scenes))
+	var cmds sync.WaitGroup
+	defer cmds.Wait()
+	m := NewModel(w, nil, keysOf(opts.Scenes))
 	m.width, m.height = opts.Width, opts.Height
 	start := time.Now()
 	for i := range opts.Frames {
 		select {
 		case <-time.After(opts.Interval):
-		case <-rt.failed:
-			return rt.panicked()
+		case <-w.Failed():
+			return w.Err()
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 		now := time.Now()
-		m = m.apply(rt.inbox.take())
+		m = m.apply(w.Pending())
 		for len(script) > 0 && now.Sub(start) >= script[0].at {
 			next, cmd := m.key(script[0].key)
 			m = next.(Model)
 			if cmd != nil {
-				rt.wg.Add(1)
-				go func() { defer rt.wg.Done(); cmd() }()
+				cmds.Add(1)
+				go func() { defer cmds.Done(); cmd() }()
 			}
 			script = script[1:]
 		}
-		m = m.apply(rt.inbox.take())
+		m = m.apply(w.Pending())
 		m.now = now
 		fmt.Fprintf(opts.Out, "── frame %d/%d ──\n%s\n", i+1, opts.Frames, m.View())
 	}

@@ -66,7 +66,7 @@ func TestAHolderNeverFlashes(t *testing.T) {
 	// set as a waiter fires late): its row still says what its node's row
 	// says.
 	m := started(t, nil).apply(handOff())
-	m = m.apply([]any{ev("worker-1", event.Notified, "", node(1), "EventNodeDataChanged")})
+	m = m.apply([]Msg{ev("worker-1", event.Notified, "", node(1), "EventNodeDataChanged")})
 	v := m.View()
 	if !strings.Contains(v, "worker-1 HOLDS") || !regexp.MustCompile(`worker-1\s+holding`).MatchString(v) {
 		t.Errorf("the holder's two rows disagree:\n%s", v)
@@ -86,26 +86,11 @@ func TestTheHelpBarListsTheScenesKeys(t *testing.T) {
 	}
 }
 
-func TestPanicSitesPointIntoTheChapter(t *testing.T) {
-	for in, want := range map[string]string{
-		"/home/me/lockstep/04-sequential-lock/seqlock/node.go": "04-sequential-lock/seqlock/node.go",
-		"/work/main/visualizer/main_test.go":                   "visualizer/main_test.go",
-	} {
-		if got := inModule(in); got != want {
-			t.Errorf("inModule(%q) = %q, want %q", in, got, want)
-		}
-	}
-	e := &PanicError{Worker: "worker-2", Value: "TODO(workshop): x", Where: "04-sequential-lock/seqlock/node.go:9"}
-	if e.Error() != "worker-2: panic: TODO(workshop): x (at 04-sequential-lock/seqlock/node.go:9)" {
-		t.Errorf("%q", e.Error())
-	}
-}
-
 func TestOnlyTheHeldNodeIsMarked(t *testing.T) {
 	// worker-1 released node 1 and holds node 4; the snapshot still lists
 	// both for a moment.
 	m := started(t, nil).apply(handOff())
-	m = m.apply([]any{ev("worker-1", event.Released, "", node(1), ""), ev("worker-1", event.Acquired, "", node(4), ""),
+	m = m.apply([]Msg{ev("worker-1", event.Released, "", node(1), ""), ev("worker-1", event.Acquired, "", node(4), ""),
 		QueueSnapshot{Dir: dir, Nodes: []QueueNode{{Name: node(1), Seq: 1, Owner: "worker-1"}, {Name: node(4), Seq: 4, Owner: "worker-1"}}}})
 	v := m.View()
 	if strings.Count(v, "HOLDS") != 1 || !strings.Contains(v, node(4)+" worker-1 HOLDS") {
@@ -124,7 +109,7 @@ func TestAnArrowNeverCutsTheLeadersMark(t *testing.T) {
 			}
 			items[i] = q
 		}
-		if e, ok := it.(event.Event); ok {
+		if e, ok := it.(LockEvent); ok {
 			e.Node = strings.Replace(e.Node, "-n_", "-latch-", 1)
 			items[i] = e
 		}

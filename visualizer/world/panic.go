@@ -1,4 +1,4 @@
-package tui
+package world
 
 import (
 	"fmt"
@@ -9,10 +9,10 @@ import (
 
 // A chapter's code may panic: with the visualizer built against a learner's
 // exercise (go run -tags workshop -overlay …), every TODO(workshop) stub
-// does. The engine calls a scene's code only from its own goroutines and
+// does. The world calls a scene's code only from its own goroutines and
 // through protect, which turns the panic into a *PanicError; the first one
-// ends the view the normal way (the terminal restored, every session
-// closed, every node deleted) and Run returns it.
+// closes Failed, and the view ends the normal way (the terminal restored,
+// every session closed, every node deleted).
 
 // PanicError is a panic in a scene's code, caught in the worker that ran it.
 type PanicError struct {
@@ -30,7 +30,7 @@ func (e *PanicError) Error() string {
 }
 
 // protect runs f and turns a panic inside it into a *PanicError.
-func (r *runtime) protect(worker string, f func() error) (err error) {
+func (w *World) protect(worker string, f func() error) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = &PanicError{Worker: worker, Value: v, Where: panicSite()}
@@ -69,19 +69,22 @@ func inModule(file string) string {
 	return strings.Join(parts[max(0, len(parts)-2):], "/")
 }
 
-// fail records the first panic and tells Run to end the view.
-func (r *runtime) fail(err error) {
-	r.failOnce.Do(func() {
-		r.failure = err
-		close(r.failed)
+// fail records the first panic and closes Failed.
+func (w *World) fail(err error) {
+	w.failOnce.Do(func() {
+		w.failure = err
+		close(w.failed)
 	})
 }
 
-// failed returns the panic that ended the view, if one did.
-func (r *runtime) panicked() error {
+// Failed is closed when a scene's code panicked: the view must end.
+func (w *World) Failed() <-chan struct{} { return w.failed }
+
+// Err is the panic (a *PanicError) that closed Failed, or nil.
+func (w *World) Err() error {
 	select {
-	case <-r.failed:
-		return r.failure
+	case <-w.failed:
+		return w.failure
 	default:
 		return nil
 	}

@@ -3,12 +3,28 @@ package tui
 import (
 	"time"
 
+	"github.com/lockstep-zk/lockstep/event"
+
 	"github.com/lockstep-zk/lockstep/internal/scene"
 )
 
 // The model learns what happens in the world only through these values,
-// which the runtime (or a test) delivers in batches (lockEventMsg). Lock
-// events (event.Event) travel the same way.
+// which the world (visualizer/world, a replay, or a test) delivers in
+// batches, at most one a frame (lockEventMsg).
+
+// Msg is one thing that happened in the world: a ChapterStarted, a
+// QueueSnapshot, a WorkerChange, a Notice or a LockEvent, and nothing
+// else (the unexported method closes the list).
+type Msg interface{ worldMsg() }
+
+// LockEvent is what a worker's lock reported through its event.Observer.
+type LockEvent struct{ event.Event }
+
+func (ChapterStarted) worldMsg() {}
+func (QueueSnapshot) worldMsg()  {}
+func (WorkerChange) worldMsg()   {}
+func (Notice) worldMsg()         {}
+func (LockEvent) worldMsg()      {}
 
 // ChapterStarted says a chapter's workers are starting: everything the
 // view knew about the previous chapter is forgotten.

@@ -1,0 +1,256 @@
+package tui
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/lockstep-zk/lockstep/event"
+)
+
+// The model is a fold of what happened: apply takes one batch from the
+// world (ChapterStarted, QueueSnapshot, WorkerChange, Notice, LockEvent)
+// and returns the model after it, leaving the one it was given as it was.
+
+// apply folds a batch of happenings into the model. It works on a copy
+// of the workers, so the model it was given is left as it was (Update is
+// pure: a test can branch two futures off one model).
+func (m Model) apply(items []Msg) Model {
+	m = m.own()
+	for _, it := range items {
+		switch it := it.(type) {
+		case ChapterStarted:
+			m = m.reset(it)
+		case QueueSnapshot:
+			m = m.queueChanged(it)
+		case WorkerChange:
+			w := m.worker(it.Name)
+			w.state = it.State
+			w.detail = it.Detail
+			if !it.State.alive() || it.State == Expired {
+				w.watching = map[string]string{}
+				w.woken = false
+			}
+			if it.State != Crashed {
+				w.node = "" // a crashed worker's node is still there
+			}
+			if it.Detail != "" {
+				m.addLog(it.Name + " " + strings.ToUpper(it.State.String()) + ": " + it.Detail)
+			}
+			if it.State == Stopped {
+				m = m.forget(it.Name)
+			}
+		case Notice:
+			m.addLog(it.Text)
+		case LockEvent:
+			m = m.event(it.Event)
+		}
+	}
+	return m
+}
+
+// own gives m its own copy of what it shares with the model it was copied
+// from: the workers, their order and the log.
+func (m Model) own() Model {
+	workers := make(map[string]*worker, len(m.workers))
+	for n, w := range m.workers {
+		c := *w
+		c.watching = maps.Clone(w.watching)
+		workers[n] = &c
+	}
+	m.workers = workers
+	m.order = slices.Clone(m.order)
+	m.log = slices.Clip(m.log)
+	return m
+}
+
+// queueChanged takes a new snapshot of the lock dir. A node that vanished
+// without its owner deleting it (a crashed or cut-off worker's) was removed
+// by the server when the session expired: the log says so, since no lock
+// event will.
+func (m Model) queueChanged(q QueueSnapshot) Model {
+	now := map[string]bool{}
+	for _, n := range q.Nodes {
+		now[n.Name] = true
+	}
+	for _, n := range m.queue.Nodes {
+		if now[n.Name] || n.Owner == "" {
+			continue
+		}
+		if w, ok := m.workers[n.Owner]; ok && (w.state == Crashed || w.state == CutOff) {
+			m.addLog(fmt.Sprintf("server deleted %s: %s's session expired", shortNode(n.Name), n.Owner))
+		}
+	}
+	m.queue = q
+	return m
+}
+
+func (m Model) reset(c ChapterStarted) Model {
+	m.chapter, m.path, m.dir, m.hold = c.Scene, c.Path, c.Dir, c.Hold
+	m.words, m.workshop = c.Scene.Words.WithDefaults(), c.Workshop
+	m.workers, m.order = map[string]*worker{}, nil
+	m.queue = QueueSnapshot{Dir: c.Dir}
+	m.acquired, m.requests, m.notified, m.wasted = 0, 0, 0, 0
+	m.releases, m.wakes, m.wokeNow, m.wokeLast = 0, 0, 0, 0
+	m.maxWoken, m.maxWaiting, m.maxHolders = 0, 0, 0
+	m.cursor = -1
+	m.status = ""
+	for _, n := range c.Workers {
+		m.worker(n)
+	}
+	m.addLog(fmt.Sprintf("── %s: %s", c.Scene.Name, c.Scene.Title))
+	return m
+}
+
+// worker returns the named worker, adding it if it is new.
+func (m *Model) worker(name string) *worker {
+	if w, ok := m.workers[name]; ok {
+		return w
+	}
+	w := &worker{name: name, watching: map[string]string{}}
+	m.workers[name] = w
+	m.order = append(m.order, name)
+	sort.SliceStable(m.order, func(i, j int) bool { return workerLess(m.order[i], m.order[j]) })
+	return w
+}
+
+// forget drops a worker that was removed cleanly: nothing of it is left
+// in ZooKeeper, so nothing of it is left on screen.
+func (m Model) forget(name string) Model {
+	delete(m.workers, name)
+	m.order = slices.DeleteFunc(slices.Clone(m.order), func(n string) bool { return n == name })
+	if m.cursor >= len(m.order) {
+		m.cursor = len(m.order) - 1
+	}
+	return m
+}
+
+// workerLess orders "worker-2" before "worker-10".
+func workerLess(a, b string) bool {
+	if len(a) != len(b) {
+		return len(a) < len(b)
+	}
+	return a < b
+}
+
+// event folds one lock event into the model: the per-worker state and the
+// counters the lesson is about.
+func (m Model) event(e event.Event) Model {
+	if e.Time.After(m.now) {
+		m.now = e.Time
+	}
+	if line := m.chapter.Line(e); line != "" {
+		m.addLog(protectedAnywhere.ReplaceAllString(line, ""))
+	}
+	if e.Owner == "" {
+		return m
+	}
+	w := m.worker(e.Owner)
+	if !w.state.alive() {
+		return m // a killed worker's last gasps
+	}
+	// A worker cut off stays "cut off" until its session expires, and an
+	// expired one stays "expired" until it is back in the queue: what its
+	// lock does meanwhile (failing requests) must not hide that.
+	prev := w.state
+	defer func() {
+		switch {
+		case prev == CutOff && w.state.alive():
+			w.state = CutOff
+		case prev == Expired && w.state != Waiting && w.state != Holding:
+			w.state = Expired
+		}
+	}()
+	switch e.Kind {
+	case event.Request:
+		w.requests++
+		m.requests++
+		if e.Op == "delete" && w.state == Holding && e.Node == w.node && !w.releasing {
+			// The holder lets go: its watchers may be told before its
+			// Released event, so the release's count starts here.
+			w.releasing = true
+			m.wokeLast, m.wokeNow = m.wokeNow, 0
+		}
+		if w.state != Holding && w.state != Waiting {
+			w.state = Requesting
+		}
+	case event.WatchSet:
+		w.watching[e.Node] = e.Op
+		if w.state != Holding {
+			w.state = Waiting
+		}
+		m.maxWaiting = max(m.maxWaiting, m.count(Waiting))
+	case event.Waiting:
+		m = m.wokeInVain(w)
+		w.state = Waiting
+		m.maxWaiting = max(m.maxWaiting, m.count(Waiting))
+	case event.Notified:
+		delete(w.watching, e.Node)
+		w.notified++
+		m.notified++
+		w.flashUntil = m.now.Add(m.flashFor())
+		w.lastNotice = strings.TrimPrefix(e.Detail, "Event")
+		if w.state == Waiting || w.state == Requesting {
+			w.woken = !m.chapter.Watch // in 01 nobody competes: no wake-up is wasted
+			w.state = Requesting
+			m.wakes++
+			m.wokeNow++
+			m.maxWoken = max(m.maxWoken, m.wokeNow)
+		}
+	case event.Acquired:
+		w.state = Holding
+		w.node = e.Node
+		w.woken = false
+		w.releasing = false
+		w.acquired++
+		m.acquired++
+		// A holder that has asked to delete its node is letting go: its
+		// Released may come after the next holder's Acquired.
+		holding := 0
+		for _, o := range m.workers {
+			if o.state == Holding && !o.releasing {
+				holding++
+			}
+		}
+		m.maxHolders = max(m.maxHolders, holding)
+		// The holder no longer waits for anything it watched as a waiter.
+		for n := range w.watching {
+			if n != e.Node {
+				delete(w.watching, n)
+			}
+		}
+	case event.Released, event.Lost:
+		if e.Kind == event.Lost {
+			w.detail = e.Detail
+		}
+		w.state = Idle
+		w.node = ""
+		w.watching = map[string]string{}
+		m.releases++
+		if !w.releasing { // no delete of its own came first (01's write, a lost hold)
+			m.wokeLast, m.wokeNow = m.wokeNow, 0
+		}
+		w.releasing = false
+	}
+	return m
+}
+
+// flashFor is how long a notification shows: shorter than a hold, so
+// that in chapter 04 each hand-off flashes on its own.
+func (m Model) flashFor() time.Duration {
+	return max(150*time.Millisecond, min(flashFor, m.hold*2/3))
+}
+
+// wokeInVain counts a wasted wake-up: w was notified, and instead of
+// getting the lock it went back to waiting.
+func (m Model) wokeInVain(w *worker) Model {
+	if w.woken {
+		w.woken = false
+		w.wasted++
+		m.wasted++
+	}
+	return m
+}
