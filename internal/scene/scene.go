@@ -61,7 +61,7 @@ type Scene struct {
 	NewWorker func(w Worker) (Part, error)
 	// Open replaces NewWorker for chapters whose locks live on a Session
 	// (04 on): it opens the worker's session on servers with opts (the
-	// runtime's: its timeout, ZK_AUTH, its event callback) and builds the
+	// visualizer world's: its timeout, ZK_AUTH, its event callback) and builds the
 	// worker's part on it. OnSession makes one from the chapter's session
 	// constructor.
 	Open func(ctx context.Context, servers []string, w Worker, opts ...zksession.Option) (Session, Part, error)
