@@ -77,6 +77,51 @@ func TestAReleaseJustBeforeTheWatchIsNotMissed(t *testing.T) {
 // create and an exists, milliseconds; 5 s leaves room for a loaded machine.
 const freeLockWithin = 5 * time.Second
 
+// A waiter whose own session expires would wait for ever on a watch that
+// no longer exists; instead it gets an error.
+func TestWaiterWhoseSessionExpiresGetsAnError(t *testing.T) {
+	root := zktest.Root(t)
+	lockPath := root + "/lock"
+	ctx, cancel := context.WithTimeout(context.Background(), 2*zktest.Patience)
+	defer cancel()
+	holder, _ := watchlock.New(zktest.Connect(t), lockPath)
+	if err := holder.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	const sessionTimeout = time.Second
+	wconn, proxy := zktest.ConnectViaProxy(t, sessionTimeout)
+	var tally event.Tally
+	waiter, _ := watchlock.New(wconn, lockPath, watchlock.WithObserver(tally.Observe))
+	done := make(chan error, 1)
+	go func() { done <- waiter.Lock(ctx) }()
+	zktest.Eventually(t, 30*time.Second, "the waiter never set its watch", func() bool {
+		return tally.Count(event.WatchSet) == 1
+	})
+	zktest.Expire(t, wconn, proxy)
+	// The expiry fires the waiter's watch with an error. A waiter that
+	// goes round again sets a second watch: that is the mistake, seen at
+	// once, rather than after the context's minute.
+	var err error
+	zktest.Eventually(t, zktest.Patience, "waiter.Lock did not return after its session expired", func() bool {
+		select {
+		case err = <-done:
+			return true
+		default:
+		}
+		if tally.Count(event.WatchSet) > 1 {
+			t.Fatalf("after its session expired the waiter set a new watch and waited again: a watch event whose Err is set (%v) means the wait is over", zk.ErrSessionExpired)
+		}
+		return false
+	})
+	if !errors.Is(err, zk.ErrSessionExpired) {
+		t.Fatalf("waiter.Lock = %v, want an error wrapping zk.ErrSessionExpired", err)
+	}
+	t.Logf("waiter.Lock: %v", err)
+	if err := holder.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestConformance(t *testing.T) {
 	locktest.Run(t, locktest.Impl{
 		New: func(conn *zk.Conn, path string, obs event.Observer) (locktest.Locker, error) {
@@ -230,51 +275,6 @@ func TestWatchAllWakesEveryWaiter(t *testing.T) {
 		waiters-1, total, waiters-1, waiters-1, (waiters-1)*waiters/2)
 	if least := (waiters - 1) * (waiters - 2) / 2; total < least {
 		t.Errorf("draining took %d notifications, want ≥ %d: each release should wake everyone left", total, least)
-	}
-}
-
-// A waiter whose own session expires would wait for ever on a watch that
-// no longer exists; instead it gets an error.
-func TestWaiterWhoseSessionExpiresGetsAnError(t *testing.T) {
-	root := zktest.Root(t)
-	lockPath := root + "/lock"
-	ctx, cancel := context.WithTimeout(context.Background(), 2*zktest.Patience)
-	defer cancel()
-	holder, _ := watchlock.New(zktest.Connect(t), lockPath)
-	if err := holder.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
-	const sessionTimeout = time.Second
-	wconn, proxy := zktest.ConnectViaProxy(t, sessionTimeout)
-	var tally event.Tally
-	waiter, _ := watchlock.New(wconn, lockPath, watchlock.WithObserver(tally.Observe))
-	done := make(chan error, 1)
-	go func() { done <- waiter.Lock(ctx) }()
-	zktest.Eventually(t, 30*time.Second, "the waiter never set its watch", func() bool {
-		return tally.Count(event.WatchSet) == 1
-	})
-	zktest.Expire(t, wconn, proxy)
-	// The expiry fires the waiter's watch with an error. A waiter that
-	// goes round again sets a second watch: that is the mistake, seen at
-	// once, rather than after the context's minute.
-	var err error
-	zktest.Eventually(t, zktest.Patience, "waiter.Lock did not return after its session expired", func() bool {
-		select {
-		case err = <-done:
-			return true
-		default:
-		}
-		if tally.Count(event.WatchSet) > 1 {
-			t.Fatalf("after its session expired the waiter set a new watch and waited again: a watch event whose Err is set (%v) means the wait is over", zk.ErrSessionExpired)
-		}
-		return false
-	})
-	if !errors.Is(err, zk.ErrSessionExpired) {
-		t.Fatalf("waiter.Lock = %v, want an error wrapping zk.ErrSessionExpired", err)
-	}
-	t.Logf("waiter.Lock: %v", err)
-	if err := holder.Unlock(ctx); err != nil {
-		t.Fatal(err)
 	}
 }
 
