@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -26,6 +27,94 @@ func impl(opts ...naivelock.Option) locktest.Impl {
 		},
 		ErrNotHeld: naivelock.ErrNotHeld,
 		ErrLocked:  naivelock.ErrLocked,
+	}
+}
+
+// The lesson's two promises about errors and ownership come first: they
+// fail in milliseconds, before the shared suite's slower scenarios.
+
+// Only ErrLocked means "somebody else holds it, try again". Any other error
+// will not go away by waiting: here the lock path's parent lets nobody
+// create a child (its ACL is read-only), and Lock must return the server's
+// refusal after one create, without ever waiting. A Lock that says it
+// waits, or sends a second create, has taken the refusal for a busy lock:
+// the test stops it right there instead of waiting out a deadline.
+func TestLockDoesNotRetryAnErrorThatIsNotErrLocked(t *testing.T) {
+	root := zktest.Root(t)
+	parent := root + "/read-only"
+	if _, err := zktest.Connect(t).Create(parent, nil, 0, zk.WorldACL(zk.PermRead)); err != nil {
+		t.Fatal(err)
+	}
+	lockPath := parent + "/lock"
+	ctx, cancel := context.WithTimeout(context.Background(), zktest.Patience)
+	defer cancel()
+	var retried atomic.Bool
+	var creates atomic.Int32
+	obs := func(e event.Event) {
+		if e.Kind == event.Request && e.Op == "create" && e.Node == lockPath {
+			creates.Add(1)
+		}
+		if e.Kind == event.Waiting || creates.Load() > 1 {
+			retried.Store(true)
+			cancel()
+		}
+	}
+	l, err := naivelock.New(zktest.Connect(t), lockPath, naivelock.WithObserver(obs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = l.Lock(ctx)
+	if retried.Load() {
+		t.Fatalf("Lock retried an error that is not ErrLocked: the server refused the create (the parent %s lets nobody create a child), and waiting cannot cure that; Lock must return the error at once (it returned %v once stopped)", parent, err)
+	}
+	if err == nil || errors.Is(err, naivelock.ErrLocked) || !errors.Is(err, zk.ErrNoAuth) {
+		t.Fatalf("Lock = %v, want an error wrapping zk.ErrNoAuth", err)
+	}
+	t.Logf("Lock: %v", err)
+}
+
+// Unlock deletes the lock node only if it is still ours: a lock node at
+// our path is not proof that we hold the lock. Here A's node goes away
+// without A's Unlock — as when A's session expires and the server deletes
+// its ephemeral node — and B locks, creating its own node at the same
+// path. A, still believing it holds the lock, unlocks: that must be
+// ErrNotHeld, and B's node must still be there, B's to unlock.
+func TestUnlockNeverDeletesSomebodyElsesLock(t *testing.T) {
+	root := zktest.Root(t)
+	lockPath := root + "/lock"
+	ctx := zktest.Context(t)
+	admin := zktest.Connect(t)
+	a, _ := naivelock.New(zktest.Connect(t), lockPath)
+	b, _ := naivelock.New(zktest.Connect(t), lockPath)
+	if err := a.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// What the server does when A's session expires, without the wait.
+	if err := admin.Delete(lockPath, -1); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Lock(ctx); err != nil {
+		t.Fatalf("B could not lock after A's node was gone: %v", err)
+	}
+	bToken, _, err := admin.Get(lockPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	err = a.Unlock(ctx)
+	data, _, gerr := admin.Get(lockPath)
+	switch {
+	case errors.Is(gerr, zk.ErrNoNode):
+		t.Fatalf("A's Unlock (= %v) deleted somebody else's lock: the node at %s was B's (its data is B's token, not A's). Unlock must compare the node's data with its own token before deleting", err, lockPath)
+	case gerr != nil:
+		t.Fatal(gerr)
+	case string(data) != string(bToken):
+		t.Fatalf("after A's Unlock the lock node holds %q, want B's token %q", data, bToken)
+	case !errors.Is(err, naivelock.ErrNotHeld):
+		t.Fatalf("A's Unlock = %v, want ErrNotHeld: the node at %s is B's", err, lockPath)
+	}
+	if err := b.Unlock(ctx); err != nil {
+		t.Fatalf("B's Unlock after A's: %v, want nil: the lock is still B's", err)
 	}
 }
 

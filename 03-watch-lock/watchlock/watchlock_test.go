@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,6 +18,109 @@ import (
 )
 
 func TestMain(m *testing.M) { zktest.Main(m) }
+
+// Step 4, on purpose. Between a waiter's failed create and its exists the
+// holder may let go; the exists then finds no node, and the watch it sets
+// waits for a create that nobody may ever send. The window is a round trip
+// wide, so the test opens it for sure: the waiter reports its exists
+// request before sending it, and the test's observer releases the lock
+// right there. A waiter that reads what existsW said tries again at once
+// and gets the lock; one that waits anyway says it waits with nobody to
+// wait for, and the test fails at that moment.
+func TestAReleaseJustBeforeTheWatchIsNotMissed(t *testing.T) {
+	root := zktest.Root(t)
+	lockPath := root + "/lock"
+	ctx := zktest.Context(t)
+	holder, _ := watchlock.New(zktest.Connect(t), lockPath)
+	if err := holder.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var released atomic.Bool
+	waitsForNobody := make(chan struct{}, 1)
+	obs := func(e event.Event) {
+		switch {
+		case e.Kind == event.Request && e.Op == "exists" && !released.Load():
+			// The waiter's create has failed; its exists is not sent yet.
+			released.Store(true)
+			if err := holder.Unlock(ctx); err != nil {
+				t.Errorf("holder.Unlock: %v", err)
+			}
+		case e.Kind == event.Waiting && released.Load():
+			select {
+			case waitsForNobody <- struct{}{}:
+			default:
+			}
+		}
+	}
+	waiter, _ := watchlock.New(zktest.Connect(t), lockPath, watchlock.WithObserver(obs))
+	done := make(chan error, 1)
+	go func() { done <- waiter.Lock(ctx) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("waiter.Lock = %v", err)
+		}
+	case <-waitsForNobody:
+		t.Fatalf("the waiter waits on the watch though existsW said the node is gone: the holder let go between the waiter's failed create and its exists, and a watch on a missing node waits for a create that may never come; when existsW says the node does not exist, try to create it at once")
+	case <-time.After(freeLockWithin):
+		t.Fatalf("the waiter did not get the lock within %v of the holder letting go between its failed create and its exists: does it wait on the watch even when existsW says the node is gone?", freeLockWithin)
+	}
+	if !released.Load() {
+		t.Fatal("the waiter never sent an exists: it did not watch the lock node")
+	}
+	if err := waiter.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// freeLockWithin bounds how long a waiter takes to get a free lock: a
+// create and an exists, milliseconds; 5 s leaves room for a loaded machine.
+const freeLockWithin = 5 * time.Second
+
+// A waiter whose own session expires would wait for ever on a watch that
+// no longer exists; instead it gets an error.
+func TestWaiterWhoseSessionExpiresGetsAnError(t *testing.T) {
+	root := zktest.Root(t)
+	lockPath := root + "/lock"
+	ctx, cancel := context.WithTimeout(context.Background(), 2*zktest.Patience)
+	defer cancel()
+	holder, _ := watchlock.New(zktest.Connect(t), lockPath)
+	if err := holder.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	const sessionTimeout = time.Second
+	wconn, proxy := zktest.ConnectViaProxy(t, sessionTimeout)
+	var tally event.Tally
+	waiter, _ := watchlock.New(wconn, lockPath, watchlock.WithObserver(tally.Observe))
+	done := make(chan error, 1)
+	go func() { done <- waiter.Lock(ctx) }()
+	zktest.Eventually(t, 30*time.Second, "the waiter never set its watch", func() bool {
+		return tally.Count(event.WatchSet) == 1
+	})
+	zktest.Expire(t, wconn, proxy)
+	// The expiry fires the waiter's watch with an error. A waiter that
+	// goes round again sets a second watch: that is the mistake, seen at
+	// once, rather than after the context's minute.
+	var err error
+	zktest.Eventually(t, zktest.Patience, "waiter.Lock did not return after its session expired", func() bool {
+		select {
+		case err = <-done:
+			return true
+		default:
+		}
+		if tally.Count(event.WatchSet) > 1 {
+			t.Fatalf("after its session expired the waiter set a new watch and waited again: a watch event whose Err is set (%v) means the wait is over", zk.ErrSessionExpired)
+		}
+		return false
+	})
+	if !errors.Is(err, zk.ErrSessionExpired) {
+		t.Fatalf("waiter.Lock = %v, want an error wrapping zk.ErrSessionExpired", err)
+	}
+	t.Logf("waiter.Lock: %v", err)
+	if err := holder.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
 
 func TestConformance(t *testing.T) {
 	locktest.Run(t, locktest.Impl{
@@ -171,51 +275,6 @@ func TestWatchAllWakesEveryWaiter(t *testing.T) {
 		waiters-1, total, waiters-1, waiters-1, (waiters-1)*waiters/2)
 	if least := (waiters - 1) * (waiters - 2) / 2; total < least {
 		t.Errorf("draining took %d notifications, want ≥ %d: each release should wake everyone left", total, least)
-	}
-}
-
-// A waiter whose own session expires would wait for ever on a watch that
-// no longer exists; instead it gets an error.
-func TestWaiterWhoseSessionExpiresGetsAnError(t *testing.T) {
-	root := zktest.Root(t)
-	lockPath := root + "/lock"
-	ctx, cancel := context.WithTimeout(context.Background(), 2*zktest.Patience)
-	defer cancel()
-	holder, _ := watchlock.New(zktest.Connect(t), lockPath)
-	if err := holder.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
-	const sessionTimeout = time.Second
-	wconn, proxy := zktest.ConnectViaProxy(t, sessionTimeout)
-	var tally event.Tally
-	waiter, _ := watchlock.New(wconn, lockPath, watchlock.WithObserver(tally.Observe))
-	done := make(chan error, 1)
-	go func() { done <- waiter.Lock(ctx) }()
-	zktest.Eventually(t, 30*time.Second, "the waiter never set its watch", func() bool {
-		return tally.Count(event.WatchSet) == 1
-	})
-	zktest.Expire(t, wconn, proxy)
-	// The expiry fires the waiter's watch with an error. A waiter that
-	// goes round again sets a second watch: that is the mistake, seen at
-	// once, rather than after the context's minute.
-	var err error
-	zktest.Eventually(t, zktest.Patience, "waiter.Lock did not return after its session expired", func() bool {
-		select {
-		case err = <-done:
-			return true
-		default:
-		}
-		if tally.Count(event.WatchSet) > 1 {
-			t.Fatalf("after its session expired the waiter set a new watch and waited again: a watch event whose Err is set (%v) means the wait is over", zk.ErrSessionExpired)
-		}
-		return false
-	})
-	if !errors.Is(err, zk.ErrSessionExpired) {
-		t.Fatalf("waiter.Lock = %v, want an error wrapping zk.ErrSessionExpired", err)
-	}
-	t.Logf("waiter.Lock: %v", err)
-	if err := holder.Unlock(ctx); err != nil {
-		t.Fatal(err)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"slices"
 	"sort"
 	"sync"
@@ -434,9 +435,64 @@ func TestResignHandsOverAtOnce(t *testing.T) {
 }
 
 // reportWithin bounds how long an observer may take to report a leader
-// that already leads: one notification and one listing, which take
-// milliseconds; 10 s leaves room for a loaded machine.
-const reportWithin = 10 * time.Second
+// that already leads: a notification already on its way, one listing and
+// one read, milliseconds; 3 s leaves room for a loaded machine, and an
+// observer that set no watch is named within seconds, not at the test's
+// patience.
+const reportWithin = 3 * time.Second
+
+// A candidate's node name starts with a random UUID (the protected prefix,
+// as Curator's LeaderLatch names its nodes), so in name order the queue is
+// in no order at all: only the sequence number says who joined first. Here
+// a node named as a LeaderLatch would name it joins after alpha, with a
+// UUID that sorts before any random one. Alpha, who joined first, still
+// leads, and Leader and Observe must say so. (With random names only, a
+// lookup sorted by name would pass whenever the UUIDs happen to sort in
+// joining order.)
+func TestTheLeaderIsTheLowestSequenceNumberNotTheLowestName(t *testing.T) {
+	dir := zktest.Root(t) + "/election"
+	ctx := zktest.Context(t)
+	alpha := leadNow(t, seqlocktest.Session(t), dir, "alpha")
+	admin := zktest.Connect(t)
+	latecomer, err := admin.Create(dir+"/_c_00000000-0000-4000-8000-000000000000-latch-", []byte("latecomer"),
+		zk.FlagEphemeral|zk.FlagSequence, zktest.ACL(admin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if path.Base(latecomer) >= path.Base(alpha.Node()) {
+		t.Fatalf("the latecomer's name %s does not sort before alpha's %s", path.Base(latecomer), path.Base(alpha.Node()))
+	}
+	asker := newElection(t, seqlocktest.Session(t), dir)
+	const why = "the leader is the lowest sequence number (who joined first); sorted by name, a random UUID decides"
+
+	t.Run("Leader names the candidate that joined first", func(t *testing.T) {
+		l, err := asker.Leader(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.Value != "alpha" {
+			t.Fatalf("Leader = %s (%s), want alpha (%s): %s", l.Value, path.Base(l.Node), path.Base(alpha.Node()), why)
+		}
+	})
+	t.Run("Observe reports the candidate that joined first", func(t *testing.T) {
+		octx, stop := context.WithCancel(ctx)
+		defer stop()
+		select {
+		case l, ok := <-asker.Observe(octx):
+			if !ok {
+				t.Fatal("Observe's channel closed before it reported alpha")
+			}
+			if l.Value != "alpha" {
+				t.Fatalf("Observe reported %s (%s) first, want alpha (%s): %s", l.Value, path.Base(l.Node), path.Base(alpha.Node()), why)
+			}
+		case <-time.After(reportWithin):
+			t.Fatalf("Observe reported nothing within %v while alpha leads", reportWithin)
+		}
+	})
+	if err := alpha.Resign(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
 
 func TestObserversSeeEveryChangeInOrder(t *testing.T) {
 	dir := zktest.Root(t) + "/election" // does not exist yet: Observe must wait for it
@@ -465,6 +521,11 @@ func TestObserversSeeEveryChangeInOrder(t *testing.T) {
 				t.Fatalf("Observe's channel closed before it reported %s", who)
 			}
 			seen = append(seen, l)
+			if l.Value != who {
+				// Only who is in front now: the candidates joined in this
+				// order, and each resigns only after it was reported.
+				t.Fatalf("observed %s while %s leads (observed so far: %v): the leader is the lowest sequence number, whatever the names", l.Value, who, values(seen))
+			}
 		case <-time.After(reportWithin):
 			// who leads already: the observer's watch should have fired
 			// long ago. Fail now rather than at the test's patience.
@@ -476,11 +537,7 @@ func TestObserversSeeEveryChangeInOrder(t *testing.T) {
 	}
 
 	t.Run("each leader is reported once, in the order they led", func(t *testing.T) {
-		var got []string
-		for _, l := range seen {
-			got = append(got, l.Value)
-		}
-		if !slices.Equal(got, names) {
+		if got := values(seen); !slices.Equal(got, names) {
 			t.Errorf("observed %v, want %v", got, names)
 		}
 		for i := 1; i < len(seen); i++ {
@@ -504,6 +561,15 @@ func TestObserversSeeEveryChangeInOrder(t *testing.T) {
 			}
 		}
 	})
+}
+
+// values are the leaders' values, in order.
+func values(ls []leader.Leadership) []string {
+	var v []string
+	for _, l := range ls {
+		v = append(v, l.Value)
+	}
+	return v
 }
 
 func TestCampaignHonoursItsContext(t *testing.T) {
