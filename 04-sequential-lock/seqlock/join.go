@@ -80,6 +80,10 @@ func (q *Queue) join(ctx context.Context) (node string, session int64, err error
 				return "", 0, err
 			}
 		case errors.Is(err, zk.ErrSessionExpired):
+		case errors.Is(err, zk.ErrNoServer):
+			// Never sent: go-zookeeper fails the requests it has not sent
+			// yet with ErrNoServer each time it has tried every server
+			// (once a second). Nothing was created: send it again.
 		default:
 			return "", 0, fmt.Errorf("seqlock: create %s: %w", prefix, q.s.explain(err))
 		}

@@ -730,6 +730,64 @@ func lostReplyInALiveSession(t *testing.T, as *seqlock.Session, dir string, d ti
 	return true
 }
 
+// TestALockSentWhileTheServerIsUnreachableWaitsForIt: while go-zookeeper
+// cycles through the servers it fails every request it has not sent yet
+// with ErrNoServer, once a second. Such a create never reached a server, so
+// join sends it again (within its five attempts) instead of failing Lock
+// over a blip.
+func TestALockSentWhileTheServerIsUnreachableWaitsForIt(t *testing.T) {
+	root := zktest.Root(t)
+	dir := root + "/lock"
+	_, hi := zktest.SessionBounds(t)
+	disconnected := make(chan struct{}, 1)
+	s, proxy := zktest.DialSessionViaProxy(t, seqlock.NewSession, seqlock.WithSessionTimeout(min(hi, 20*time.Second)),
+		seqlock.WithEventCallback(func(e zk.Event) {
+			if e.Type == zk.EventSession && e.State == zk.StateDisconnected {
+				select {
+				case disconnected <- struct{}{}:
+				default:
+				}
+			}
+		}))
+	knowDir(t, s, dir)
+	creates := make(chan struct{}, 16)
+	m := newMutex(t, s, dir, seqlock.WithObserver(func(e event.Event) {
+		if e.Kind == event.Request && e.Op == "create" {
+			creates <- struct{}{}
+		}
+	}))
+	proxy.Down()
+	up := func() {
+		if err := proxy.Up(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	zktest.Await(t, disconnected, "the client never noticed the server was gone")
+	ctx := zktest.Context(t)
+	done := make(chan error, 1)
+	go func() { done <- m.Lock(ctx) }()
+	// The first create, then a second one: the first failed unsent.
+	for i := range 2 {
+		select {
+		case <-creates:
+		case err := <-done:
+			up()
+			t.Fatalf("Lock returned %v while the server was unreachable, after %d create(s): a create that was never sent is safe to send again", err, i)
+		case <-time.After(zktest.Patience):
+			up()
+			t.Fatalf("after %v: create %d of Lock was never sent", zktest.Patience, i+1)
+		}
+	}
+	up()
+	if err := zktest.Await(t, done, "Lock never returned after the server came back"); err != nil {
+		t.Fatalf("Lock after the server came back: %v", err)
+	}
+	if err := m.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	locktest.AssertClean(t, s.Conn(), root, dir)
+}
+
 func TestHolderCrash(t *testing.T) {
 	t.Run("the holder's Session closes: the next in line gets the lock and the old holder's Lost closes", func(t *testing.T) {
 		root := zktest.Root(t)

@@ -93,6 +93,18 @@ func (p *Proxy) Expire(ctx context.Context, conn *zk.Conn, sessionTimeout time.D
 	return zkconn.Expire(ctx, p, conn, sessionTimeout)
 }
 
+// Down stops the proxy: every connection through it closes and new ones
+// are refused, as when a server's host goes down. Up starts it again.
+func (p *Proxy) Down() { p.p.Stop() }
+
+// Up starts a proxy that Down stopped, on the same address.
+func (p *Proxy) Up() error {
+	if err := p.p.Start(); err != nil {
+		return fmt.Errorf("zkproxy: start proxy on %s: %w", p.p.Listen, err)
+	}
+	return nil
+}
+
 // Drop closes every connection through the proxy at once, as a server
 // restart would, and accepts new ones again: the client reconnects through
 // it to the same session.
