@@ -95,7 +95,11 @@ func (s *Server) Close() {
 
 // Start returns a running ZooKeeper; see the package comment for the order.
 func Start(ctx context.Context) (*Server, error) {
-	p, err := choose(ctx, systemProbes())
+	return start(ctx, systemProbes())
+}
+
+func start(ctx context.Context, pr probes) (*Server, error) {
+	p, err := choose(ctx, pr)
 	if err != nil {
 		return nil, err
 	}
@@ -107,10 +111,30 @@ func Start(ctx context.Context) (*Server, error) {
 		return &Server{Servers: p.servers, Source: FromEnv, Detail: "ZK_SERVERS=" + strings.Join(p.servers, ","),
 			Version: versionOf(ctx, p.servers[0])}, nil
 	case FromDocker:
-		return startContainer(ctx)
-	default:
-		return startLocal(ctx, p.install)
+		srv, err := startDocker(ctx, pr.helper)
+		if err == nil {
+			return srv, nil
+		}
+		if p.install, err = fallBack(pr, err); err != nil {
+			return nil, err
+		}
 	}
+	return startLocal(ctx, p.install)
+}
+
+// fallBack is what follows a Docker step that failed although an engine
+// was found: the local install, as when there is no engine at all, unless
+// LOCKSTEP_ZK=docker allows only Docker.
+func fallBack(pr probes, dockerErr error) (Install, error) {
+	if strings.EqualFold(strings.TrimSpace(pr.getenv("LOCKSTEP_ZK")), "docker") {
+		return Install{}, dockerErr
+	}
+	inst, err := pr.findLocal()
+	if err != nil {
+		return Install{}, fmt.Errorf("%w\n(looked for: docker: %v; local install: %v)", ErrNoZooKeeper, dockerErr, err)
+	}
+	progress("%v; using the local install instead", dockerErr)
+	return inst, nil
 }
 
 // Progress is where Start says what it starts and how long that takes, as
@@ -138,15 +162,17 @@ type plan struct {
 	install Install  // FromLocal
 }
 
-// probes are the facts choose looks at; tests replace them.
+// probes are the facts choose looks at, and the Docker helper Start runs
+// when choose picks Docker; tests replace them.
 type probes struct {
 	getenv    func(string) string
 	dockerUp  func(context.Context) error
 	findLocal func() (Install, error)
+	helper    helperCommand
 }
 
 func systemProbes() probes {
-	return probes{getenv: os.Getenv, dockerUp: dockerAvailable, findLocal: FindInstall}
+	return probes{getenv: os.Getenv, dockerUp: dockerAvailable, findLocal: FindInstall, helper: goRunHelper}
 }
 
 // choose picks the first path that can work. It starts nothing.
