@@ -3,6 +3,9 @@ package zkserver
 import (
 	"context"
 	"errors"
+	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -154,6 +157,37 @@ func TestDockerAvailable(t *testing.T) {
 			func(context.Context) error { return errors.New("connection refused") })
 		if err == nil || !strings.Contains(err.Error(), "connection refused") {
 			t.Fatalf("err = %v", err)
+		}
+	})
+}
+
+func TestDialDocker(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "docker.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("DOCKER_HOST", "unix://"+sock)
+	t.Run("a socket something listens on answers", func(t *testing.T) {
+		if err := dialDocker(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("a socket file left by a stopped engine is refused at once", func(t *testing.T) {
+		l.(*net.UnixListener).SetUnlinkOnClose(false)
+		l.Close()
+		if _, err := os.Stat(sock); err != nil {
+			t.Fatalf("the socket file should outlive its listener: %v", err)
+		}
+		err := dockerAvailable(context.Background())
+		if err == nil || !strings.Contains(err.Error(), "docker engine does not answer") || !strings.Contains(err.Error(), "connection refused") {
+			t.Fatalf("err = %v", err)
+		}
+	})
+	t.Run("an address it cannot dial itself is left to the helper", func(t *testing.T) {
+		t.Setenv("DOCKER_HOST", "ssh://me@elsewhere")
+		if err := dialDocker(context.Background()); err != nil {
+			t.Fatal(err)
 		}
 	})
 }

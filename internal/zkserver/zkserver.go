@@ -129,11 +129,12 @@ func fallBack(pr probes, dockerErr error) (Install, error) {
 	if strings.EqualFold(strings.TrimSpace(pr.getenv("LOCKSTEP_ZK")), "docker") {
 		return Install{}, dockerErr
 	}
+	why := strings.TrimPrefix(dockerErr.Error(), "zkserver: Docker: ")
 	inst, err := pr.findLocal()
 	if err != nil {
-		return Install{}, fmt.Errorf("%w\n(looked for: docker: %v; local install: %v)", ErrNoZooKeeper, dockerErr, err)
+		return Install{}, fmt.Errorf("%w\n(looked for: docker: %s; local install: %v)", ErrNoZooKeeper, why, err)
 	}
-	progress("%v; using the local install instead", dockerErr)
+	progress("Docker: %s; using the local install instead", why)
 	return inst, nil
 }
 
