@@ -32,7 +32,8 @@ type ensembleMember interface {
 }
 
 // StartEnsemble starts n servers (n odd, at least 3) on this machine:
-// containers when Docker answers, local processes otherwise. ZK_SERVERS is
+// containers when Docker answers, local processes otherwise (also when the
+// Docker helper fails, unless LOCKSTEP_ZK=docker). ZK_SERVERS is
 // not used: a test that stops members must own them.
 func StartEnsemble(ctx context.Context, n int) (*Ensemble, error) {
 	if n < 3 || n%2 == 0 {

@@ -3,7 +3,11 @@
 // Start looks, in this order, for:
 //
 //  1. ZK_SERVERS (comma-separated host:port): used as is, nothing is started;
-//  2. a Docker engine: testcontainers-go starts the official zookeeper image;
+//  2. a Docker engine (DOCKER_HOST, or a docker.sock that answers): the
+//     Docker helper, internal/cmd/zkdocker, starts the official zookeeper
+//     image through testcontainers-go. It runs as a child process (go run,
+//     built the first time), so that no binary linking this package links a
+//     Docker client; if it fails, Start says why and goes on to 3;
 //  3. a local ZooKeeper install (Debian's zookeeper package, Homebrew, or
 //     ZOOKEEPER_HOME) and java: QuorumPeerMain runs as a child process on a
 //     free loopback port, in a fresh temporary directory;
@@ -41,7 +45,7 @@ type Source int
 
 const (
 	FromEnv    Source = iota + 1 // ZK_SERVERS
-	FromDocker                   // a container started through testcontainers-go
+	FromDocker                   // a container started by the Docker helper (testcontainers-go)
 	FromLocal                    // a QuorumPeerMain child process
 )
 
@@ -273,7 +277,8 @@ func Which(ctx context.Context) (string, error) {
 		return "ZK_SERVERS=" + strings.Join(p.servers, ",") + " (ZooKeeper " + orUnknown(v) + "): used as it is, nothing is started", nil
 	case FromDocker:
 		return "Docker: each demo and each test package starts ZooKeeper " + DockerTag + " (" + DockerImage +
-			"); the first start pulls the image (about 100 MB, up to a minute), later ones take 5–15 s", nil
+			") through the Docker helper (go run " + HelperPackage + "); the first start builds the helper and pulls the image" +
+			" (about 100 MB; a minute each), later ones take 5–15 s", nil
 	default:
 		return "local install: " + p.install.Where + ", java " + p.install.Java + ": each demo and each test package starts ZooKeeper " +
 			orUnknown(p.install.Version()) + " from it (2–10 s each)", nil
