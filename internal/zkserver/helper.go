@@ -208,15 +208,28 @@ func (h *dockerHelper) died(when string) error {
 	return errors.New(msg)
 }
 
-// close asks the helper to remove its containers and waits for it.
+// close asks the helper to remove its containers and waits for it. Under
+// go run the helper is a grandchild: its stdout reaching end-of-file, not
+// the go command's exit, says it is done.
 func (h *dockerHelper) close() {
 	h.proc.stop(helperStopGrace)
-	for range h.lines { // let the reader goroutine finish
+	drained := make(chan struct{})
+	go func() {
+		for range h.lines {
+		}
+		close(drained)
+	}()
+	select {
+	case <-drained:
+	case <-time.After(helperStopGrace):
+		h.proc.kill() // the whole group, the grandchild too
+		<-drained
 	}
 }
 
-// tailWriter passes the helper's stderr on to Progress and keeps its last
-// non-empty line for error messages.
+// tailWriter passes the helper's stderr on to Progress, line by line, and
+// keeps its last non-empty line for error messages. "exit status N" is go
+// run's own last word, not the helper's: it is dropped.
 type tailWriter struct {
 	to      io.Writer
 	mu      sync.Mutex
@@ -227,20 +240,22 @@ type tailWriter struct {
 func (t *tailWriter) Write(b []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.to != nil {
-		t.to.Write(b)
-	}
 	t.partial += string(b)
 	for {
 		line, rest, ok := strings.Cut(t.partial, "\n")
 		if !ok {
 			break
 		}
-		// "exit status N" is go run's own last word; the helper's is before it.
-		if s := strings.TrimSpace(line); s != "" && !goRunExit.MatchString(s) {
+		t.partial = rest
+		if goRunExit.MatchString(strings.TrimSpace(line)) {
+			continue
+		}
+		if t.to != nil {
+			io.WriteString(t.to, line+"\n")
+		}
+		if s := strings.TrimSpace(line); s != "" {
 			t.lastOne = s
 		}
-		t.partial = rest
 	}
 	return len(b), nil
 }

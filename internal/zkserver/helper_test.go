@@ -64,7 +64,7 @@ func shortGrace(t *testing.T) {
 }
 
 func TestDockerHelperProtocol(t *testing.T) {
-	quiet(t)
+	said := quiet(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
@@ -106,6 +106,9 @@ echo "internal/cmd/zkdocker/main.go:3:1: syntax error" >&2; echo "exit status 1"
 			!strings.Contains(err.Error(), "ended before it was ready") || !strings.HasSuffix(err.Error(), "main.go:3:1: syntax error") {
 			t.Fatalf("err = %v, want one line ending with the build error", err)
 		}
+		if !strings.Contains(said.String(), "main.go:3:1: syntax error\n") || strings.Contains(said.String(), "exit status") {
+			t.Fatalf("Progress got %q: want the helper's stderr without go run's exit status", said)
+		}
 	})
 	t.Run("a line that is not the protocol is refused", func(t *testing.T) {
 		srv, err := startDocker(ctx, script(`echo "Pulling zookeeper:3.9.3"; read _`))
@@ -143,6 +146,19 @@ echo "internal/cmd/zkdocker/main.go:3:1: syntax error" >&2; echo "exit status 1"
 		}
 		start := time.Now()
 		srv.Close()
+		if d := time.Since(start); d > 10*time.Second {
+			t.Fatalf("Close took %v", d)
+		}
+	})
+	t.Run("a grandchild left holding its stdout (go run's helper) is killed too", func(t *testing.T) {
+		shortGrace(t)
+		srv, err := startDocker(ctx, script(`echo "ready 127.0.0.1:2181"; sleep 60 & exit 0`))
+		t.Cleanup(srv.Close)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		srv.Close() // returns once nothing holds the helper's stdout open
 		if d := time.Since(start); d > 10*time.Second {
 			t.Fatalf("Close took %v", d)
 		}
