@@ -40,8 +40,8 @@ const (
 	helperOK    = "ok"
 )
 
-// HelperPackage is the helper's directory under the module root.
-const HelperPackage = "./internal/cmd/zkdocker"
+// helperPackage is the helper's directory under the module root.
+const helperPackage = "./internal/cmd/zkdocker"
 
 // helperStopGrace bounds how long the helper may take to remove its
 // containers once asked before its process group is killed.
@@ -61,7 +61,7 @@ func goRunHelper(ctx context.Context, args ...string) (*exec.Cmd, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(goBin, append([]string{"run", HelperPackage}, args...)...)
+	cmd := exec.Command(goBin, append([]string{"run", helperPackage}, args...)...)
 	cmd.Dir = root
 	return cmd, nil
 }
@@ -82,8 +82,8 @@ func moduleRoot(ctx context.Context, goBin string) (string, error) {
 		return "", fmt.Errorf("the Docker helper is built from the lockstep source tree; run from inside it (go env GOMOD: %q, %v)", gomod, err)
 	}
 	root := filepath.Dir(gomod)
-	if !fileExists(filepath.Join(root, HelperPackage)) {
-		return "", fmt.Errorf("the Docker helper is built from the lockstep source tree, and %s has no %s", root, HelperPackage)
+	if !fileExists(filepath.Join(root, helperPackage)) {
+		return "", fmt.Errorf("the Docker helper is built from the lockstep source tree, and %s has no %s", root, helperPackage)
 	}
 	return root, nil
 }
@@ -201,7 +201,7 @@ func (h *dockerHelper) died(when string) error {
 	case <-time.After(helperStopGrace):
 		h.proc.kill()
 	}
-	msg := fmt.Sprintf("zkserver: Docker: the helper (go run %s) ended %s (%v)", HelperPackage, when, h.proc.err)
+	msg := fmt.Sprintf("zkserver: Docker: the helper (go run %s) ended %s (%v)", helperPackage, when, h.proc.err)
 	if last := h.stderr.last(); last != "" {
 		msg += ": " + last
 	}

@@ -302,7 +302,7 @@ func TestTheHelperIsFoundFromTheModuleRoot(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(cmd.Dir, "go.mod")); err != nil {
 		t.Fatalf("runs in %s, which has no go.mod", cmd.Dir)
 	}
-	if got := strings.Join(cmd.Args[1:], " "); got != "run "+HelperPackage+" -n 3" {
+	if got := strings.Join(cmd.Args[1:], " "); got != "run "+helperPackage+" -n 3" {
 		t.Fatalf("runs go %s", got)
 	}
 }

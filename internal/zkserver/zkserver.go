@@ -277,7 +277,7 @@ func Which(ctx context.Context) (string, error) {
 		return "ZK_SERVERS=" + strings.Join(p.servers, ",") + " (ZooKeeper " + orUnknown(v) + "): used as it is, nothing is started", nil
 	case FromDocker:
 		return "Docker: each demo and each test package starts ZooKeeper " + DockerTag + " (" + DockerImage +
-			") through the Docker helper (go run " + HelperPackage + "); the first start builds the helper and pulls the image" +
+			") through the Docker helper (go run " + helperPackage + "); the first start builds the helper and pulls the image" +
 			" (about 100 MB; a minute each), later ones take 5–15 s", nil
 	default:
 		return "local install: " + p.install.Where + ", java " + p.install.Java + ": each demo and each test package starts ZooKeeper " +
