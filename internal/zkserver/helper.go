@@ -201,6 +201,7 @@ func (h *dockerHelper) died(when string) error {
 	case <-time.After(helperStopGrace):
 		h.proc.kill()
 	}
+	h.proc.stdin.Close()
 	msg := fmt.Sprintf("zkserver: Docker: the helper (go run %s) ended %s (%v)", helperPackage, when, h.proc.err)
 	if last := h.stderr.last(); last != "" {
 		msg += ": " + last
