@@ -3,6 +3,9 @@ package zkserver
 import (
 	"context"
 	"errors"
+	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -28,15 +31,15 @@ func TestChoose(t *testing.T) {
 		want    Source
 		wantErr string
 	}{
-		{"ZK_SERVERS wins over everything", probes{env("ZK_SERVERS", "a:1, b:2"), up, found}, FromEnv, ""},
-		{"docker comes before a local install", probes{env(), up, found}, FromDocker, ""},
-		{"a local install is used when docker is down", probes{env(), down, found}, FromLocal, ""},
-		{"LOCKSTEP_ZK=local skips docker", probes{env("LOCKSTEP_ZK", "local"), up, found}, FromLocal, ""},
-		{"LOCKSTEP_ZK=docker never falls back to local", probes{env("LOCKSTEP_ZK", "docker"), down, found}, 0, "no ZooKeeper available"},
-		{"nothing at all says what to install", probes{env(), down, missing}, 0, "apt-get install zookeeper"},
-		{"a bad ZK_SERVERS entry is an error, not a fallback", probes{env("ZK_SERVERS", "nohostport"), up, found}, 0, "want host:port"},
-		{"a chroot in ZK_SERVERS is refused, naming it", probes{env("ZK_SERVERS", "127.0.0.1:2181/app"), up, found}, 0, `chroot "/app"`},
-		{"an unknown LOCKSTEP_ZK is an error", probes{env("LOCKSTEP_ZK", "podman"), up, found}, 0, "want docker or local"},
+		{"ZK_SERVERS wins over everything", probes{env("ZK_SERVERS", "a:1, b:2"), up, found, nil}, FromEnv, ""},
+		{"docker comes before a local install", probes{env(), up, found, nil}, FromDocker, ""},
+		{"a local install is used when docker is down", probes{env(), down, found, nil}, FromLocal, ""},
+		{"LOCKSTEP_ZK=local skips docker", probes{env("LOCKSTEP_ZK", "local"), up, found, nil}, FromLocal, ""},
+		{"LOCKSTEP_ZK=docker never falls back to local", probes{env("LOCKSTEP_ZK", "docker"), down, found, nil}, 0, "no ZooKeeper available"},
+		{"nothing at all says what to install", probes{env(), down, missing, nil}, 0, "apt-get install zookeeper"},
+		{"a bad ZK_SERVERS entry is an error, not a fallback", probes{env("ZK_SERVERS", "nohostport"), up, found, nil}, 0, "want host:port"},
+		{"a chroot in ZK_SERVERS is refused, naming it", probes{env("ZK_SERVERS", "127.0.0.1:2181/app"), up, found, nil}, 0, `chroot "/app"`},
+		{"an unknown LOCKSTEP_ZK is an error", probes{env("LOCKSTEP_ZK", "podman"), up, found, nil}, 0, "want docker or local"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -56,7 +59,7 @@ func TestChoose(t *testing.T) {
 		})
 	}
 	t.Run("the no-server error is ErrNoZooKeeper and names every path it tried", func(t *testing.T) {
-		_, err := choose(context.Background(), probes{env(), down, missing})
+		_, err := choose(context.Background(), probes{env(), down, missing, nil})
 		if !errors.Is(err, ErrNoZooKeeper) {
 			t.Fatalf("err = %v, want ErrNoZooKeeper", err)
 		}
@@ -67,7 +70,7 @@ func TestChoose(t *testing.T) {
 		}
 	})
 	t.Run("ZK_SERVERS is split and trimmed", func(t *testing.T) {
-		p, _ := choose(context.Background(), probes{env("ZK_SERVERS", " a:1 ,b:2,"), up, found})
+		p, _ := choose(context.Background(), probes{env("ZK_SERVERS", " a:1 ,b:2,"), up, found, nil})
 		if strings.Join(p.servers, "|") != "a:1|b:2" {
 			t.Fatalf("servers = %q", p.servers)
 		}
@@ -158,10 +161,33 @@ func TestDockerAvailable(t *testing.T) {
 	})
 }
 
-func TestZooServersNamesEveryMember(t *testing.T) {
-	got := zooServers(3)
-	want := "server.1=zk1:2888:3888;2181 server.2=zk2:2888:3888;2181 server.3=zk3:2888:3888;2181"
-	if got != want {
-		t.Fatalf("got %q", got)
+func TestDialDocker(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "docker.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
 	}
+	t.Setenv("DOCKER_HOST", "unix://"+sock)
+	t.Run("a socket something listens on answers", func(t *testing.T) {
+		if err := dialDocker(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("a socket file left by a stopped engine is refused at once", func(t *testing.T) {
+		l.(*net.UnixListener).SetUnlinkOnClose(false)
+		l.Close()
+		if _, err := os.Stat(sock); err != nil {
+			t.Fatalf("the socket file should outlive its listener: %v", err)
+		}
+		err := dockerAvailable(context.Background())
+		if err == nil || !strings.Contains(err.Error(), "docker engine does not answer") || !strings.Contains(err.Error(), "connection refused") {
+			t.Fatalf("err = %v", err)
+		}
+	})
+	t.Run("an address it cannot dial itself is left to the helper", func(t *testing.T) {
+		t.Setenv("DOCKER_HOST", "ssh://me@elsewhere")
+		if err := dialDocker(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	})
 }

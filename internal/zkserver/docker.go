@@ -4,37 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
-
-	"github.com/testcontainers/testcontainers-go"
-	tclog "github.com/testcontainers/testcontainers-go/log"
-	"github.com/testcontainers/testcontainers-go/wait"
 )
 
 // DockerTag pins the official image used when a Docker engine is available.
 const DockerTag = "3.9.3"
 
-// DockerImage is the image reference the Docker path starts.
+// DockerImage is the image reference the Docker path starts (through the
+// helper, internal/cmd/zkdocker, which holds the rest of its configuration).
 const DockerImage = "zookeeper:" + DockerTag
-
-// containerEnv configures the official image like the local servers: short
-// ticks, all four-letter words, no admin server, fast container-node cleanup.
-func containerEnv() map[string]string {
-	return map[string]string{
-		"ZOO_TICK_TIME":              strconv.Itoa(int(TickTime / time.Millisecond)),
-		"ZOO_INIT_LIMIT":             "20",
-		"ZOO_SYNC_LIMIT":             "10",
-		"ZOO_MAX_CLIENT_CNXNS":       "0",
-		"ZOO_4LW_COMMANDS_WHITELIST": "*",
-		"ZOO_ADMINSERVER_ENABLED":    "false",
-		"ZOO_CFG_EXTRA":              "maxSessionTimeout=60000 forceSync=no",
-		"JVMFLAGS":                   "-Xmx256m -Dznode.container.checkIntervalMs=500",
-	}
-}
 
 // dockerSockets are where engines usually listen when DOCKER_HOST is unset.
 func dockerSockets() []string {
@@ -49,11 +31,12 @@ func dockerSockets() []string {
 
 var errNoDocker = errors.New("no Docker engine (DOCKER_HOST unset and no docker.sock found)")
 
-// dockerAvailable says whether a Docker engine answers. Without DOCKER_HOST
-// or a socket file it answers at once, without asking testcontainers-go
-// (which would log its own complaints).
+// dockerAvailable is the cheap check that comes before the Docker helper is
+// built and run: without DOCKER_HOST or a socket file it answers at once,
+// and a socket nothing listens on (an engine that is stopped) is refused
+// in a millisecond instead of after building the helper.
 func dockerAvailable(ctx context.Context) error {
-	return dockerAvailableWith(ctx, os.Getenv, fileExists, pingDocker)
+	return dockerAvailableWith(ctx, os.Getenv, fileExists, dialDocker)
 }
 
 func dockerAvailableWith(ctx context.Context, getenv func(string) string, exists func(string) bool, ping func(context.Context) error) error {
@@ -77,52 +60,50 @@ func dockerAvailableWith(ctx context.Context, getenv func(string) string, exists
 	return nil
 }
 
-func pingDocker(ctx context.Context) error {
-	tclog.SetDefault(tclog.NewNoopLogger())
-	p, err := testcontainers.NewDockerProvider()
+// dialDocker connects to the engine's socket (DOCKER_HOST's unix:// or
+// tcp:// address, else the first socket file found) and hangs up: whether
+// anything listens is all the cheap check wants to know. An address it
+// cannot dial itself (ssh://, npipe://) is left to the helper.
+func dialDocker(ctx context.Context) error {
+	network, addr := "", ""
+	if h := os.Getenv("DOCKER_HOST"); h != "" {
+		u, err := url.Parse(h)
+		if err != nil {
+			return fmt.Errorf("DOCKER_HOST=%q: %w", h, err)
+		}
+		switch u.Scheme {
+		case "unix":
+			network, addr = "unix", u.Path
+		case "tcp":
+			network, addr = "tcp", u.Host
+		default:
+			return nil
+		}
+	} else {
+		for _, s := range dockerSockets() {
+			if fileExists(s) {
+				network, addr = "unix", s
+				break
+			}
+		}
+		if addr == "" {
+			return nil
+		}
+	}
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, network, addr)
 	if err != nil {
 		return err
 	}
-	return p.Health(ctx) // Health closes the provider
+	return conn.Close()
 }
 
-// startContainer runs the pinned image and waits until it serves.
-func startContainer(ctx context.Context) (*Server, error) {
-	progress("starting ZooKeeper %s in Docker (%s); the first time pulls the image (about 100 MB, up to a minute), then 5–15 s…", DockerTag, DockerImage)
-	ctr, err := testcontainers.Run(ctx, DockerImage,
-		testcontainers.WithEnv(containerEnv()),
-		testcontainers.WithExposedPorts("2181/tcp"),
-		testcontainers.WithWaitStrategy(wait.ForListeningPort("2181/tcp").WithStartupTimeout(startTimeout)),
-	)
-	stop := func() {
-		if ctr != nil {
-			testcontainers.TerminateContainer(ctr)
-		}
-	}
+// startDocker runs the helper for one server and waits until it serves.
+func startDocker(ctx context.Context, command helperCommand) (*Server, error) {
+	progress("starting ZooKeeper %s in Docker (%s); the first time builds the Docker helper (about a minute) and pulls the image (about 100 MB, up to a minute), then 5–15 s…", DockerTag, DockerImage)
+	h, err := startHelper(ctx, command, 1)
 	if err != nil {
-		stop()
-		return nil, fmt.Errorf("zkserver: start %s: %w", DockerImage, err)
-	}
-	addr, err := ctr.PortEndpoint(ctx, "2181/tcp", "")
-	if err != nil {
-		stop()
-		return nil, fmt.Errorf("zkserver: %s port: %w", DockerImage, err)
-	}
-	wctx, cancel := context.WithTimeout(ctx, startTimeout)
-	defer cancel()
-	if err := waitServing(wctx, addr, nil); err != nil {
-		stop()
 		return nil, err
 	}
-	return &Server{Servers: []string{addr}, Source: FromDocker, Detail: DockerImage, Config: Fast, Version: DockerTag, stop: stop}, nil
-}
-
-// zooServers is the ZOO_SERVERS value for an ensemble of n containers
-// reachable on the Docker network as zk1…zkN.
-func zooServers(n int) string {
-	var s []string
-	for i := 1; i <= n; i++ {
-		s = append(s, fmt.Sprintf("server.%d=zk%d:2888:3888;2181", i, i))
-	}
-	return strings.Join(s, " ")
+	return &Server{Servers: h.addrs, Source: FromDocker, Detail: DockerImage, Config: Fast, Version: DockerTag, stop: h.close}, nil
 }

@@ -5,14 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/testcontainers/testcontainers-go"
-	"github.com/testcontainers/testcontainers-go/network"
-	"github.com/testcontainers/testcontainers-go/wait"
 )
 
 // Ensemble is a multi-server ZooKeeper whose members can be stopped and
@@ -37,7 +32,8 @@ type ensembleMember interface {
 }
 
 // StartEnsemble starts n servers (n odd, at least 3) on this machine:
-// containers when Docker answers, local processes otherwise. ZK_SERVERS is
+// containers when Docker answers, local processes otherwise (also when the
+// Docker helper fails, unless LOCKSTEP_ZK=docker). ZK_SERVERS is
 // not used: a test that stops members must own them.
 func StartEnsemble(ctx context.Context, n int) (*Ensemble, error) {
 	if n < 3 || n%2 == 0 {
@@ -50,12 +46,22 @@ func StartEnsemble(ctx context.Context, n int) (*Ensemble, error) {
 		}
 		return os.Getenv(k)
 	}
+	return startEnsemble(ctx, pr, n)
+}
+
+func startEnsemble(ctx context.Context, pr probes, n int) (*Ensemble, error) {
 	p, err := choose(ctx, pr)
 	if err != nil {
 		return nil, err
 	}
 	if p.source == FromDocker {
-		return startContainerEnsemble(ctx, n)
+		e, err := startDockerEnsemble(ctx, pr.helper, n)
+		if err == nil {
+			return e, nil
+		}
+		if p.install, err = fallBack(pr, err); err != nil {
+			return nil, err
+		}
 	}
 	return startLocalEnsemble(ctx, p.install, n, Fast)
 }
@@ -186,80 +192,46 @@ func startLocalEnsemble(ctx context.Context, inst Install, n int, config Config)
 	return e, nil
 }
 
-// containerMember is one ensemble member running in Docker.
-type containerMember struct {
-	ctr testcontainers.Container
-	up  bool
+// helperMember is one ensemble member running in Docker, stopped and
+// started through the Docker helper.
+type helperMember struct {
+	h  *dockerHelper
+	i  int
+	up bool
 }
 
-func (m *containerMember) stop(ctx context.Context) error {
-	timeout := time.Duration(0) // SIGKILL at once, like a crash
-	if err := m.ctr.Stop(ctx, &timeout); err != nil {
+func (m *helperMember) stop(ctx context.Context) error {
+	if err := m.h.call(ctx, fmt.Sprintf("stop %d", m.i)); err != nil {
 		return err
 	}
 	m.up = false
 	return nil
 }
 
-func (m *containerMember) start(ctx context.Context) error {
-	if err := m.ctr.Start(ctx); err != nil {
+func (m *helperMember) start(ctx context.Context) error {
+	if err := m.h.call(ctx, fmt.Sprintf("start %d", m.i)); err != nil {
 		return err
 	}
 	m.up = true
 	return nil
 }
 
-func (m *containerMember) running() bool { return m.up }
+func (m *helperMember) running() bool { return m.up }
 
-// startContainerEnsemble runs n containers on their own Docker network. Host
-// ports are fixed, so a restarted member keeps its address.
-func startContainerEnsemble(ctx context.Context, n int) (*Ensemble, error) {
-	progress("starting a %d-server ZooKeeper %s ensemble in Docker (%s); the first time pulls the image (about 100 MB, up to a minute), then 10–30 s…", n, DockerTag, DockerImage)
-	nw, err := network.New(ctx)
+// startDockerEnsemble runs n containers through the Docker helper.
+func startDockerEnsemble(ctx context.Context, command helperCommand, n int) (*Ensemble, error) {
+	progress("starting a %d-server ZooKeeper %s ensemble in Docker (%s); the first time builds the Docker helper (about a minute) and pulls the image (about 100 MB, up to a minute), then 10–30 s…", n, DockerTag, DockerImage)
+	h, err := startHelper(ctx, command, n)
 	if err != nil {
-		return nil, fmt.Errorf("zkserver: docker network: %w", err)
-	}
-	e := &Ensemble{Source: FromDocker, Config: Fast}
-	var ctrs []testcontainers.Container
-	e.closeFn = func() {
-		for _, c := range ctrs {
-			testcontainers.TerminateContainer(c)
-		}
-		nw.Remove(context.Background())
-	}
-	ports, err := freePorts(n)
-	if err != nil {
-		e.Close()
 		return nil, err
 	}
-	for i := range n {
-		env := containerEnv()
-		env["ZOO_MY_ID"] = strconv.Itoa(i + 1)
-		env["ZOO_SERVERS"] = zooServers(n)
-		alias := fmt.Sprintf("zk%d", i+1)
-		ctr, err := testcontainers.Run(ctx, DockerImage,
-			testcontainers.WithEnv(env),
-			testcontainers.WithExposedPorts(fmt.Sprintf("%d:2181/tcp", ports[i])),
-			network.WithNetwork([]string{alias}, nw),
-			testcontainers.WithWaitStrategy(wait.ForListeningPort("2181/tcp").WithStartupTimeout(startTimeout)),
-		)
-		if ctr != nil {
-			ctrs = append(ctrs, ctr)
-		}
-		if err != nil {
-			e.Close()
-			return nil, fmt.Errorf("zkserver: start ensemble member %s: %w", alias, err)
-		}
-		e.members = append(e.members, &containerMember{ctr: ctr, up: true})
-		e.Servers = append(e.Servers, fmt.Sprintf("127.0.0.1:%d", ports[i]))
+	if len(h.addrs) != n {
+		h.close()
+		return nil, fmt.Errorf("zkserver: Docker: asked the helper for %d servers, it reported %d (%v)", n, len(h.addrs), h.addrs)
 	}
-	wctx, cancel := context.WithTimeout(ctx, startTimeout)
-	defer cancel()
-	for _, addr := range e.Servers {
-		if err := waitServing(wctx, addr, nil); err != nil {
-			e.Close()
-			return nil, err
-		}
+	e := &Ensemble{Servers: h.addrs, Source: FromDocker, Config: Fast, closeFn: h.close}
+	for i := range n {
+		e.members = append(e.members, &helperMember{h: h, i: i, up: true})
 	}
 	return e, nil
 }

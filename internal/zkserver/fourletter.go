@@ -67,6 +67,9 @@ func Mntr(ctx context.Context, addr string) (map[string]string, error) {
 	return m, nil
 }
 
+// WaitServing returns once addr serves requests, or with ctx's error.
+func WaitServing(ctx context.Context, addr string) error { return waitServing(ctx, addr, nil) }
+
 // waitServing polls srvr until addr serves requests. ruok is not enough:
 // a server answers "imok" before it has loaded its database.
 func waitServing(ctx context.Context, addr string, alive func() error) error {

@@ -15,8 +15,9 @@ import (
 // are fast: the shortest session a client may ask for is 2 ticks (400 ms).
 const TickTime = 200 * time.Millisecond
 
-// startTimeout bounds how long one server may take to begin serving.
-const startTimeout = 60 * time.Second
+// StartTimeout bounds how long one server may take to begin serving (the
+// Docker helper waits as long for each of its containers).
+const StartTimeout = 60 * time.Second
 
 // member is one ZooKeeper server running as a child process.
 type member struct {
@@ -109,7 +110,7 @@ func (m *member) start(ctx context.Context, wait bool) error {
 }
 
 func (m *member) waitServing(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, startTimeout)
+	ctx, cancel := context.WithTimeout(ctx, StartTimeout)
 	defer cancel()
 	if err := waitServing(ctx, m.addr(), m.proc.exited); err != nil {
 		return fmt.Errorf("%w\n--- %s ---\n%s", err, filepath.Join(m.dir, "server.log"), tail(filepath.Join(m.dir, "server.log"), 20))
@@ -154,6 +155,10 @@ func startLocalConfig(ctx context.Context, inst Install, config Config) (*Server
 	return &Server{Servers: []string{m.addr()}, Source: FromLocal, Detail: inst.Where, Config: config,
 		Version: versionOf(ctx, m.addr()), stop: cleanup, dir: dir}, nil
 }
+
+// FreePorts asks the kernel for n free loopback ports; see freePorts. The
+// Docker helper uses it for an ensemble's fixed host ports.
+func FreePorts(n int) ([]int, error) { return freePorts(n) }
 
 // freePorts asks the kernel for n free loopback ports. They are released
 // before the server binds them, so a rare collision is possible; the server

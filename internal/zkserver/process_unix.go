@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"syscall"
+	"time"
 )
 
 // watchdog runs the JVM in the background and waits on its standard input,
@@ -25,11 +26,12 @@ kill -9 "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null
 [ -n "$ZK_WATCHDOG_DIR" ] && rm -rf "$ZK_WATCHDOG_DIR"`
 
-// process is a child JVM under the watchdog, in its own process group.
+// process is a child in its own process group: the JVM under the watchdog,
+// or the Docker helper (helper.go).
 type process struct {
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
-	done  chan struct{} // closed when the watchdog shell exits
+	done  chan struct{} // closed when the child has exited
 	err   error
 }
 
@@ -44,8 +46,15 @@ func startProcess(java string, args []string, logPath, dir string) (*process, er
 	cmd := exec.Command("/bin/sh", append([]string{"-c", watchdog, "zk-watchdog", java}, args...)...)
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.Env = append(os.Environ(), "ZK_WATCHDOG_DIR="+dir)
-	// Its own process group, so Ctrl-C in a terminal reaches only us (we then
-	// clean up) and kill(-pgid) takes the shell and the JVM together.
+	return startGroup(cmd)
+}
+
+// startGroup starts cmd with a pipe on its standard input, whose write end
+// only this Go process holds, so the child sees end-of-file when we close it
+// or die. It runs in its own process group, so Ctrl-C in a terminal reaches
+// only us (we then clean up) and kill(-pgid) takes the child and whatever it
+// started together.
+func startGroup(cmd *exec.Cmd) (*process, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -76,4 +85,15 @@ func (p *process) kill() {
 	}
 	p.stdin.Close()
 	<-p.done
+}
+
+// stop closes the child's standard input, its signal to clean up and exit,
+// and kills the group if it has not exited within grace.
+func (p *process) stop(grace time.Duration) {
+	p.stdin.Close()
+	select {
+	case <-p.done:
+	case <-time.After(grace):
+		p.kill()
+	}
 }

@@ -87,7 +87,7 @@ func TestKilledParentLeavesNoJVM(t *testing.T) {
 	}
 	buf := make([]byte, 4096)
 	var got string
-	deadline := time.Now().Add(startTimeout)
+	deadline := time.Now().Add(StartTimeout)
 	for !strings.Contains(got, "READY ") && time.Now().Before(deadline) {
 		n, err := out.Read(buf)
 		got += string(buf[:n])

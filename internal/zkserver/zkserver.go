@@ -3,7 +3,11 @@
 // Start looks, in this order, for:
 //
 //  1. ZK_SERVERS (comma-separated host:port): used as is, nothing is started;
-//  2. a Docker engine: testcontainers-go starts the official zookeeper image;
+//  2. a Docker engine (DOCKER_HOST, or a docker.sock that answers): the
+//     Docker helper, internal/cmd/zkdocker, starts the official zookeeper
+//     image through testcontainers-go. It runs as a child process (go run,
+//     built the first time), so that no binary linking this package links a
+//     Docker client; if it fails, Start says why and goes on to 3;
 //  3. a local ZooKeeper install (Debian's zookeeper package, Homebrew, or
 //     ZOOKEEPER_HOME) and java: QuorumPeerMain runs as a child process on a
 //     free loopback port, in a fresh temporary directory;
@@ -41,7 +45,7 @@ type Source int
 
 const (
 	FromEnv    Source = iota + 1 // ZK_SERVERS
-	FromDocker                   // a container started through testcontainers-go
+	FromDocker                   // a container started by the Docker helper (testcontainers-go)
 	FromLocal                    // a QuorumPeerMain child process
 )
 
@@ -95,7 +99,11 @@ func (s *Server) Close() {
 
 // Start returns a running ZooKeeper; see the package comment for the order.
 func Start(ctx context.Context) (*Server, error) {
-	p, err := choose(ctx, systemProbes())
+	return start(ctx, systemProbes())
+}
+
+func start(ctx context.Context, pr probes) (*Server, error) {
+	p, err := choose(ctx, pr)
 	if err != nil {
 		return nil, err
 	}
@@ -107,10 +115,31 @@ func Start(ctx context.Context) (*Server, error) {
 		return &Server{Servers: p.servers, Source: FromEnv, Detail: "ZK_SERVERS=" + strings.Join(p.servers, ","),
 			Version: versionOf(ctx, p.servers[0])}, nil
 	case FromDocker:
-		return startContainer(ctx)
-	default:
-		return startLocal(ctx, p.install)
+		srv, err := startDocker(ctx, pr.helper)
+		if err == nil {
+			return srv, nil
+		}
+		if p.install, err = fallBack(pr, err); err != nil {
+			return nil, err
+		}
 	}
+	return startLocal(ctx, p.install)
+}
+
+// fallBack is what follows a Docker step that failed although an engine
+// was found: the local install, as when there is no engine at all, unless
+// LOCKSTEP_ZK=docker allows only Docker.
+func fallBack(pr probes, dockerErr error) (Install, error) {
+	if strings.EqualFold(strings.TrimSpace(pr.getenv("LOCKSTEP_ZK")), "docker") {
+		return Install{}, dockerErr
+	}
+	why := strings.TrimPrefix(dockerErr.Error(), "zkserver: Docker: ")
+	inst, err := pr.findLocal()
+	if err != nil {
+		return Install{}, fmt.Errorf("%w\n(looked for: docker: %s; local install: %v)", ErrNoZooKeeper, why, err)
+	}
+	progress("Docker: %s; using the local install instead", why)
+	return inst, nil
 }
 
 // Progress is where Start says what it starts and how long that takes, as
@@ -138,15 +167,17 @@ type plan struct {
 	install Install  // FromLocal
 }
 
-// probes are the facts choose looks at; tests replace them.
+// probes are the facts choose looks at, and the Docker helper Start runs
+// when choose picks Docker; tests replace them.
 type probes struct {
 	getenv    func(string) string
 	dockerUp  func(context.Context) error
 	findLocal func() (Install, error)
+	helper    helperCommand
 }
 
 func systemProbes() probes {
-	return probes{getenv: os.Getenv, dockerUp: dockerAvailable, findLocal: FindInstall}
+	return probes{getenv: os.Getenv, dockerUp: dockerAvailable, findLocal: FindInstall, helper: goRunHelper}
 }
 
 // choose picks the first path that can work. It starts nothing.
@@ -246,7 +277,8 @@ func Which(ctx context.Context) (string, error) {
 		return "ZK_SERVERS=" + strings.Join(p.servers, ",") + " (ZooKeeper " + orUnknown(v) + "): used as it is, nothing is started", nil
 	case FromDocker:
 		return "Docker: each demo and each test package starts ZooKeeper " + DockerTag + " (" + DockerImage +
-			"); the first start pulls the image (about 100 MB, up to a minute), later ones take 5–15 s", nil
+			") through the Docker helper (go run " + helperPackage + "); the first start builds the helper and pulls the image" +
+			" (about 100 MB; a minute each), later ones take 5–15 s", nil
 	default:
 		return "local install: " + p.install.Where + ", java " + p.install.Java + ": each demo and each test package starts ZooKeeper " +
 			orUnknown(p.install.Version()) + " from it (2–10 s each)", nil

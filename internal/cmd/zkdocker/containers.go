@@ -1,0 +1,162 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/testcontainers/testcontainers-go"
+	tclog "github.com/testcontainers/testcontainers-go/log"
+	"github.com/testcontainers/testcontainers-go/network"
+	"github.com/testcontainers/testcontainers-go/wait"
+
+	"github.com/lockstep-zk/lockstep/internal/zkserver"
+)
+
+// containerEnv configures the official image like the local servers: short
+// ticks, all four-letter words, no admin server, fast container-node cleanup.
+func containerEnv() map[string]string {
+	return map[string]string{
+		"ZOO_TICK_TIME":              strconv.Itoa(int(zkserver.TickTime / time.Millisecond)),
+		"ZOO_INIT_LIMIT":             "20",
+		"ZOO_SYNC_LIMIT":             "10",
+		"ZOO_MAX_CLIENT_CNXNS":       "0",
+		"ZOO_4LW_COMMANDS_WHITELIST": "*",
+		"ZOO_ADMINSERVER_ENABLED":    "false",
+		"ZOO_CFG_EXTRA":              "maxSessionTimeout=60000 forceSync=no",
+		"JVMFLAGS":                   "-Xmx256m -Dznode.container.checkIntervalMs=500",
+	}
+}
+
+// containerOptions is every container's configuration; port is its client
+// port mapping ("2181/tcp", or "HOST:2181/tcp" for a fixed host port).
+func containerOptions(env map[string]string, port string) []testcontainers.ContainerCustomizer {
+	return []testcontainers.ContainerCustomizer{
+		testcontainers.WithEnv(env),
+		testcontainers.WithExposedPorts(port),
+		testcontainers.WithWaitStrategy(wait.ForListeningPort("2181/tcp").WithStartupTimeout(zkserver.StartTimeout)),
+	}
+}
+
+// ping asks the engine whether it answers, before anything is pulled.
+func ping(ctx context.Context) error {
+	p, err := testcontainers.NewDockerProvider()
+	if err != nil {
+		return err
+	}
+	return p.Health(ctx) // Health closes the provider
+}
+
+// containers are the servers this helper started: one, or an ensemble on
+// its own Docker network.
+type containers struct {
+	addrs []string
+	ctrs  []testcontainers.Container
+	nw    *testcontainers.DockerNetwork
+}
+
+// startContainers runs n servers of the pinned image and waits until each
+// serves. n is 1 (a random host port) or an odd number ≥ 3 (fixed host
+// ports, so that a restarted member keeps its address).
+func startContainers(ctx context.Context, n int) (cl *containers, err error) {
+	if n != 1 && (n < 3 || n%2 == 0) {
+		return nil, fmt.Errorf("%d servers: want 1, or an odd number ≥ 3", n)
+	}
+	tclog.SetDefault(tclog.NewNoopLogger()) // its log would bury our one line
+	pctx, pcancel := context.WithTimeout(ctx, 5*time.Second)
+	err = ping(pctx)
+	pcancel()
+	if err != nil {
+		return nil, fmt.Errorf("docker engine does not answer: %w", err)
+	}
+	cl = &containers{}
+	defer func() {
+		if err != nil {
+			cl.close()
+			cl = nil
+		}
+	}()
+	if n == 1 {
+		ctr, err := testcontainers.Run(ctx, zkserver.DockerImage, containerOptions(containerEnv(), "2181/tcp")...)
+		if ctr != nil {
+			cl.ctrs = append(cl.ctrs, ctr)
+		}
+		if err != nil {
+			return cl, fmt.Errorf("start %s: %w", zkserver.DockerImage, err)
+		}
+		addr, err := ctr.PortEndpoint(ctx, "2181/tcp", "")
+		if err != nil {
+			return cl, fmt.Errorf("%s port: %w", zkserver.DockerImage, err)
+		}
+		cl.addrs = []string{addr}
+	} else {
+		if cl.nw, err = network.New(ctx); err != nil {
+			return cl, fmt.Errorf("docker network: %w", err)
+		}
+		ports, err := zkserver.FreePorts(n)
+		if err != nil {
+			return cl, err
+		}
+		for i := range n {
+			env := containerEnv()
+			env["ZOO_MY_ID"] = strconv.Itoa(i + 1)
+			env["ZOO_SERVERS"] = zooServers(n)
+			alias := fmt.Sprintf("zk%d", i+1)
+			opts := append(containerOptions(env, fmt.Sprintf("%d:2181/tcp", ports[i])), network.WithNetwork([]string{alias}, cl.nw))
+			ctr, err := testcontainers.Run(ctx, zkserver.DockerImage, opts...)
+			if ctr != nil {
+				cl.ctrs = append(cl.ctrs, ctr)
+			}
+			if err != nil {
+				return cl, fmt.Errorf("start ensemble member %s: %w", alias, err)
+			}
+			cl.addrs = append(cl.addrs, fmt.Sprintf("127.0.0.1:%d", ports[i]))
+		}
+	}
+	// A listening port is not yet a serving server (see zkserver.WaitServing).
+	wctx, cancel := context.WithTimeout(ctx, zkserver.StartTimeout)
+	defer cancel()
+	for _, addr := range cl.addrs {
+		if err := zkserver.WaitServing(wctx, addr); err != nil {
+			return cl, err
+		}
+	}
+	return cl, nil
+}
+
+// zooServers is the ZOO_SERVERS value for an ensemble of n containers
+// reachable on the Docker network as zk1…zkN.
+func zooServers(n int) string {
+	var s []string
+	for i := 1; i <= n; i++ {
+		s = append(s, fmt.Sprintf("server.%d=zk%d:2888:3888;2181", i, i))
+	}
+	return strings.Join(s, " ")
+}
+
+func (cl *containers) Addrs() []string { return cl.addrs }
+
+// Stop kills member i at once, like a crash.
+func (cl *containers) Stop(ctx context.Context, i int) error {
+	timeout := time.Duration(0)
+	return cl.ctrs[i].Stop(ctx, &timeout)
+}
+
+// Start starts a stopped member again, with its data.
+func (cl *containers) Start(ctx context.Context, i int) error {
+	return cl.ctrs[i].Start(ctx)
+}
+
+// Close removes every container and the network.
+func (cl *containers) Close() { cl.close() }
+
+func (cl *containers) close() {
+	for _, c := range cl.ctrs {
+		testcontainers.TerminateContainer(c)
+	}
+	if cl.nw != nil {
+		cl.nw.Remove(context.Background())
+	}
+}

@@ -1,0 +1,138 @@
+// Command zkdocker is lockstep's Docker path: it starts the official
+// ZooKeeper image through testcontainers-go, prints where it serves, and
+// removes the containers when its standard input closes or on SIGTERM.
+// internal/zkserver runs it (go run ./internal/cmd/zkdocker) when it finds a
+// Docker engine, so that the chapters' own binaries link no Docker client:
+//
+//	$ go run ./internal/cmd/zkdocker -n 1
+//	ready 127.0.0.1:32771
+//
+// Its standard output carries only the protocol zkserver reads (see
+// internal/zkserver/helper.go): "ready ADDR[,ADDR…]" once every server
+// serves, or "error MESSAGE" (one line) and exit status 1. Once ready it
+// answers "stop I" and "start I" (ensemble member I, 0-based) with "ok" or
+// "error MESSAGE". If the helper itself is killed, testcontainers-go's
+// reaper removes the containers.
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+func main() {
+	n := flag.Int("n", 1, "1 for a standalone server, or an odd number ≥ 3 for an ensemble")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	os.Exit(serve(ctx, os.Stdin, os.Stdout, func(ctx context.Context) (cluster, error) {
+		cl, err := startContainers(ctx, *n)
+		if err != nil {
+			return nil, err
+		}
+		return cl, nil
+	}))
+}
+
+// cluster is what serve drives: the containers, or a test's stand-in.
+type cluster interface {
+	Addrs() []string
+	Stop(ctx context.Context, i int) error
+	Start(ctx context.Context, i int) error
+	Close()
+}
+
+// serve starts the cluster, says ready or error on out, then answers the
+// requests read from in until in closes or ctx ends, and removes the cluster.
+// It returns the exit status.
+func serve(ctx context.Context, in io.Reader, out io.Writer, start func(context.Context) (cluster, error)) int {
+	requests := make(chan string)
+	go func() {
+		defer close(requests)
+		sc := bufio.NewScanner(in)
+		for sc.Scan() {
+			requests <- sc.Text()
+		}
+	}()
+
+	// Starting can take a minute (a pull); end-of-file on in or a signal
+	// during it cancels it, and whatever was started is removed.
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type started struct {
+		cl  cluster
+		err error
+	}
+	done := make(chan started, 1)
+	go func() {
+		cl, err := start(sctx)
+		done <- started{cl, err}
+	}()
+	var cl cluster
+	for cl == nil {
+		select {
+		case s := <-done:
+			if s.err != nil {
+				fmt.Fprintf(out, "error %s\n", oneLine(s.err))
+				return 1
+			}
+			cl = s.cl
+		case _, ok := <-requests:
+			if !ok {
+				requests = nil // nobody is waiting for us any more
+				cancel()
+			}
+			// a request before ready has nothing to act on: ignored
+		}
+	}
+	defer cl.Close()
+	if sctx.Err() != nil {
+		return 0 // started just as we were told to stop
+	}
+	fmt.Fprintf(out, "ready %s\n", strings.Join(cl.Addrs(), ","))
+
+	for {
+		select {
+		case <-ctx.Done():
+			return 0
+		case req, ok := <-requests:
+			if !ok {
+				return 0
+			}
+			if err := handle(ctx, cl, req); err != nil {
+				fmt.Fprintf(out, "error %s\n", oneLine(err))
+			} else {
+				fmt.Fprintln(out, "ok")
+			}
+		}
+	}
+}
+
+// handle carries out one "stop I" or "start I".
+func handle(ctx context.Context, cl cluster, req string) error {
+	verb, arg, _ := strings.Cut(strings.TrimSpace(req), " ")
+	i, err := strconv.Atoi(arg)
+	if err != nil || i < 0 || i >= len(cl.Addrs()) {
+		return fmt.Errorf("%q: want stop I or start I with 0 ≤ I < %d", req, len(cl.Addrs()))
+	}
+	switch verb {
+	case "stop":
+		return cl.Stop(ctx, i)
+	case "start":
+		return cl.Start(ctx, i)
+	}
+	return fmt.Errorf("%q: want stop I or start I", req)
+}
+
+// oneLine keeps an error on one protocol line.
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(err.Error()), " ")
+}

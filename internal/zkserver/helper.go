@@ -1,0 +1,273 @@
+package zkserver
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The Docker path runs in a helper process, not in this package: the
+// testcontainers-go module links a Docker client and, through its root
+// package, a test library, and every chapter's binary links this package.
+// So a chapter stays small, and the helper (internal/cmd/zkdocker) is built
+// the first time Docker is actually used.
+//
+// The helper speaks one line at a time. On its standard output:
+//
+//	ready ADDR[,ADDR…]    once, when every server serves
+//	error MESSAGE         it could not start; it then exits
+//
+// and, once ready, it answers each line we send on its standard input:
+//
+//	stop I / start I      → ok, or error MESSAGE   (ensemble member I, 0-based)
+//
+// Closing its standard input (which also happens when this process dies)
+// or SIGTERM makes it remove its containers and exit; testcontainers-go's
+// reaper removes them too if the helper itself is killed.
+const (
+	helperReady = "ready"
+	helperError = "error"
+	helperOK    = "ok"
+)
+
+// helperPackage is the helper's directory under the module root.
+const helperPackage = "./internal/cmd/zkdocker"
+
+// helperStopGrace bounds how long the helper may take to remove its
+// containers once asked before its process group is killed.
+var helperStopGrace = 30 * time.Second
+
+// helperCommand returns the command that runs the helper with args.
+type helperCommand func(ctx context.Context, args ...string) (*exec.Cmd, error)
+
+// goRunHelper runs the helper with "go run" from the module root. The go
+// command caches the built helper, so only the first run compiles it.
+func goRunHelper(ctx context.Context, args ...string) (*exec.Cmd, error) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		return nil, errors.New("the Docker helper is built with the go command, which is not on PATH")
+	}
+	root, err := moduleRoot(ctx, goBin)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(goBin, append([]string{"run", helperPackage}, args...)...)
+	cmd.Dir = root
+	return cmd, nil
+}
+
+// moduleRoot finds the lockstep source tree: from this file's directory
+// when the binary was built from source here (the usual go run and go test),
+// else from the working directory.
+func moduleRoot(ctx context.Context, goBin string) (string, error) {
+	dir := ""
+	if _, file, _, ok := runtime.Caller(0); ok && fileExists(file) {
+		dir = filepath.Dir(file)
+	}
+	cmd := exec.CommandContext(ctx, goBin, "env", "GOMOD")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	gomod := strings.TrimSpace(string(out))
+	if err != nil || gomod == "" || gomod == os.DevNull {
+		return "", fmt.Errorf("the Docker helper is built from the lockstep source tree; run from inside it (go env GOMOD: %q, %v)", gomod, err)
+	}
+	root := filepath.Dir(gomod)
+	if !fileExists(filepath.Join(root, helperPackage)) {
+		return "", fmt.Errorf("the Docker helper is built from the lockstep source tree, and %s has no %s", root, helperPackage)
+	}
+	return root, nil
+}
+
+// dockerHelper is a running helper that has said ready.
+type dockerHelper struct {
+	proc   *process
+	addrs  []string
+	lines  <-chan string // its standard output, closed at end-of-file
+	stderr *tailWriter
+	mu     sync.Mutex // one request at a time
+	broken error      // set when a request's answer is lost; later ones fail
+}
+
+// startHelper runs the helper (n servers) and waits until it says ready or
+// error, or ends, or ctx ends. Every failure is one line that says why.
+func startHelper(ctx context.Context, command helperCommand, n int) (*dockerHelper, error) {
+	cmd, err := command(ctx, "-n", fmt.Sprint(n))
+	if err != nil {
+		return nil, fmt.Errorf("zkserver: Docker: %w", err)
+	}
+	// Our own pipe rather than cmd.StdoutPipe: Wait closes that one when the
+	// child exits, which could lose the error line it printed last.
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout = w
+	tail := &tailWriter{to: Progress}
+	cmd.Stderr = tail
+	cmd.WaitDelay = 5 * time.Second // a grandchild holding stderr open cannot stall Wait
+	proc, err := startGroup(cmd)
+	w.Close() // the child has its copy; ours would hide end-of-file
+	if err != nil {
+		r.Close()
+		return nil, fmt.Errorf("zkserver: Docker: start the helper: %w", err)
+	}
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		defer r.Close()
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	h := &dockerHelper{proc: proc, lines: lines, stderr: tail}
+	select {
+	case line, ok := <-lines:
+		if !ok {
+			return nil, h.died("before it was ready")
+		}
+		word, rest, _ := strings.Cut(line, " ")
+		switch word {
+		case helperReady:
+			addrs, err := ParseServers(rest)
+			if err != nil {
+				h.close()
+				return nil, fmt.Errorf("zkserver: Docker: the helper said %q: %w", line, err)
+			}
+			h.addrs = addrs
+			return h, nil
+		case helperError:
+			h.close()
+			return nil, fmt.Errorf("zkserver: Docker: %s", rest)
+		default:
+			h.close()
+			return nil, fmt.Errorf("zkserver: Docker: the helper said %q, want %q or %q", line, helperReady, helperError)
+		}
+	case <-ctx.Done():
+		h.close()
+		return nil, fmt.Errorf("zkserver: Docker: %w before the helper was ready", ctx.Err())
+	}
+}
+
+// call sends one request and waits for its answer.
+func (h *dockerHelper) call(ctx context.Context, request string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.broken != nil {
+		return h.broken
+	}
+	if _, err := io.WriteString(h.proc.stdin, request+"\n"); err != nil {
+		h.broken = h.died("before " + request)
+		return h.broken
+	}
+	select {
+	case line, ok := <-h.lines:
+		if !ok {
+			h.broken = h.died("during " + request)
+			return h.broken
+		}
+		word, rest, _ := strings.Cut(line, " ")
+		switch word {
+		case helperOK:
+			return nil
+		case helperError:
+			return fmt.Errorf("zkserver: Docker: %s: %s", request, rest)
+		}
+		h.broken = fmt.Errorf("zkserver: Docker: the helper answered %q to %q, want %q or %q", line, request, helperOK, helperError)
+		return h.broken
+	case <-ctx.Done():
+		// The answer may still come; it would then be read as the answer to
+		// the next request, so there is no next request.
+		h.broken = fmt.Errorf("zkserver: Docker: %s: %w; the helper can take no more requests", request, ctx.Err())
+		return h.broken
+	}
+}
+
+// died waits for the helper to exit and says how, with the last thing it
+// wrote on stderr (the go command's build error, a panic, …).
+func (h *dockerHelper) died(when string) error {
+	select {
+	case <-h.proc.done:
+	case <-time.After(helperStopGrace):
+		h.proc.kill()
+	}
+	h.proc.stdin.Close()
+	msg := fmt.Sprintf("zkserver: Docker: the helper (go run %s) ended %s (%v)", helperPackage, when, h.proc.err)
+	if last := h.stderr.last(); last != "" {
+		msg += ": " + last
+	}
+	return errors.New(msg)
+}
+
+// close asks the helper to remove its containers and waits for it. Under
+// go run the helper is a grandchild: its stdout reaching end-of-file, not
+// the go command's exit, says it is done.
+func (h *dockerHelper) close() {
+	h.proc.stop(helperStopGrace)
+	drained := make(chan struct{})
+	go func() {
+		for range h.lines {
+		}
+		close(drained)
+	}()
+	select {
+	case <-drained:
+	case <-time.After(helperStopGrace):
+		h.proc.kill() // the whole group, the grandchild too
+		<-drained
+	}
+}
+
+// tailWriter passes the helper's stderr on to Progress, line by line, and
+// keeps its last non-empty line for error messages. "exit status N" is go
+// run's own last word, not the helper's: it is dropped.
+type tailWriter struct {
+	to      io.Writer
+	mu      sync.Mutex
+	partial string
+	lastOne string
+}
+
+func (t *tailWriter) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.partial += string(b)
+	for {
+		line, rest, ok := strings.Cut(t.partial, "\n")
+		if !ok {
+			break
+		}
+		t.partial = rest
+		if goRunExit.MatchString(strings.TrimSpace(line)) {
+			continue
+		}
+		if t.to != nil {
+			io.WriteString(t.to, line+"\n")
+		}
+		if s := strings.TrimSpace(line); s != "" {
+			t.lastOne = s
+		}
+	}
+	return len(b), nil
+}
+
+var goRunExit = regexp.MustCompile(`^exit status [0-9]+$`)
+
+func (t *tailWriter) last() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if s := strings.TrimSpace(t.partial); s != "" && !goRunExit.MatchString(s) {
+		return s
+	}
+	return t.lastOne
+}
