@@ -2,7 +2,9 @@
 //
 // go-zookeeper's calls take no context. The request runs in its own
 // goroutine and the caller stops waiting when ctx ends; the request itself
-// is not taken back: it may still reach the server.
+// is not taken back: it may still reach the server. A ctx that can never
+// end (context.Background(), context.TODO(): Done returns nil) needs no
+// goroutine: the request then runs in the caller's.
 package zkcall
 
 import "context"
@@ -27,6 +29,9 @@ func Do[T any](ctx context.Context, f func() (T, error)) (T, error) {
 // and late, if not nil, receives f's result once it comes, in the
 // background: the place to undo a create that landed after all.
 func Send[T any](ctx context.Context, f func() (T, error), late func(T, error)) (T, error) {
+	if ctx.Done() == nil {
+		return f() // a ctx that never ends: nothing can come late
+	}
 	type result struct {
 		v   T
 		err error

@@ -3,6 +3,7 @@ package zkcall
 import (
 	"context"
 	"errors"
+	"runtime/metrics"
 	"testing"
 	"time"
 )
@@ -58,5 +59,21 @@ func TestSendSendsAnywayAndHandsTheLateResultOver(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the late result never came")
+	}
+}
+
+func TestACtxThatNeverEndsCostsNoGoroutine(t *testing.T) {
+	created := func() uint64 {
+		m := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
+		metrics.Read(m)
+		return m[0].Value.Uint64()
+	}
+	before := created()
+	for range 100 {
+		Do(context.Background(), func() (int, error) { return 1, nil })
+		Send(context.Background(), func() (int, error) { return 1, nil }, func(int, error) {})
+	}
+	if n := created() - before; n != 0 {
+		t.Fatalf("200 calls with context.Background() started %d goroutines, want 0", n)
 	}
 }
