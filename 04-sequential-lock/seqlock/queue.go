@@ -230,9 +230,9 @@ func (q *Queue) giveUp(node, prefix string, session int64, err error) error {
 func protectedPrefix() string { return "_c_" + randhex.UUID() + "-" }
 
 // create sends one create. go-zookeeper calls take no context, so
-// zkcall.Send runs the call in its own goroutine and stops waiting when ctx
-// ends. The create may still land: Send hands its late answer to cleanUp,
-// which deletes whatever it created, and we wait (briefly) for that.
+// zkcall.Send stops waiting when ctx ends (see call in call.go for where
+// the call runs). The create may still land: Send hands its late answer to
+// cleanUp, which deletes whatever it created, and we wait (briefly) for that.
 func (q *Queue) create(ctx context.Context, prefix string) (string, error) {
 	cleaned := make(chan struct{})
 	cleanUp := func(node string, err error) {
