@@ -127,8 +127,8 @@ func (h *Hold) Release(ctx context.Context) error {
 		return ErrNotHeld
 	}
 	// Stop listening first, so nothing we do now is taken for a loss. A
-	// signal that fired just before may still be telling us: it checks
-	// ended under mu before it speaks.
+	// signal that fired just before may still be telling us:
+	// loseWhileHeld checks ended under mu before it speaks.
 	h.mu.Lock()
 	h.ended = true
 	h.mu.Unlock()
