@@ -8,6 +8,7 @@ import (
 	"log"
 	"os"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -27,7 +28,9 @@ import (
 // Lock, increment a counter in memory, Unlock — in one process, in turn, a
 // few passes each, with nothing between the client and the server (no wire
 // counting: the conns are dialled as a user would dial them). What is
-// compared is throughput and the client's CPU per acquisition.
+// compared is throughput and the client's CPU per acquisition, beside
+// three counts that explain it and that the machine's load does not blur:
+// goroutines started, heap allocations, read and write system calls.
 
 // identicalKind is one side of the comparison.
 type identicalKind struct {
@@ -36,15 +39,17 @@ type identicalKind struct {
 	// open opens n sessions and returns a lock on dir for each, and how
 	// to close them all.
 	open func(ctx context.Context, servers []string, timeout time.Duration, dir string, n int) ([]locker, func(), error)
-	// lockCtx is the context each Lock gets: 04's Lock takes one, and a
-	// context that can end (the usual case) costs 04 a goroutine per
-	// request (seqlock's call); zk.Lock ignores it.
+	// background: each Lock and Unlock gets context.Background() instead
+	// of a context with a deadline. 04 honours a context that can end (the
+	// usual case) with a goroutine per Lock and one per Unlock (seqlock's
+	// Handle.Acquire and call), and needs none for one that cannot; zk.Lock
+	// takes no context.
 	background bool
 }
 
 var identicalKinds = []identicalKind{
 	{name: "04", about: "seqlock.Mutex on seqlock.NewSession sessions; Lock(ctx) with a deadline", open: openSeqlock},
-	{name: "04 bg", about: "the same, Lock(context.Background()): no goroutine per request", open: openSeqlock, background: true},
+	{name: "04 bg", about: "the same, Lock(context.Background()): no goroutine of its own", open: openSeqlock, background: true},
 	{name: "gozk", about: "zk.NewLock on plain zk.Connect conns", open: openGozk},
 }
 
@@ -116,6 +121,29 @@ type identicalSample struct {
 	elapsed  time.Duration
 	cpu      time.Duration
 	cpuOK    bool
+	// What the Go runtime counted over the window: goroutines started and
+	// heap allocations. Unlike CPU time, they do not depend on the load of
+	// the machine, so they show what a change saved even where the CPU
+	// column is lost in the noise.
+	goroutines, allocs uint64
+	// Read and write system calls over the window (sysio_linux.go).
+	syscalls   uint64
+	syscallsOK bool
+}
+
+// runtimeCounts reads the runtime's counts of goroutines created and of
+// heap allocations (tiny allocations included in the latter only as the
+// runtime batches them: compare like with like).
+func runtimeCounts() (goroutines, allocs uint64) {
+	m := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}, {Name: "/gc/heap/allocs:objects"}}
+	metrics.Read(m)
+	if m[0].Value.Kind() == metrics.KindUint64 {
+		goroutines = m[0].Value.Uint64()
+	}
+	if m[1].Value.Kind() == metrics.KindUint64 {
+		allocs = m[1].Value.Uint64()
+	}
+	return goroutines, allocs
 }
 
 // runIdentical is one pass of k: the sessions are opened before and closed
@@ -180,14 +208,20 @@ func (b *bench) runIdentical(ctx context.Context, k identicalKind, n, rounds int
 		}
 		defer pprof.StopCPUProfile() // after the window; a second Stop is a no-op
 	}
+	g0, a0 := runtimeCounts()
+	io0, iok0 := processIO()
 	cpu0, ok0 := processCPU()
 	t0 := time.Now()
 	close(start)
 	wg.Wait()
 	x.elapsed = time.Since(t0)
 	cpu1, ok1 := processCPU()
+	io1, iok1 := processIO()
+	g1, a1 := runtimeCounts()
 	pprof.StopCPUProfile()
 	x.cpu, x.cpuOK = cpu1-cpu0, ok0 && ok1
+	x.goroutines, x.allocs = g1-g0, a1-a0
+	x.syscalls, x.syscallsOK = io1-io0, iok0 && iok1
 	x.acquires = counter
 	if err := errors.Join(errs...); err != nil {
 		return x, err
@@ -221,7 +255,7 @@ func (b *bench) identical(ctx context.Context, passes int, profiles string, out,
 		cpu = (float64(x[k].cpu) / float64(x[k].acquires)) / (float64(g.cpu) / float64(g.acquires))
 		return
 	}
-	fmt.Fprintf(out, "%-5s %-6s %8s %10s %8s %12s %10s\n", "pass", "lock", "acq", "acq/s", "cpu ms", "cpu µs/acq", "vs gozk")
+	fmt.Fprintf(out, "%-5s %-6s %8s %10s %8s %12s %7s %7s %6s  %s\n", "pass", "lock", "acq", "acq/s", "cpu ms", "cpu µs/acq", "gor/acq", "alc/acq", "rw/acq", "vs gozk")
 	for pass := range passes + 1 {
 		fmt.Fprintf(progress, "bench: identical pass %d of %d\n", pass, passes)
 		this := make([]identicalSample, len(identicalKinds))
@@ -246,11 +280,16 @@ func (b *bench) identical(ctx context.Context, passes int, profiles string, out,
 			sums[i].elapsed += x.elapsed
 			sums[i].cpu += x.cpu
 			sums[i].cpuOK = x.cpuOK
+			sums[i].goroutines += x.goroutines
+			sums[i].allocs += x.allocs
+			sums[i].syscalls += x.syscalls
+			sums[i].syscallsOK = x.syscallsOK
 			thr, cpu := ratio(i, this)
 			thrByPass[i] = append(thrByPass[i], thr)
 			cpuByPass[i] = append(cpuByPass[i], cpu)
-			fmt.Fprintf(out, "%-5d %-6s %8d %10.0f %8.1f %12.0f %4.2f× %4.2f×cpu\n", pass, k.name, x.acquires,
-				float64(x.acquires)/x.elapsed.Seconds(), ms(x.cpu), float64(x.cpu.Microseconds())/float64(x.acquires), thr, cpu)
+			fmt.Fprintf(out, "%-5d %-6s %8d %10.0f %8.1f %12.0f %7.1f %7.0f %6s  %4.2f× %4.2f×cpu\n", pass, k.name, x.acquires,
+				float64(x.acquires)/x.elapsed.Seconds(), ms(x.cpu), float64(x.cpu.Microseconds())/float64(x.acquires),
+				per(x.goroutines, x.acquires), per(x.allocs, x.acquires), syscallsPer(x), thr, cpu)
 		}
 	}
 	fmt.Fprintln(out, "all passes (sums; then the median of the pass-by-pass ratios):")
@@ -261,10 +300,28 @@ func (b *bench) identical(ctx context.Context, passes int, profiles string, out,
 		if x.cpuOK {
 			cpuPer = fmt.Sprintf("%.0f", float64(x.cpu.Microseconds())/float64(x.acquires))
 		}
-		fmt.Fprintf(out, "      %-6s %8d %10.0f %8.1f %12s %4.2f× %4.2f×cpu   median %4.2f× %4.2f×cpu\n", k.name, x.acquires,
-			float64(x.acquires)/x.elapsed.Seconds(), ms(x.cpu), cpuPer, thr, cpu, median(thrByPass[i]), median(cpuByPass[i]))
+		fmt.Fprintf(out, "      %-6s %8d %10.0f %8.1f %12s %7.1f %7.0f %6s  %4.2f× %4.2f×cpu   median %4.2f× %4.2f×cpu\n", k.name, x.acquires,
+			float64(x.acquires)/x.elapsed.Seconds(), ms(x.cpu), cpuPer, per(x.goroutines, x.acquires), per(x.allocs, x.acquires), syscallsPer(x),
+			thr, cpu, median(thrByPass[i]), median(cpuByPass[i]))
 	}
 	return nil
+}
+
+// syscallsPer is x's read and write system calls per acquisition, "-" if
+// they were not counted.
+func syscallsPer(x identicalSample) string {
+	if !x.syscallsOK {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", per(x.syscalls, x.acquires))
+}
+
+// per is n per acquisition.
+func per(n uint64, acquires int) float64 {
+	if acquires == 0 {
+		return 0
+	}
+	return float64(n) / float64(acquires)
 }
 
 func median(xs []float64) float64 {

@@ -12,7 +12,10 @@ import (
 
 // go-zookeeper's calls take no context. call runs one in its own goroutine
 // so that ctx can interrupt the wait (internal/zkcall.Do: if ctx ends
-// first, the answer is dropped). Only reads, watches and deletes go
+// first, the answer is dropped) — unless ctx can never end, or a Lock's
+// whole acquisition already runs in a goroutine its caller waits on with
+// ctx (handle.go: run): the call then runs where it is, and still returns
+// ctx.Err() if ctx ended meanwhile. Only reads, watches and deletes go
 // through it: abandoning those leaves nothing behind. Creates go through
 // Queue.create, which cleans up after itself.
 func call[T any](ctx context.Context, f func() (T, error)) (T, error) { return zkcall.Do(ctx, f) }

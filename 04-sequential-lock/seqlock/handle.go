@@ -3,6 +3,9 @@ package seqlock
 import (
 	"context"
 	"sync"
+	"time"
+
+	"github.com/lockstep-zk/lockstep/internal/zkcall"
 )
 
 // Handle is what one contender knows about its own holds: whether it is
@@ -33,7 +36,7 @@ func (h *Handle) Acquire(ctx context.Context, acquire func(context.Context) (*Ho
 	h.busy = true
 	h.mu.Unlock()
 
-	hold, err := acquire(ctx)
+	hold, err := run(ctx, acquire)
 
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -43,6 +46,52 @@ func (h *Handle) Acquire(ctx context.Context, acquire func(context.Context) (*Ho
 	}
 	h.current, h.last = hold, hold
 	return nil
+}
+
+// run runs acquire and returns what it returns, or stops waiting when ctx
+// ends. go-zookeeper's requests take no ctx, so honouring ctx costs a
+// goroutine: rather than one per request (zkcall.Do), the whole
+// acquisition runs in one goroutine of its own, with ctx marked
+// zkcall.Watched so that its requests run in it directly. (A ctx that
+// never ends needs none at all.)
+//
+// When ctx ends, acquire notices at its next step — a wait selects on ctx,
+// a request returns — removes its node and returns, and run waits for
+// that: Lock returns only once its node is gone, as before. A request cut
+// off from the server can take long to fail, so run waits at most
+// cleanupWait, the bound the core's own clean-up has; then acquire finishes
+// in the background and lets go of a hold it got after all.
+func run(ctx context.Context, acquire func(context.Context) (*Hold, error)) (*Hold, error) {
+	if ctx.Done() == nil {
+		return acquire(ctx)
+	}
+	type result struct {
+		hold *Hold
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		hold, err := acquire(zkcall.Watched(ctx))
+		done <- result{hold, err}
+	}()
+	select {
+	case r := <-done:
+		return r.hold, r.err
+	case <-ctx.Done():
+	}
+	wait := time.NewTimer(cleanupWait)
+	defer wait.Stop()
+	select {
+	case r := <-done:
+		return r.hold, r.err
+	case <-wait.C:
+		go func() {
+			if r := <-done; r.err == nil {
+				r.hold.Release(context.Background())
+			}
+		}()
+		return nil, ctx.Err()
+	}
 }
 
 // Release releases the current hold (Hold.Release): ErrNotHeld if there is

@@ -12,16 +12,19 @@ import (
 	"github.com/lockstep-zk/lockstep/event"
 )
 
-// A Hold is one acquisition, from Acquire to Release. While it lasts, it
-// listens to its Session, which tells every hold on it when their
-// ZooKeeper session is lost (session.go: handle), and closes Lost then.
+// A Hold is one acquisition, from Acquire to Release. While it lasts, its
+// Session tells it when its ZooKeeper session is lost (session.go:
+// handle), and it closes Lost then.
 type Hold struct {
 	q       *Queue
 	node    string
 	token   int64
 	session int64 // the session that owns node
 	lost    chan struct{}
-	stop    chan struct{} // closed by Release: the hold ends on purpose
+	// What the Session tells it by: expired when its session is over,
+	// silent when the conn has been without it for d/6 (nil with
+	// WithoutDisconnectCheck). Release stops listening to both.
+	expired, silent *signal
 
 	released atomic.Bool
 	mu       sync.Mutex
@@ -41,14 +44,13 @@ type Hold struct {
 // So a later holder always has a larger token, and it costs no request:
 // the Children reply carries the directory's Stat.
 func (q *Queue) hold(node string, session, pzxid int64) *Hold {
-	h := &Hold{q: q, node: node, token: pzxid, session: session,
-		lost: make(chan struct{}), stop: make(chan struct{})}
+	h := &Hold{q: q, node: node, token: pzxid, session: session, lost: make(chan struct{})}
 	q.opts.observer.Emit(event.Event{Lock: q.dir, Kind: event.Acquired, Node: node, Token: h.token})
-	expired, silent := q.s.watch(session)
+	h.expired, h.silent = q.s.watch(session)
 	if q.opts.noDisconnectCheck {
-		silent = nil // lost only when the session is known to be over
+		h.silent = nil // lost only when the session is known to be over
 	}
-	go h.listen(expired, silent)
+	h.listen()
 	return h
 }
 
@@ -61,30 +63,31 @@ func (h *Hold) Token() int64 { return h.token }
 // Lost is closed when the hold is lost without Release.
 func (h *Hold) Lost() <-chan struct{} { return h.lost }
 
-// listen closes h.lost when the Session says the hold's session is over,
-// or (unless WithoutDisconnectCheck) that it has been without it for d/6.
-// Holding the lock costs no request, no watch and no polling: the
-// goroutine sleeps until one of the three channels closes.
+// listen has h.lost closed when the Session says the hold's session is
+// over, or (unless WithoutDisconnectCheck) that it has been without it for
+// d/6. Holding the lock costs no request, no watch, no polling and no
+// goroutine: the Session's signals call loseWhileHeld if they fire.
 //
 // A node deleted by someone else (an operator, a buggy client) is not
 // watched for — that would cost a request and a notification per hold —
 // but Release notices it and reports ErrLost.
-func (h *Hold) listen(expired, silent *signal) {
-	var quiet <-chan struct{} // nil: never
-	if silent != nil {
-		quiet = silent.ch
-	}
-	select {
-	case <-h.stop:
-	case <-expired.ch:
-		h.loseWhileHeld(expired.reason)
-	case <-quiet:
-		h.loseWhileHeld(silent.reason)
+func (h *Hold) listen() {
+	h.expired.tell(h)
+	if h.silent != nil {
+		h.silent.tell(h)
 	}
 }
 
-// loseWhileHeld is lose for the watcher: once Release has begun, what the
-// watcher sees is Release's own doing, not a loss.
+// stopListening undoes listen: Release has begun.
+func (h *Hold) stopListening() {
+	h.expired.forget(h)
+	if h.silent != nil {
+		h.silent.forget(h)
+	}
+}
+
+// loseWhileHeld is lose for the Session's signals: once Release has begun,
+// what they say is Release's own doing, not a loss.
 func (h *Hold) loseWhileHeld(reason string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -123,12 +126,13 @@ func (h *Hold) Release(ctx context.Context) error {
 	if h.released.Swap(true) {
 		return ErrNotHeld
 	}
-	// Stop listening first, so nothing we do now is taken for a loss. We
-	// do not wait for it to go: it checks ended under mu before it speaks.
+	// Stop listening first, so nothing we do now is taken for a loss. A
+	// signal that fired just before may still be telling us:
+	// loseWhileHeld checks ended under mu before it speaks.
 	h.mu.Lock()
 	h.ended = true
 	h.mu.Unlock()
-	close(h.stop)
+	h.stopListening()
 
 	q := h.q
 	q.emit(event.Request, "delete", h.node, "")

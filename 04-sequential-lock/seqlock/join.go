@@ -2,7 +2,6 @@ package seqlock
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/randhex"
 	"github.com/lockstep-zk/lockstep/internal/zkcall"
 )
 
@@ -122,18 +122,12 @@ func (q *Queue) giveUp(node, prefix string, session int64, err error) error {
 // protectedPrefix is Curator's protection for a create: "_c_", a random
 // version-4 UUID, "-". go-zookeeper's zk.Lock and Curator find the order
 // in the sequence suffix, so all three can share a directory.
-func protectedPrefix() string {
-	var b [16]byte
-	rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40 // version 4
-	b[8] = b[8]&0x3f | 0x80 // RFC 4122 variant
-	return fmt.Sprintf("_c_%x-%x-%x-%x-%x-", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
+func protectedPrefix() string { return "_c_" + randhex.UUID() + "-" }
 
 // create sends one create. go-zookeeper calls take no context, so
-// zkcall.Send runs the call in its own goroutine and stops waiting when ctx
-// ends. The create may still land: Send hands its late answer to cleanUp,
-// which deletes whatever it created, and we wait (briefly) for that.
+// zkcall.Send stops waiting when ctx ends (see call in call.go for where
+// the call runs). The create may still land: Send hands its late answer to
+// cleanUp, which deletes whatever it created, and we wait (briefly) for that.
 func (q *Queue) create(ctx context.Context, prefix string) (string, error) {
 	cleaned := make(chan struct{})
 	cleanUp := func(node string, err error) {

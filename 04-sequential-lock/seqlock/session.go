@@ -1,8 +1,10 @@
 package seqlock
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"net"
 	"sync"
 	"time"
 
@@ -26,7 +28,7 @@ type Session struct {
 	auth *zksession.Auth // the credentials it was dialled with, nil if none
 	rec  *zksession.Dialled
 	done chan struct{}
-	dirs sync.Map // lock directories made on this Session (queue.go: ensureDir)
+	dirs sync.Map // lock directories made on this Session (dir.go: ensureDir)
 
 	mu      sync.Mutex
 	id      int64   // the ZooKeeper session the conn is in; 0 if none
@@ -38,21 +40,58 @@ type Session struct {
 	onEvent func(zk.Event)
 }
 
-// A signal is a channel closed once, with the reason it was closed.
+// A signal is a channel closed once, with the reason it was closed, and
+// the holds it tells when it closes. A hold asks to be told (tell) rather
+// than wait on the channel: holding the lock then costs no goroutine.
 type signal struct {
 	ch     chan struct{}
-	reason string
+	reason string // set before ch is closed
+
+	mu    sync.Mutex
+	holds map[*Hold]struct{} // to tell when it fires; nil once it has
 }
 
 func newSignal() *signal { return &signal{ch: make(chan struct{})} }
 
 func (g *signal) fire(reason string) {
-	select {
-	case <-g.ch:
-	default:
-		g.reason = reason
-		close(g.ch)
+	g.mu.Lock()
+	if isClosed(g.ch) {
+		g.mu.Unlock()
+		return
 	}
+	g.reason = reason
+	close(g.ch)
+	holds := g.holds
+	g.holds = nil
+	g.mu.Unlock()
+	// fire runs on go-zookeeper's event goroutine or a timer's, under the
+	// Session's lock: each hold hears it in a goroutine of its own (losing
+	// a hold takes the hold's lock and tells its observer). A loss is rare;
+	// this is the only goroutine a hold ever costs.
+	for h := range holds {
+		go h.loseWhileHeld(reason)
+	}
+}
+
+// tell has h told (h.loseWhileHeld) when g fires, or at once if it has.
+func (g *signal) tell(h *Hold) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if isClosed(g.ch) {
+		go h.loseWhileHeld(g.reason)
+		return
+	}
+	if g.holds == nil {
+		g.holds = map[*Hold]struct{}{}
+	}
+	g.holds[h] = struct{}{}
+}
+
+// forget undoes tell: h is being released.
+func (g *signal) forget(h *Hold) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.holds, h)
 }
 
 // SessionOption configures a Session: WithSessionTimeout, WithDigest,
@@ -106,6 +145,7 @@ func NewSession(ctx context.Context, servers []string, opts ...SessionOption) (*
 		o(&cfg)
 	}
 	s.onEvent = cfg.OnEvent
+	cfg.Dialer = readAhead(cfg.Dialer)
 	// The Session learns the conn before its first event can arrive, and
 	// hears every state change on go-zookeeper's goroutine, in order.
 	cfg.ZKOptions = append(cfg.ZKOptions, func(c *zk.Conn) { s.conn = c })
@@ -122,6 +162,38 @@ func NewSession(ctx context.Context, servers []string, opts ...SessionOption) (*
 	s.mu.Unlock()
 	return s, nil
 }
+
+// readAhead gives the conns base dials (nil: net.DialTimeout) a read
+// buffer. go-zookeeper reads every frame from the server in two reads, its
+// 4-byte length and then its body: on a bare TCP conn, two system calls.
+// Through the buffer the first read usually brings in the whole frame and
+// the second is a copy, which saves the client a system call per reply and
+// per notification. Nothing else changes: the buffer only ever holds bytes
+// the server sent, and a read that finds it empty reads the conn, under
+// the deadline go-zookeeper set on it.
+func readAhead(base zk.Dialer) zk.Dialer {
+	if base == nil {
+		base = net.DialTimeout
+	}
+	return func(network, address string, timeout time.Duration) (net.Conn, error) {
+		c, err := base(network, address, timeout)
+		if err != nil {
+			return nil, err
+		}
+		return &bufferedConn{Conn: c, r: bufio.NewReaderSize(c, readBuffer)}, nil
+	}
+}
+
+// readBuffer holds a few typical replies; a larger one (the listing of a
+// long queue) is read past the buffer, straight into go-zookeeper's.
+const readBuffer = 4096
+
+type bufferedConn struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func (c *bufferedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
 
 // Conn is the session's conn, for requests of your own.
 func (s *Session) Conn() *zk.Conn { return s.conn }

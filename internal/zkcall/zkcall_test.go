@@ -3,6 +3,7 @@ package zkcall
 import (
 	"context"
 	"errors"
+	"runtime/metrics"
 	"testing"
 	"time"
 )
@@ -59,4 +60,49 @@ func TestSendSendsAnywayAndHandsTheLateResultOver(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the late result never came")
 	}
+}
+
+func TestACtxThatNeverEndsCostsNoGoroutine(t *testing.T) {
+	before := goroutinesCreated()
+	for range 100 {
+		Do(context.Background(), func() (int, error) { return 1, nil })
+		Send(context.Background(), func() (int, error) { return 1, nil }, func(int, error) {})
+	}
+	if n := goroutinesCreated() - before; n != 0 {
+		t.Fatalf("200 calls with context.Background() started %d goroutines, want 0", n)
+	}
+}
+
+func TestAWatchedCtxRunsTheCallInTheCallersGoroutine(t *testing.T) {
+	t.Run("Do runs f without a goroutine and returns its result", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		before := goroutinesCreated()
+		if v, err := Do(Watched(ctx), func() (int, error) { return 7, nil }); v != 7 || err != nil {
+			t.Fatalf("Do = %d, %v; want 7, nil", v, err)
+		}
+		if n := goroutinesCreated() - before; n != 0 {
+			t.Fatalf("Do with a Watched ctx started %d goroutines, want 0", n)
+		}
+	})
+	t.Run("Do drops the answer of a call during which ctx ended", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		if _, err := Do(Watched(ctx), func() (int, error) { cancel(); return 7, nil }); !errors.Is(err, context.Canceled) {
+			t.Fatalf("Do = %v, want context.Canceled", err)
+		}
+	})
+	t.Run("Send hands the answer that came too late to late before it returns", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		got := 0
+		_, err := Send(Watched(ctx), func() (int, error) { cancel(); return 9, nil }, func(v int, err error) { got = v })
+		if !errors.Is(err, context.Canceled) || got != 9 {
+			t.Fatalf("Send = %v, late got %d; want context.Canceled and 9", err, got)
+		}
+	})
+}
+
+func goroutinesCreated() uint64 {
+	m := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
+	metrics.Read(m)
+	return m[0].Value.Uint64()
 }
