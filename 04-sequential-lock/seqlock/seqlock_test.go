@@ -1310,9 +1310,8 @@ func waitQueueOrLock(t *testing.T, conn *zk.Conn, dir string, n int, lock <-chan
 	return ps
 }
 
-// TestConformance is the suite every lock of the course passes. It is in
-// the lesson tier and comes last in this file, so that a rule or waitTurn
-// mistake is named by the lesson's own tests (TestFirst, TestQueue) first.
+// TestConformance is the suite every lock of the course passes (the full
+// tier of the workshop: the lesson's own tests name a mistake first).
 func TestConformance(t *testing.T) {
 	locktest.Run(t, locktest.Impl{
 		Open: func(tb testing.TB) (*zk.Conn, func(string, event.Observer) (locktest.Locker, error)) {
