@@ -50,7 +50,13 @@ func waitQueue(t testing.TB, conn *zk.Conn, dir string, n int) []seqlock.Partici
 func knowDir(t testing.TB, s *seqlock.Session, dir string) {
 	t.Helper()
 	m := newMutex(t, s, dir)
-	switch err := m.TryLock(zktest.Context(t)); {
+	// TryLock answers at once, held or not; one still busy after a few
+	// seconds is waiting like Lock.
+	ctx, cancel := context.WithTimeout(zktest.Context(t), 3*time.Second)
+	defer cancel()
+	switch err := m.TryLock(ctx); {
+	case errors.Is(err, context.DeadlineExceeded):
+		t.Fatalf("TryLock on %s waited 3s instead of giving up with ErrLocked: with wait false, waitTurn must not wait", dir)
 	case errors.Is(err, seqlock.ErrLocked):
 	case err != nil:
 		t.Fatal(err)
@@ -68,6 +74,19 @@ func waitClosed(t testing.TB, ch <-chan struct{}, what string) {
 	case <-time.After(zktest.Patience):
 		t.Fatalf("after %v: %s", zktest.Patience, what)
 	}
+}
+
+func TestConformance(t *testing.T) {
+	locktest.Run(t, locktest.Impl{
+		Open: func(tb testing.TB) (*zk.Conn, func(string, event.Observer) (locktest.Locker, error)) {
+			s := seqlocktest.Session(tb)
+			return s.Conn(), func(p string, obs event.Observer) (locktest.Locker, error) {
+				return seqlock.New(s, p, seqlock.WithObserver(obs))
+			}
+		},
+		ErrNotHeld: seqlock.ErrNotHeld,
+		ErrLocked:  seqlock.ErrLocked,
+	})
 }
 
 func TestQueue(t *testing.T) {
@@ -284,93 +303,97 @@ func TestQueue(t *testing.T) {
 		}
 		locktest.AssertClean(t, conn, root, root+"/lock")
 	})
+}
 
-	t.Run("a session that expires between the listing and the hold makes Acquire queue up again, not hold with the dead node", func(t *testing.T) {
-		// The listing shows our node first. Right then, before the hold,
-		// the server expires our session and deletes our node with it;
-		// go-zookeeper opens a new session on the same conn. Holding with
-		// the dead node would be holding a lock that protects nothing: the
-		// next client takes it at once. The core checks that the node is
-		// of the session the conn still has, and queues up again in the
-		// new one. The rule is asked between the listing and the hold, and
-		// no request is sent there, so this Queue's rule is where the test
-		// expires the session: the first time it is asked.
-		root := zktest.Root(t)
-		dir := root + "/lock"
-		ctx := zktest.Context(t)
-		lo, _ := zktest.SessionBounds(t)
-		s, proxy := seqlocktest.SessionViaProxy(t, lo) // the shortest session: the quickest expiry
-		conn := s.Conn()
-		old := conn.SessionID()
-		var asked atomic.Int32
-		var dead string // our node, as the listing before the expiry showed it
-		expireFirst := func(queue []seqlock.Node, ours int) (bool, string) {
-			if asked.Add(1) == 1 {
-				dead = queue[ours].Name
-				if err := proxy.Expire(ctx, conn, s.Timeout()); err != nil {
-					t.Fatal(err)
-				}
-				zktest.Eventually(t, zktest.Patience, "the conn never got a new session", func() bool {
-					id := conn.SessionID()
-					return conn.State() == zk.StateHasSession && id != old && id != 0
-				})
+// TestAcquireQueuesUpAgainWhenTheSessionExpiresBetweenTheListingAndTheHold:
+// the session ends at the worst moment, and the hold must not be on the
+// dead node. (Not in the workshop's lesson tier: expiring a session for
+// real takes go-zookeeper about 2 s, and the lesson tier stays under 5 s.)
+func TestAcquireQueuesUpAgainWhenTheSessionExpiresBetweenTheListingAndTheHold(t *testing.T) {
+	// The listing shows our node first. Right then, before the hold,
+	// the server expires our session and deletes our node with it;
+	// go-zookeeper opens a new session on the same conn. Holding with
+	// the dead node would be holding a lock that protects nothing: the
+	// next client takes it at once. The core checks that the node is
+	// of the session the conn still has, and queues up again in the
+	// new one. The rule is asked between the listing and the hold, and
+	// no request is sent there, so this Queue's rule is where the test
+	// expires the session: the first time it is asked.
+	root := zktest.Root(t)
+	dir := root + "/lock"
+	ctx := zktest.Context(t)
+	lo, _ := zktest.SessionBounds(t)
+	s, proxy := seqlocktest.SessionViaProxy(t, lo) // the shortest session: the quickest expiry
+	conn := s.Conn()
+	old := conn.SessionID()
+	var asked atomic.Int32
+	var dead string // our node, as the listing before the expiry showed it
+	expireFirst := func(queue []seqlock.Node, ours int) (bool, string) {
+		if asked.Add(1) == 1 {
+			dead = queue[ours].Name
+			if err := proxy.Expire(ctx, conn, s.Timeout()); err != nil {
+				t.Fatal(err)
 			}
-			return seqlock.First(queue, ours)
+			zktest.Eventually(t, zktest.Patience, "the conn never got a new session", func() bool {
+				id := conn.SessionID()
+				return conn.State() == zk.StateHasSession && id != old && id != 0
+			})
 		}
-		q, err := seqlock.NewQueue(s, dir, "lock-", expireFirst, seqlock.WithObserver(zktest.Observe(t, "client")))
-		if err != nil {
-			t.Fatal(err)
-		}
-		h, err := q.Acquire(ctx, true)
-		if asked.Load() == 0 {
-			t.Fatalf("Acquire = %v without asking the Queue's rule: waitTurn must ask q.rule, the rule the Queue was made with", err)
-		}
-		if err != nil {
-			t.Fatalf("Acquire after the session expired: %v, want a hold in the new session", err)
-		}
-		defer h.Release(ctx)
-		session := conn.SessionID()
-		other := newMutex(t, seqlocktest.Session(t), dir, seqlock.WithObserver(zktest.Observe(t, "other")))
-		if event.Short(h.Node()) == dead {
-			why := fmt.Sprintf("Acquire held with %s, a node of the session that had just expired (the server deletes it with that session)", dead)
-			tctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-			defer cancel()
-			if other.TryLock(tctx) == nil {
-				why += ", and another client took the lock at once: two holders"
-				other.Unlock(ctx)
-			}
-			zktest.Recorder(t).Broke(why)
-			t.Fatal(why)
-		}
-		if asked.Load() < 2 {
-			t.Errorf("the rule was asked %d times, want a second time in the new session", asked.Load())
-		}
-		// The hold is in the new session, like any other. (The session is
-		// as short as the server allows: should it expire too, on a loaded
-		// machine, there is nothing more to judge.)
-		// TryLock gives up at once on a held lock; one that has not
-		// answered within a few seconds is waiting like Lock.
+		return seqlock.First(queue, ours)
+	}
+	q, err := seqlock.NewQueue(s, dir, "lock-", expireFirst, seqlock.WithObserver(zktest.Observe(t, "client")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := q.Acquire(ctx, true)
+	if asked.Load() == 0 {
+		t.Fatalf("Acquire = %v without asking the Queue's rule: waitTurn must ask q.rule, the rule the Queue was made with", err)
+	}
+	if err != nil {
+		t.Fatalf("Acquire after the session expired: %v, want a hold in the new session", err)
+	}
+	defer h.Release(ctx)
+	session := conn.SessionID()
+	other := newMutex(t, seqlocktest.Session(t), dir, seqlock.WithObserver(zktest.Observe(t, "other")))
+	if event.Short(h.Node()) == dead {
+		why := fmt.Sprintf("Acquire held with %s, a node of the session that had just expired (the server deletes it with that session)", dead)
 		tctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-		tried := other.TryLock(tctx)
-		cancel()
-		if errors.Is(tried, context.DeadlineExceeded) {
-			t.Fatalf("another client's TryLock while we hold waited 3s instead of giving up with ErrLocked: with wait false, waitTurn must not wait")
+		defer cancel()
+		if other.TryLock(tctx) == nil {
+			why += ", and another client took the lock at once: two holders"
+			other.Unlock(ctx)
 		}
-		ok, stat, err := conn.Exists(h.Node())
-		if conn.SessionID() != session {
-			t.Skipf("the new session (%v) expired too: a loaded machine; the scene itself passed", s.Timeout())
-		}
-		if err != nil || !ok || stat.EphemeralOwner != session {
-			t.Fatalf("the hold's node %s: exists %v (%v), want it owned by the new session %#x", h.Node(), ok, err, session)
-		}
-		if !errors.Is(tried, seqlock.ErrLocked) {
-			t.Fatalf("another client's TryLock while we hold = %v, want ErrLocked", tried)
-		}
-		if err := h.Release(ctx); err != nil && !errors.Is(err, seqlock.ErrLost) {
-			t.Fatal(err)
-		}
-		locktest.AssertClean(t, conn, root, dir)
-	})
+		zktest.Recorder(t).Broke(why)
+		t.Fatal(why)
+	}
+	if asked.Load() < 2 {
+		t.Errorf("the rule was asked %d times, want a second time in the new session", asked.Load())
+	}
+	// The hold is in the new session, like any other. (The session is
+	// as short as the server allows: should it expire too, on a loaded
+	// machine, there is nothing more to judge.)
+	// TryLock gives up at once on a held lock; one that has not
+	// answered within a few seconds is waiting like Lock.
+	tctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	tried := other.TryLock(tctx)
+	cancel()
+	if errors.Is(tried, context.DeadlineExceeded) {
+		t.Fatalf("another client's TryLock while we hold waited 3s instead of giving up with ErrLocked: with wait false, waitTurn must not wait")
+	}
+	ok, stat, err := conn.Exists(h.Node())
+	if conn.SessionID() != session {
+		t.Skipf("the new session (%v) expired too: a loaded machine; the scene itself passed", s.Timeout())
+	}
+	if err != nil || !ok || stat.EphemeralOwner != session {
+		t.Fatalf("the hold's node %s: exists %v (%v), want it owned by the new session %#x", h.Node(), ok, err, session)
+	}
+	if !errors.Is(tried, seqlock.ErrLocked) {
+		t.Fatalf("another client's TryLock while we hold = %v, want ErrLocked", tried)
+	}
+	if err := h.Release(ctx); err != nil && !errors.Is(err, seqlock.ErrLost) {
+		t.Fatal(err)
+	}
+	locktest.AssertClean(t, conn, root, dir)
 }
 
 func TestFencingTokens(t *testing.T) {
@@ -1308,19 +1331,4 @@ func waitQueueOrLock(t *testing.T, conn *zk.Conn, dir string, n int, lock <-chan
 		return err == nil && len(ps) == n
 	})
 	return ps
-}
-
-// TestConformance is the suite every lock of the course passes (the full
-// tier of the workshop: the lesson's own tests name a mistake first).
-func TestConformance(t *testing.T) {
-	locktest.Run(t, locktest.Impl{
-		Open: func(tb testing.TB) (*zk.Conn, func(string, event.Observer) (locktest.Locker, error)) {
-			s := seqlocktest.Session(tb)
-			return s.Conn(), func(p string, obs event.Observer) (locktest.Locker, error) {
-				return seqlock.New(s, p, seqlock.WithObserver(obs))
-			}
-		},
-		ErrNotHeld: seqlock.ErrNotHeld,
-		ErrLocked:  seqlock.ErrLocked,
-	})
 }
