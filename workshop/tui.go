@@ -215,8 +215,13 @@ func (e *env) Diff(ch string) tea.Cmd {
 	}
 }
 
+// Visual runs the visualizer on the learner's lock. When it cannot (the
+// exercise is not finished, or does not build) it says why on the terminal
+// and then the runner's screen would cover it at once: so it waits for
+// Enter first.
 func (e *env) Visual(ch string) *exec.Cmd {
-	c := exec.Command(filepath.Join(e.root, "scripts", "exercise"), ch, "--visual")
+	c := exec.Command("bash", "-c", `"$0" "$1" --visual || { s=$?; printf '\npress Enter to go back to the workshop '; read -r _; exit $s; }`,
+		filepath.Join(e.root, "scripts", "exercise"), ch)
 	c.Dir = e.root
 	return c
 }

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"maps"
+	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -28,6 +29,14 @@ func (m Model) apply(items []Msg) Model {
 			m = m.queueChanged(it)
 		case WorkerChange:
 			w := m.worker(it.Name)
+			if (it.State == Crashed || it.State == CutOff) && w.state == Holding && w.node != "" {
+				// A holder that dies says nothing more: the server deletes
+				// its node when its session expires (queueChanged counts
+				// that release), and whoever that wakes is woken by it,
+				// not by the hand-off before it.
+				w.diedHolding = true
+				m.wokeLast, m.wokeNow = m.wokeNow, 0
+			}
 			w.state = it.State
 			w.detail = it.Detail
 			if !it.State.alive() || it.State == Expired {
@@ -82,6 +91,10 @@ func (m Model) queueChanged(q QueueSnapshot) Model {
 		}
 		if w, ok := m.workers[n.Owner]; ok && (w.state == Crashed || w.state == CutOff) {
 			m.addLog(fmt.Sprintf("server deleted %s: %s's session expired", shortNode(n.Name), n.Owner))
+			if w.diedHolding && path.Base(w.node) == n.Name {
+				w.diedHolding = false
+				m.releases++
+			}
 		}
 	}
 	m.queue = q

@@ -519,3 +519,31 @@ func TestParseScript(t *testing.T) {
 		}
 	}
 }
+
+// TestACrashedHoldersNodeGoingIsARelease: the crashed holder never says it
+// released; the server deletes its node when its session expires, and
+// that wakes its successor. That wake-up belongs to a release of its own,
+// not to the hand-off before it: the header must not call it the herd.
+func TestACrashedHoldersNodeGoingIsARelease(t *testing.T) {
+	m := started(t, nil)
+	m = m.apply(handOff())
+	m = m.apply([]Msg{
+		ev("worker-1", event.Request, "delete", node(1), ""),
+		ev("worker-2", event.Notified, "", node(1), "EventNodeDeleted"),
+		ev("worker-1", event.Released, "", node(1), ""),
+		ev("worker-2", event.Acquired, "", node(2), ""),
+		WorkerChange{Name: "worker-2", State: Crashed},
+		ev("worker-3", event.Notified, "", node(2), "EventNodeDeleted"),
+		QueueSnapshot{Dir: dir, Nodes: []QueueNode{{Name: node(3), Seq: 3, Owner: "worker-3"}}},
+		ev("worker-3", event.Acquired, "", node(3), ""),
+	})
+	if m.releases != 2 || m.wakes != 2 {
+		t.Errorf("%d releases woke %d, want 2 and 2 (the crashed holder's node going is a release)", m.releases, m.wakes)
+	}
+	if m.maxWoken != 1 {
+		t.Errorf("the most woken by one release = %d, want 1", m.maxWoken)
+	}
+	if line := m.expectLine(100); !strings.Contains(line, "✓") {
+		t.Errorf("after a crashed holder's node went: %q, want ✓", line)
+	}
+}
