@@ -29,12 +29,12 @@ func (m Model) apply(items []Msg) Model {
 			m = m.queueChanged(it)
 		case WorkerChange:
 			w := m.worker(it.Name)
-			if (it.State == Crashed || it.State == CutOff) && w.state == Holding && w.node != "" {
-				// A holder that dies says nothing more: the server deletes
-				// its node when its session expires (queueChanged counts
-				// that release), and whoever that wakes is woken by it,
-				// not by the hand-off before it.
-				w.diedHolding = true
+			if it.State == Crashed && w.state == Holding {
+				// A holder that dies says nothing more (one cut off still
+				// reports its Lost): the server deletes its node when its
+				// session expires (queueChanged counts that release), and
+				// whoever that wakes is woken by it, not by the hand-off
+				// before it.
 				m.wokeLast, m.wokeNow = m.wokeNow, 0
 			}
 			w.state = it.State
@@ -91,9 +91,8 @@ func (m Model) queueChanged(q QueueSnapshot) Model {
 		}
 		if w, ok := m.workers[n.Owner]; ok && (w.state == Crashed || w.state == CutOff) {
 			m.addLog(fmt.Sprintf("server deleted %s: %s's session expired", shortNode(n.Name), n.Owner))
-			if w.diedHolding && path.Base(w.node) == n.Name {
-				w.diedHolding = false
-				m.releases++
+			if w.state == Crashed && path.Base(w.node) == n.Name {
+				m.releases++ // it held: a crashed worker keeps only the node it held
 			}
 		}
 	}

@@ -45,20 +45,19 @@ const (
 
 // worker is one worker as the view knows it.
 type worker struct {
-	name        string
-	state       State
-	node        string            // its lock node while it holds (full path)
-	diedHolding bool              // crashed or cut off while holding: its node's going is a release
-	watching    map[string]string // node (full path) → watch op
-	acquired    int
-	requests    int
-	notified    int
-	wasted      int
-	woken       bool // notified while waiting, not yet known whether it got the lock
-	releasing   bool // a holder that asked to delete its node: its release has begun
-	flashUntil  time.Time
-	lastNotice  string // what the last notification said
-	detail      string
+	name       string
+	state      State
+	node       string            // its lock node while it holds (full path)
+	watching   map[string]string // node (full path) → watch op
+	acquired   int
+	requests   int
+	notified   int
+	wasted     int
+	woken      bool // notified while waiting, not yet known whether it got the lock
+	releasing  bool // a holder that asked to delete its node: its release has begun
+	flashUntil time.Time
+	lastNotice string // what the last notification said
+	detail     string
 }
 
 // Model is the root model.
