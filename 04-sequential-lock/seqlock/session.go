@@ -40,27 +40,24 @@ type Session struct {
 	onEvent func(zk.Event)
 }
 
-// A signal is a channel closed once, with the reason it was closed, and
-// the holds it tells when it closes. A hold asks to be told (tell) rather
-// than wait on the channel: holding the lock then costs no goroutine.
+// A signal fires once, with a reason, and tells the holds that asked
+// (tell) when it does: holding the lock then costs no goroutine.
 type signal struct {
-	ch     chan struct{}
-	reason string // set before ch is closed
-
-	mu    sync.Mutex
-	holds map[*Hold]struct{} // to tell when it fires; nil once it has
+	mu     sync.Mutex
+	fired  bool
+	reason string
+	holds  map[*Hold]struct{} // to tell when it fires; nil once it has
 }
 
-func newSignal() *signal { return &signal{ch: make(chan struct{})} }
+func newSignal() *signal { return &signal{} }
 
 func (g *signal) fire(reason string) {
 	g.mu.Lock()
-	if isClosed(g.ch) {
+	if g.fired {
 		g.mu.Unlock()
 		return
 	}
-	g.reason = reason
-	close(g.ch)
+	g.fired, g.reason = true, reason
 	holds := g.holds
 	g.holds = nil
 	g.mu.Unlock()
@@ -73,11 +70,18 @@ func (g *signal) fire(reason string) {
 	}
 }
 
+// hasFired says whether g has fired.
+func (g *signal) hasFired() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.fired
+}
+
 // tell has h told (h.loseWhileHeld) when g fires, or at once if it has.
 func (g *signal) tell(h *Hold) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if isClosed(g.ch) {
+	if g.fired {
 		go h.loseWhileHeld(g.reason)
 		return
 	}
@@ -247,7 +251,7 @@ func (s *Session) handle(ev zk.Event) {
 			if id := s.conn.SessionID(); id != s.id {
 				s.expired.fire("session expired (the conn has a new session)")
 				s.id, s.expired, s.silent = id, newSignal(), newSignal()
-			} else if isClosed(s.silent.ch) {
+			} else if s.silent.hasFired() {
 				s.silent = newSignal() // back in time for the server, too late for the holds of before
 			}
 		case zk.StateExpired:

@@ -35,10 +35,7 @@ func Do[T any](ctx context.Context, f func() (T, error)) (T, error) {
 		var zero T
 		return zero, err
 	}
-	if ctx.Done() == nil {
-		return f() // a ctx that never ends: no goroutine needed
-	}
-	return Send(ctx, f, nil) // Send does Watched's part
+	return Send(ctx, f, nil) // in this goroutine if ctx never ends or is Watched
 }
 
 // Send always runs f, even when ctx has already ended, and waits for it or
