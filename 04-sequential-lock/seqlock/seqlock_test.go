@@ -50,13 +50,7 @@ func waitQueue(t testing.TB, conn *zk.Conn, dir string, n int) []seqlock.Partici
 func knowDir(t testing.TB, s *seqlock.Session, dir string) {
 	t.Helper()
 	m := newMutex(t, s, dir)
-	// TryLock answers at once, held or not; one still busy after a few
-	// seconds is waiting like Lock.
-	ctx, cancel := context.WithTimeout(zktest.Context(t), 3*time.Second)
-	defer cancel()
-	switch err := m.TryLock(ctx); {
-	case errors.Is(err, context.DeadlineExceeded):
-		t.Fatalf("TryLock on %s waited 3s instead of giving up with ErrLocked: with wait false, waitTurn must not wait", dir)
+	switch err := tryLock(t, zktest.Context(t), m, dir); {
 	case errors.Is(err, seqlock.ErrLocked):
 	case err != nil:
 		t.Fatal(err)
@@ -65,6 +59,19 @@ func knowDir(t testing.TB, s *seqlock.Session, dir string) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// tryLock is m.TryLock, which answers at once, held or not: one still busy
+// after a few seconds is waiting like Lock, and the test stops there.
+func tryLock(t testing.TB, ctx context.Context, m *seqlock.Mutex, dir string) error {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	err := m.TryLock(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("TryLock on %s waited 3s instead of giving up with ErrLocked: with wait false, waitTurn must not wait", dir)
+	}
+	return err
 }
 
 func waitClosed(t testing.TB, ch <-chan struct{}, what string) {
@@ -372,14 +379,7 @@ func TestAcquireQueuesUpAgainWhenTheSessionExpiresBetweenTheListingAndTheHold(t 
 	// The hold is in the new session, like any other. (The session is
 	// as short as the server allows: should it expire too, on a loaded
 	// machine, there is nothing more to judge.)
-	// TryLock gives up at once on a held lock; one that has not
-	// answered within a few seconds is waiting like Lock.
-	tctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-	tried := other.TryLock(tctx)
-	cancel()
-	if errors.Is(tried, context.DeadlineExceeded) {
-		t.Fatalf("another client's TryLock while we hold waited 3s instead of giving up with ErrLocked: with wait false, waitTurn must not wait")
-	}
+	tried := tryLock(t, ctx, other, dir)
 	ok, stat, err := conn.Exists(h.Node())
 	if conn.SessionID() != session {
 		t.Skipf("the new session (%v) expired too: a loaded machine; the scene itself passed", s.Timeout())
