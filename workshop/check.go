@@ -116,16 +116,7 @@ func nextHint(w io.Writer, root, ch, lang string) int {
 			fmt.Fprintf(w, "exercise %s: step %d is still to write: %s\nThe comment above it in the exercise file says what the step must achieve.\n", ch, cs.Step, cs.Todo)
 			return 0
 		}
-		i := min(cs.Hints, s.Stages()-1)
-		fmt.Fprintf(w, "step %d: %s\nhint %d/%d: %s\n", cs.Step, cs.Todo, i+1, s.Stages(), s.Hint(i, lang))
-		if i+1 < s.Stages() {
-			fmt.Fprintf(w, "(the next one: scripts/exercise %s --hint)\n", ch)
-			cs.Hints = i + 1
-			if err := st.Save(root); err != nil {
-				fmt.Fprintln(w, "exercise:", err)
-			}
-		}
-		return 0
+		return showHint(w, root, ch, fmt.Sprintf("step %d: %s", cs.Step, cs.Todo), s.Hints, lang, st)
 	case cs.Mistake == "":
 		fmt.Fprintf(w, "exercise %s: the last run (%s) matched no known mistake: read its first failure, %s: %s\n", ch, cs.Kind, cs.Test, cs.Message)
 		return 0
@@ -135,9 +126,16 @@ func nextHint(w io.Writer, root, ch, lang string) int {
 		fmt.Fprintf(w, "exercise %s: no hints for %q any more: run the check again\n", ch, cs.Mistake)
 		return 1
 	}
-	i := min(cs.Hints, m.Stages()-1)
-	fmt.Fprintf(w, "%s\nhint %d/%d: %s\n", m.Name.In(lang), i+1, m.Stages(), m.Hint(i, lang))
-	if i+1 < m.Stages() {
+	return showHint(w, root, ch, m.Name.In(lang), m.Hints, lang, st)
+}
+
+// showHint prints title and the hint chapter ch has come to, and counts it
+// in the saved state, so that the next --hint shows the next stage.
+func showHint(w io.Writer, root, ch, title string, h hint.Hints, lang string, st *course.State) int {
+	cs := st.Chapters[ch]
+	i := min(cs.Hints, h.Stages()-1)
+	fmt.Fprintf(w, "%s\nhint %d/%d: %s\n", title, i+1, h.Stages(), h.Hint(i, lang))
+	if i+1 < h.Stages() {
 		fmt.Fprintf(w, "(the next one: scripts/exercise %s --hint)\n", ch)
 		cs.Hints = i + 1
 		if err := st.Save(root); err != nil {

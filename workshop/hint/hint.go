@@ -59,11 +59,8 @@ type Mistake struct {
 	// (subtests with _ for spaces); Says, if set, must match the output.
 	Tests string `json:"tests"`
 	Says  string `json:"says"`
-	Hints struct {
-		EN []string `json:"en"`
-		ZH []string `json:"zh"`
-	} `json:"hints"`
-	Patch Patch `json:"patch"`
+	Hints Hints  `json:"hints"`
+	Patch Patch  `json:"patch"`
 	// Caught is false for a mistake no test catches: the row is for the
 	// facilitator (what to ask), and the check never names it.
 	Caught bool `json:"caught"`
@@ -76,21 +73,34 @@ type Mistake struct {
 	tests, says *regexp.Regexp
 }
 
-// Hint returns the hint of stage i (0: the nudge, 1: the reason, 2: the
-// near-solution) in lang; past the last stage, the last one.
-func (m *Mistake) Hint(i int, lang string) string {
-	h := m.Hints.EN
-	if lang == "zh" && len(m.Hints.ZH) == len(h) {
-		h = m.Hints.ZH
-	}
-	if len(h) == 0 {
-		return ""
-	}
-	return h[min(max(i, 0), len(h)-1)]
+// Hints are a mistake's or a step's staged hints (0: the nudge, 1: the
+// reason, 2: the near-solution), in English and 中文.
+type Hints struct {
+	EN []string `json:"en"`
+	ZH []string `json:"zh"`
 }
 
+// Hint returns the hint of stage i in lang; past the last stage, the last
+// one.
+func (h Hints) Hint(i int, lang string) string {
+	in := h.EN
+	if lang == "zh" && len(h.ZH) == len(in) {
+		in = h.ZH
+	}
+	if len(in) == 0 {
+		return ""
+	}
+	return in[min(max(i, 0), len(in)-1)]
+}
+
+// Stages is the number of hints.
+func (h Hints) Stages() int { return len(h.EN) }
+
+// Hint returns the mistake's hint of stage i in lang (Hints.Hint).
+func (m *Mistake) Hint(i int, lang string) string { return m.Hints.Hint(i, lang) }
+
 // Stages is the number of hints of the mistake.
-func (m *Mistake) Stages() int { return len(m.Hints.EN) }
+func (m *Mistake) Stages() int { return m.Hints.Stages() }
 
 // Chapter is a chapter's tiers.
 type Chapter struct {
@@ -106,26 +116,14 @@ type Step struct {
 	Chapter string `json:"chapter"`
 	// Todo is how the stub's message starts, after "TODO(workshop): ".
 	Todo  string `json:"todo"`
-	Hints struct {
-		EN []string `json:"en"`
-		ZH []string `json:"zh"`
-	} `json:"hints"`
+	Hints Hints  `json:"hints"`
 }
 
-// Hint returns the step's hint of stage i in lang (past the last, the last).
-func (s *Step) Hint(i int, lang string) string {
-	h := s.Hints.EN
-	if lang == "zh" && len(s.Hints.ZH) == len(h) {
-		h = s.Hints.ZH
-	}
-	if len(h) == 0 {
-		return ""
-	}
-	return h[min(max(i, 0), len(h)-1)]
-}
+// Hint returns the step's hint of stage i in lang (Hints.Hint).
+func (s *Step) Hint(i int, lang string) string { return s.Hints.Hint(i, lang) }
 
 // Stages is the number of hints of the step.
-func (s *Step) Stages() int { return len(s.Hints.EN) }
+func (s *Step) Stages() int { return s.Hints.Stages() }
 
 // Table is the whole table.
 type Table struct {
