@@ -10,6 +10,7 @@ import (
 
 	"github.com/lockstep-zk/lockstep/workshop/course"
 	"github.com/lockstep-zk/lockstep/workshop/hint"
+	"github.com/lockstep-zk/lockstep/workshop/internal/standin"
 )
 
 const root = "../.."
@@ -107,4 +108,39 @@ func TestEveryMistakeGivesItsHint(t *testing.T) {
 func tail(s string, n int) string {
 	l := strings.Split(s, "\n")
 	return strings.Join(l[max(0, len(l)-n):], "\n")
+}
+
+func TestACancelledRunLeavesNoProcessAndNoOverlay(t *testing.T) {
+	root, all := standin.Module(t)
+	tmp := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	started := standin.Started(ctx, t)
+	done := make(chan course.Result, 1)
+	go func() {
+		done <- course.Run(ctx, root, all, all[0], course.Custom, hint.MustLoad(),
+			course.Options{Args: []string{"-run", "TestHangs", "-timeout", "10m"}, TempDir: tmp})
+	}()
+	var pids []int
+	select {
+	case pids = <-started:
+	case r := <-done:
+		t.Fatalf("the stand-in test ended before it started its children: %s\n%s", r.First, r.Output)
+	}
+	if entries, _ := os.ReadDir(tmp); len(entries) == 0 {
+		t.Fatal("no overlay directory while the run runs: the check below would prove nothing")
+	}
+	cancel()
+	r := <-done
+	if r.Kind == course.Pass || r.Hash != "" {
+		t.Errorf("a cancelled run gave a verdict: %v, hash %q", r.Kind, r.Hash)
+	}
+	for i, what := range []string{"the test binary", "a child in its process group", "a child in a group of its own (a ZooKeeper under its watchdog)"} {
+		if standin.Alive(pids[i]) {
+			t.Errorf("%s (pid %d) outlived the cancelled run", what, pids[i])
+		}
+	}
+	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
+		t.Errorf("the overlay directory outlived the cancelled run: %v", entries)
+	}
 }
