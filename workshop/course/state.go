@@ -23,7 +23,10 @@ type ChapterState struct {
 	Test    string    `json:"test,omitempty"`    // the first failing test
 	Message string    `json:"message,omitempty"` // its first message
 	Mistake string    `json:"mistake,omitempty"` // the hint table's id
-	Hints   int       `json:"hints,omitempty"`   // how many hints of Mistake were shown
+	Hints   int       `json:"hints,omitempty"`   // how many hints of Mistake the runner shows
+	// HintsCLI is how many the non-interactive --hint has printed: its
+	// own count, so that the runner's h and --hint do not advance each other.
+	HintsCLI int `json:"hints_cli,omitempty"`
 	At      time.Time `json:"at"`
 	// Hash is the hash of the exercise files this verdict is about
 	// (course.Hash): the verdict holds only while the files hash the same.
@@ -97,11 +100,11 @@ func (s *State) Record(ch string, r Result) *ChapterState {
 	if r.Mistake != nil {
 		cs.Mistake = r.Mistake.ID
 		if old != nil && old.Mistake == cs.Mistake {
-			cs.Hints = old.Hints
+			cs.Hints, cs.HintsCLI = old.Hints, old.HintsCLI
 		}
 	}
 	if r.Kind == Todo && old != nil && old.Kind == Todo && old.Todo == cs.Todo {
-		cs.Hints = old.Hints // the same step: keep the hints already shown
+		cs.Hints, cs.HintsCLI = old.Hints, old.HintsCLI // the same step: keep the hints already shown
 	}
 	s.Chapters[ch] = cs
 	return cs

@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/lipgloss"
 
@@ -18,23 +19,33 @@ var (
 	hintStyle  = lipgloss.NewStyle().Foreground(lipgloss.Color("6"))
 )
 
-// Status is one chapter's state in the list's words.
+// Status is one chapter's state in the list's words. A verdict about
+// another version of the file than the one on disk is not shown as one.
 func (m Model) Status(ch string) string {
-	if tier, ok := m.running[ch]; ok {
-		return fmt.Sprintf("%s running the %s…", m.spin.View(), tier)
+	if r, ok := m.running[ch]; ok {
+		s := fmt.Sprintf("%s running the %s", m.spin.View(), r.Tier)
+		if !r.since.IsZero() && !m.now.IsZero() {
+			s += " " + secs(m.now.Sub(r.since).Truncate(time.Second))
+		}
+		if cs := m.state.Chapters[ch]; r.Tier == course.Full && cs != nil && cs.FullSuite > 0 {
+			s += dimStyle.Render(" (last run " + secs(cs.FullSuite.Truncate(100*time.Millisecond)) + ")")
+		}
+		return s
 	}
 	cs := m.state.Chapters[ch]
 	switch {
-	case cs == nil && m.untouched[ch]:
+	case cs == nil && m.disk[ch].Untouched:
 		return dimStyle.Render("untouched")
 	case cs == nil:
 		return dimStyle.Render("not checked yet")
+	case !cs.Holds(m.disk[ch].Hash):
+		return todoStyle.Render("changed since its last check") + dimStyle.Render(map[bool]string{true: "", false: " (enter)"}[m.watch])
 	case cs.Kind == course.Pass && cs.Tier == course.Full:
 		return passStyle.Render("passing")
 	case cs.Kind == course.Pass:
 		return passStyle.Render("lesson passes") + dimStyle.Render(" · full suite not run (f)")
 	case cs.Kind == course.Todo:
-		return todoStyle.Render(fmt.Sprintf("TODO at step %d", cs.Step))
+		return todoStyle.Render("to write: " + course.StubName(cs.Todo))
 	case cs.Kind == course.NoBuild:
 		return failStyle.Render("does not compile")
 	case cs.Kind == course.Mistake:
@@ -75,7 +86,11 @@ func (m Model) View() string {
 	}
 	b.WriteString("\n")
 	ch := m.selected()
-	if cs := m.state.Chapters[ch]; cs != nil {
+	ex := m.exercises[m.cursor]
+	if len(ex.Files) > 0 {
+		b.WriteString(truncate(dimStyle.Render("your file: "+strings.Join(ex.Files, ", ")), w) + "\n")
+	}
+	if cs := m.verdict(ch); cs != nil {
 		switch {
 		case cs.Kind == course.Todo:
 			b.WriteString(wrap(cs.Todo, w) + "\n")
@@ -93,22 +108,28 @@ func (m Model) View() string {
 				for i := 0; i < m.hints[ch] && i < mk.Stages(); i++ {
 					b.WriteString(hintStyle.Render(wrap(fmt.Sprintf("hint %d/%d: %s", i+1, mk.Stages(), mk.Hint(i, m.lang)), w)) + "\n")
 				}
+				if k := faultKey(ch, mk.ID); k != "" {
+					b.WriteString(wrap(k, w) + "\n")
+				}
 			}
 		}
 	}
-	if m.note != "" {
-		b.WriteString(truncate(dimStyle.Render(m.note), w) + "\n")
+	if n := m.note.line(w); n != "" {
+		b.WriteString(dimStyle.Render(n) + "\n")
 	}
-	b.WriteString(dimStyle.Render(wrap("⏎ run  h hint  l 中文/en  w watch  x reset  d diff  v visual  p replay  q quit", w)))
+	b.WriteString(dimStyle.Render(wrap(helpLine, w)))
 	return b.String()
 }
 
+// helpLine is the list's keys; docs/learners.md has the same table.
+const helpLine = "⏎ check  f full  h hint  n next  l 中文/en  w watch  R reset  d diff  v visual  p replay  q quit"
+
 func (m Model) diffView() string {
-	lines := strings.Split(m.diff, "\n")
-	if max := m.height - 2; len(lines) > max && max > 0 {
-		lines = append(lines[:max], fmt.Sprintf("… %d more lines", len(lines)-max))
-	}
-	return strings.Join(lines, "\n") + "\n" + dimStyle.Render("the reference against your file · esc back")
+	page := max(1, m.height-2)
+	end := min(len(m.diff), m.top+page)
+	lines := m.diff[m.top:end]
+	where := fmt.Sprintf("lines %d-%d of %d", m.top+1, end, len(m.diff))
+	return strings.Join(lines, "\n") + "\n" + dimStyle.Render("the reference against your file · "+where+" · ↑↓ pgup pgdn scroll · esc back")
 }
 
 func (m Model) doneView() string {
