@@ -113,6 +113,7 @@ func tail(s string, n int) string {
 func TestACancelledRunLeavesNoProcessAndNoOverlay(t *testing.T) {
 	root, all := standin.Module(t)
 	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp) // go's build directory too
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	started := standin.Started(ctx, t)
@@ -141,6 +142,10 @@ func TestACancelledRunLeavesNoProcessAndNoOverlay(t *testing.T) {
 		}
 	}
 	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
-		t.Errorf("the overlay directory outlived the cancelled run: %v", entries)
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("the overlay or go's build directory outlived the cancelled run: %v", names)
 	}
 }

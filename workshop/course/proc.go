@@ -37,19 +37,23 @@ func Hash(root string, ex Exercise) string {
 const runMark = "LOCKSTEP_WORKSHOP_RUN"
 
 // A run's go test is the leader of its own process group, so that one
-// signal ends go, the compiler, the test binary and whatever the test
+// signal reaches go, the compiler, the test binary and whatever the test
 // started in the group. A cancelled run ends that way, not by a kill of
 // go alone, which would leave the test binary running on.
 func startGroup(cmd *exec.Cmd, mark string) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Env = append(cmd.Env, runMark+"="+mark)
+	// An interrupt first, as Ctrl-C in a terminal would send it: go
+	// removes its build directory and the test binary dies; whatever
+	// still runs a few seconds later is killed (endRun).
 	cmd.Cancel = func() error {
-		err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		err := syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
 		if err == syscall.ESRCH {
 			return os.ErrProcessDone
 		}
 		return err
 	}
+	cmd.WaitDelay = 5 * time.Second
 }
 
 // endRun makes sure nothing a run started outlives it: the process group is
