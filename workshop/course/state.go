@@ -16,18 +16,18 @@ const StateFile = ".lockstep-workshop.json"
 
 // ChapterState is what the workshop last saw of one chapter.
 type ChapterState struct {
-	Kind    Kind      `json:"kind"`
-	Tier    Tier      `json:"tier"`
-	Todo    string    `json:"todo,omitempty"`
-	Step    int       `json:"step,omitempty"`
-	Test    string    `json:"test,omitempty"`    // the first failing test
-	Message string    `json:"message,omitempty"` // its first message
-	Mistake string    `json:"mistake,omitempty"` // the hint table's id
-	Hints   int       `json:"hints,omitempty"`   // how many hints of Mistake the runner shows
+	Kind    Kind   `json:"kind"`
+	Tier    Tier   `json:"tier"`
+	Todo    string `json:"todo,omitempty"`
+	Step    int    `json:"step,omitempty"`
+	Test    string `json:"test,omitempty"`    // the first failing test
+	Message string `json:"message,omitempty"` // its first message
+	Mistake string `json:"mistake,omitempty"` // the hint table's id
+	Hints   int    `json:"hints,omitempty"`   // how many hints of Mistake the runner shows
 	// HintsCLI is how many the non-interactive --hint has printed: its
 	// own count, so that the runner's h and --hint do not advance each other.
-	HintsCLI int `json:"hints_cli,omitempty"`
-	At      time.Time `json:"at"`
+	HintsCLI int       `json:"hints_cli,omitempty"`
+	At       time.Time `json:"at"`
 	// Hash is the hash of the exercise files this verdict is about
 	// (course.Hash): the verdict holds only while the files hash the same.
 	Hash string `json:"hash,omitempty"`
