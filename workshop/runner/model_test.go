@@ -356,3 +356,13 @@ func TestAVerdictAboutAnotherVersionIsNotShown(t *testing.T) {
 		t.Errorf("after a save, not watching: %d pass, status %q", m.Passed(), m.Status("02"))
 	}
 }
+
+func TestEveryFaultKeyNamesAMistakeOfTheTable(t *testing.T) {
+	table := hint.MustLoad()
+	for k := range faultKeys {
+		ch, id, _ := strings.Cut(k, "/")
+		if table.Find(ch, id) == nil {
+			t.Errorf("faultKeys has %s, which is no mistake of hints.json", k)
+		}
+	}
+}
