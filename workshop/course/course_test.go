@@ -149,3 +149,25 @@ func TestACancelledRunLeavesNoProcessAndNoOverlay(t *testing.T) {
 		t.Errorf("the overlay or go's build directory outlived the cancelled run: %v", names)
 	}
 }
+
+// 05's rule tests reach readRule before writeRule, but the skeleton, its
+// hints and its comments go writeRule first: what is still to write is the
+// first stub left in the file, whichever one a test reached.
+func TestWhatIsStillToWriteIsTheFirstStubInTheFile(t *testing.T) {
+	all, err := course.Discover(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := course.Find(all, "05")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := "--- FAIL: TestRules (0.00s)\npanic: TODO(workshop): readRule — a reader holds unless a writer other than our own is ahead [recovered]\n"
+	r := course.Classify(root, ex, hint.MustLoad(), out, false)
+	if r.Kind != course.Todo || course.StubName(r.Todo) != "writeRule" || r.Step != 1 {
+		t.Errorf("fresh 05, a test reached readRule: %v %q step %d; want writeRule, the first stub", r.Kind, r.Todo, r.Step)
+	}
+	if hint.MustLoad().StepOf("05", r.Todo) == nil {
+		t.Errorf("no hints for %q", r.Todo)
+	}
+}

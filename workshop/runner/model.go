@@ -349,7 +349,8 @@ func (m Model) done(msg RunDone) (tea.Model, tea.Cmd) {
 			m.screen = Done
 		}
 	case r.Kind == course.Mistake:
-		m.note = news(ch, ch+": "+r.Mistake.Name.In(m.lang), "h a hint")
+		// The mistake's name is above, in full: the news is when, the tip what next.
+		m.note = news(ch, fmt.Sprintf("%s: the check named a mistake (%s)", ch, secs(r.Elapsed)), "h a hint")
 	case r.Kind == course.Todo:
 		m.note = news(ch, fmt.Sprintf("%s: %s still to write", ch, course.StubName(r.Todo)), "h a hint")
 	default:

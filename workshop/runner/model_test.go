@@ -1,11 +1,13 @@
 package runner
 
 import (
+	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/bubbles/spinner"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/exp/golden"
@@ -364,5 +366,72 @@ func TestEveryFaultKeyNamesAMistakeOfTheTable(t *testing.T) {
 		if table.Find(ch, id) == nil {
 			t.Errorf("faultKeys has %s, which is no mistake of hints.json", k)
 		}
+	}
+}
+
+func TestTheDiffScrolls(t *testing.T) {
+	m := newModel(t, &fakeEnv{}, "en")
+	var lines []string
+	for i := 1; i <= 100; i++ {
+		lines = append(lines, fmt.Sprintf("line %d", i))
+	}
+	m = update(m, key("d"), DiffReady{Chapter: "02", Text: strings.Join(lines, "\n")})
+	if v := m.View(); !strings.Contains(v, "line 1\n") || strings.Contains(v, "line 30\n") {
+		t.Fatalf("the diff's first page:\n%s", v)
+	}
+	m = update(m, tea.KeyMsg{Type: tea.KeyPgDown}, key("down"))
+	if v := m.View(); !strings.Contains(v, "line 24\n") || strings.Contains(v, "line 23\n") {
+		t.Errorf("after pgdown and ↓:\n%s", v)
+	}
+	m = update(m, tea.KeyMsg{Type: tea.KeyEnd})
+	if v := m.View(); !strings.Contains(v, "line 100\n") || !strings.Contains(v, "of 100") {
+		t.Errorf("at the end:\n%s", v)
+	}
+}
+
+func TestAfterAPassTheNextChapterIsOffered(t *testing.T) {
+	m := newModel(t, &fakeEnv{}, "en")
+	m = update(m, RunDone{Chapter: "02", Result: course.Result{Tier: course.Full, Kind: course.Pass, Elapsed: 12 * time.Second}})
+	if v := m.View(); !strings.Contains(v, "02 passes every test of the chapter (12.0s) · n: on to 03-watch-lock") {
+		t.Fatalf("after 02 passed:\n%s", v)
+	}
+	m = update(m, key("n"))
+	if m.selected() != "03" || !strings.Contains(m.View(), "your file: 03-watch-lock/watchlock/lock_workshop.go") {
+		t.Errorf("n went to %s:\n%s", m.selected(), m.View())
+	}
+}
+
+func TestTheFullSuiteShowsItsElapsedTimeAndTheLastRunsDuration(t *testing.T) {
+	m := newModel(t, &fakeEnv{}, "en")
+	m = update(m, key("down"), key("down"), RunDone{Chapter: "04", Result: course.Result{Tier: course.Full, Kind: course.Pass, Elapsed: 54 * time.Second}})
+	m = update(m, key("f"))
+	t0 := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+	m = update(m, spinner.TickMsg{Time: t0}, spinner.TickMsg{Time: t0.Add(17 * time.Second)})
+	if got := m.Status("04"); !strings.Contains(got, "running the full suite 17.0s") || !strings.Contains(got, "(last run 54.0s)") {
+		t.Errorf("status while 04's full suite runs: %q", got)
+	}
+}
+
+func TestANoteGoesWithTheNextKeyAndItsTipGoesFirstWhenNarrow(t *testing.T) {
+	m := newModel(t, &fakeEnv{}, "en")
+	m = update(m, key("down"), key("down"), RunDone{Chapter: "04", Result: herd()})
+	if !strings.Contains(m.View(), "h a hint") {
+		t.Fatalf("the note after the herd:\n%s", m.View())
+	}
+	m = update(m, tea.WindowSizeMsg{Width: 40, Height: 24})
+	for _, l := range strings.Split(m.View(), "\n") {
+		if lipgloss.Width(l) > 40 {
+			t.Errorf("a line wider than 40: %q", l)
+		}
+	}
+	if v := m.View(); strings.Contains(v, "h a hint") || !strings.Contains(v, "04: the check named a mistake (4.0s)") {
+		t.Errorf("at 40 columns the tip must go before the news is cut:\n%s", v)
+	}
+	if v := m.View(); !strings.Contains(v, "acquire_workshop.go") {
+		t.Errorf("at 40 columns the file to edit must keep its name:\n%s", v)
+	}
+	m = update(m, key("up"))
+	if strings.Contains(m.View(), "04: the check named") {
+		t.Errorf("the note outlived the next key:\n%s", m.View())
 	}
 }

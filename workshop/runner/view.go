@@ -88,7 +88,7 @@ func (m Model) View() string {
 	ch := m.selected()
 	ex := m.exercises[m.cursor]
 	if len(ex.Files) > 0 {
-		b.WriteString(truncate(dimStyle.Render("your file: "+strings.Join(ex.Files, ", ")), w) + "\n")
+		b.WriteString(dimStyle.Render("your file: "+truncateLeft(strings.Join(ex.Files, ", "), w-len("your file: "))) + "\n")
 	}
 	if cs := m.verdict(ch); cs != nil {
 		switch {
@@ -100,6 +100,9 @@ func (m Model) View() string {
 				}
 			}
 		case cs.Kind == course.Mistake || cs.Kind == course.Failing || cs.Kind == course.NoBuild:
+			if mk := m.table.Find(ch, cs.Mistake); mk != nil {
+				b.WriteString(failStyle.Render(wrap(mk.Name.In(m.lang), w)) + "\n")
+			}
 			if cs.Test != "" {
 				b.WriteString(truncate(dimStyle.Render(cs.Test), w) + "\n")
 			}
@@ -156,6 +159,18 @@ func truncate(s string, w int) string {
 		r = r[:len(r)-1]
 	}
 	return string(r) + "…"
+}
+
+// truncateLeft cuts s from the left to w cells: a path keeps its file name.
+func truncateLeft(s string, w int) string {
+	if lipgloss.Width(s) <= w {
+		return s
+	}
+	r := []rune(s)
+	for len(r) > 0 && lipgloss.Width(string(r)) > w-1 {
+		r = r[1:]
+	}
+	return "…" + string(r)
 }
 
 // wrap breaks s into lines of at most w cells: at spaces, and around wide
