@@ -11,6 +11,7 @@ import (
 
 	"github.com/lockstep-zk/lockstep/workshop/course"
 	"github.com/lockstep-zk/lockstep/workshop/hint"
+	"github.com/lockstep-zk/lockstep/workshop/runner"
 )
 
 // check is the non-interactive check (scripts/exercise NN, make exercise
@@ -51,11 +52,11 @@ func check(ctx context.Context, w io.Writer, root, ch, from string, solution boo
 	} else {
 		fmt.Fprintf(w, "== %s: the lesson's tests (-run '%s'), with %s\n", ex.Dir, table.Lesson(ex.Chapter), whose)
 		r = course.Run(ctx, root, all, ex, course.Lesson, table, opts)
-		times = append(times, fmt.Sprintf("lesson %s", r.Elapsed.Round(100*time.Millisecond)))
+		times = append(times, fmt.Sprintf(runner.Words(lang).TimeLesson, r.Elapsed.Round(100*time.Millisecond)))
 		if r.Kind == course.Pass {
 			fmt.Fprintf(w, "== %s: the lesson's tests pass (%s); now the full suite\n", ex.Dir, r.Elapsed.Round(100*time.Millisecond))
 			r = course.Run(ctx, root, all, ex, course.Full, table, opts)
-			times = append(times, fmt.Sprintf("full suite %s", r.Elapsed.Round(100*time.Millisecond)))
+			times = append(times, fmt.Sprintf(runner.Words(lang).TimeFull, r.Elapsed.Round(100*time.Millisecond)))
 		}
 	}
 	if from == "" && !solution && len(args) == 0 {
@@ -74,27 +75,27 @@ func check(ctx context.Context, w io.Writer, root, ch, from string, solution boo
 	return 1
 }
 
-// Verdict is the check's final line.
+// Verdict is the check's final line, in lang.
 func Verdict(ex course.Exercise, r course.Result, lang, times string) string {
+	t := runner.Words(lang)
 	ch := ex.Chapter
 	if times != "" {
 		times = " (" + times + ")"
 	}
-	switch {
-	case r.Hash == "" && r.Kind != course.Failing:
-		return fmt.Sprintf("exercise %s: NO VERDICT — %s changed while it was checked: run it again", ch, names(ex.Files))
+	if r.Hash == "" && r.Kind != course.Failing {
+		return fmt.Sprintf(t.VerdictNone, ch, names(ex.Files))
 	}
 	switch r.Kind {
 	case course.Pass:
-		return fmt.Sprintf("exercise %s: PASS — your lock passes every test of the chapter%s", ch, times)
+		return fmt.Sprintf(t.VerdictPass, ch, times)
 	case course.Todo:
-		return fmt.Sprintf("exercise %s: %s still to write → %s", ch, course.StubName(r.Todo), r.Todo)
+		return fmt.Sprintf(t.VerdictTodo, ch, course.StubName(r.Todo), r.Todo)
 	case course.NoBuild:
-		return fmt.Sprintf("exercise %s: FAIL — it does not compile: %s", ch, r.First)
+		return fmt.Sprintf(t.VerdictNoBuild, ch, r.First)
 	case course.Mistake:
-		return fmt.Sprintf("exercise %s: FAIL — %s (%s)%s · a hint: scripts/exercise %s --hint", ch, r.Mistake.Name.In(lang), first(r.Failed), times, ch)
+		return fmt.Sprintf(t.VerdictMistake, ch, r.Mistake.Name.In(lang), first(r.Failed), times, ch)
 	default:
-		return fmt.Sprintf("exercise %s: FAIL — %s: %s%s · see it happen: make exercise CH=%s VISUAL=1", ch, first(r.Failed), r.First, times, ch)
+		return fmt.Sprintf(t.VerdictFailing, ch, first(r.Failed), r.First, times, ch)
 	}
 }
 
@@ -165,11 +166,12 @@ func showHint(w io.Writer, root, ch, title string, h hint.Hints, stage int, lang
 	if stage > 0 {
 		i = min(stage, h.Stages()) - 1
 	}
-	fmt.Fprintf(w, "%s\nhint %d/%d: %s\n", title, i+1, h.Stages(), h.Hint(i, lang))
+	t := runner.Words(lang)
+	fmt.Fprintf(w, "%s\n"+t.Hint+"\n", title, i+1, h.Stages(), h.Hint(i, lang))
 	if i+1 < h.Stages() {
-		fmt.Fprintf(w, "(the next one: scripts/exercise %s --hint; the first again: scripts/exercise %s --hint 1)\n", ch, ch)
+		fmt.Fprintf(w, t.HintNext+"\n", ch, ch)
 	} else {
-		fmt.Fprintf(w, "(the last one; the first again: scripts/exercise %s --hint 1)\n", ch)
+		fmt.Fprintf(w, t.HintLast+"\n", ch)
 	}
 	cs.HintsCLI = i + 1
 	if err := st.Save(root); err != nil {

@@ -226,15 +226,15 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.done(msg)
 	case ResetDone:
 		if msg.Err != nil {
-			m.note = news(msg.Chapter, "reset failed: "+msg.Err.Error())
+			m.note = news(msg.Chapter, fmt.Sprintf(m.say().ResetFailed, msg.Err))
 			return m, nil
 		}
 		delete(m.state.Chapters, msg.Chapter)
-		m.note = news(msg.Chapter, msg.Chapter+" is the skeleton again", "yours is kept in "+msg.Backup)
+		m.note = news(msg.Chapter, fmt.Sprintf(m.say().ResetDone, msg.Chapter), fmt.Sprintf(m.say().ResetKept, msg.Backup))
 		return m, m.save()
 	case DiffReady:
 		if msg.Err != nil {
-			m.note = news(msg.Chapter, "diff: "+msg.Err.Error())
+			m.note = news(msg.Chapter, fmt.Sprintf(m.say().DiffFailed, msg.Err))
 			return m, nil
 		}
 		m.screen, m.diff, m.top = Diff, strings.Split(strings.TrimRight(msg.Text, "\n"), "\n"), 0
@@ -244,7 +244,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// about it.
 		m.note = note{}
 		if msg.Err != nil {
-			m.note = news("", "ended: "+msg.Err.Error())
+			m.note = news("", fmt.Sprintf(m.say().Ended, msg.Err))
 		}
 		return m, nil
 	}
@@ -265,18 +265,18 @@ func (m Model) saved(msg Saved) (tea.Model, tea.Cmd) {
 	_, busy := m.running[ch]
 	switch {
 	case m.watch && busy:
-		m.note = news(ch, ch+" saved during its check: that check is stopped; checking this version")
+		m.note = news(ch, fmt.Sprintf(m.say().SavedDuring, ch))
 		cmds = append(cmds, m.start(ch, course.Lesson))
-	case m.watch && m.note.chapter == ch && strings.HasSuffix(m.note.text, "is the skeleton again"):
+	case m.watch && m.note.chapter == ch && m.note.text == fmt.Sprintf(m.say().ResetDone, ch):
 		// The reset's own write: keep saying where the backup is.
 		cmds = append(cmds, m.start(ch, course.Lesson))
 	case m.watch:
-		m.note = news(ch, ch+" saved: checking it again")
+		m.note = news(ch, fmt.Sprintf(m.say().Saved, ch))
 		cmds = append(cmds, m.start(ch, course.Lesson))
 	case busy:
 		// Not watching: the running check goes on, but its verdict will
 		// be about the old version, so it will not count.
-		m.note = news(ch, ch+" changed during its check: that verdict will not count", "enter checks this version")
+		m.note = news(ch, fmt.Sprintf(m.say().ChangedDuring, ch), m.say().EnterChecks)
 	}
 	return m, tea.Batch(cmds...)
 }
@@ -308,23 +308,23 @@ func (m Model) done(msg RunDone) (tea.Model, tea.Cmd) {
 		// A run made only for its recordings: the verdict stands as it was.
 		m.replays[ch] = msg
 		if len(msg.Replays) == 0 || m.env == nil {
-			m.note = news(ch, ch+": no lesson test recorded this mistake (the rule's table tests need no server, so they record nothing)")
+			m.note = news(ch, fmt.Sprintf(m.say().NoRecording, ch))
 			return m, nil
 		}
 		if !msg.Named {
-			m.note = news(ch, "replaying "+strings.TrimSuffix(filepath.Base(msg.Replays[0]), ".events.jsonl"),
-				"the test the check named records nothing (it needs no server)")
+			m.note = news(ch, fmt.Sprintf(m.say().ReplayingOther, strings.TrimSuffix(filepath.Base(msg.Replays[0]), ".events.jsonl")),
+				m.say().OtherTip)
 		}
 		return m, m.replay(ch)
 	}
 	if r.Hash == "" || r.Hash != m.disk[ch].Hash {
 		// The file changed while it was judged: this verdict is about
 		// a version that is gone. Never record it, above all a pass.
-		m.note = news(ch, ch+" changed while it was checked: no verdict")
+		m.note = news(ch, fmt.Sprintf(m.say().ChangedWhile, ch))
 		if m.watch {
 			return m, m.start(ch, course.Lesson)
 		}
-		m.note.tip = "enter checks this version"
+		m.note.tip = m.say().EnterChecks
 		return m, nil
 	}
 	prev := m.state.Chapters[ch]
@@ -338,26 +338,26 @@ func (m Model) done(msg RunDone) (tea.Model, tea.Cmd) {
 	switch {
 	case r.Kind == course.Pass && r.Tier == course.Lesson:
 		// The lesson holds: the full suite, in the background.
-		m.note = news(ch, fmt.Sprintf("%s: the lesson's tests pass in %s; the full suite runs now", ch, secs(r.Elapsed)))
+		m.note = news(ch, fmt.Sprintf(m.say().LessonPass, ch, secs(r.Elapsed)))
 		cmds = append(cmds, m.start(ch, course.Full))
 	case r.Kind == course.Pass:
-		m.note = news(ch, fmt.Sprintf("%s passes every test of the chapter (%s)", ch, secs(r.Elapsed)))
+		m.note = news(ch, fmt.Sprintf(m.say().Pass, ch, secs(r.Elapsed)))
 		if next := m.next(); next >= 0 {
-			m.note.tip = "n: on to " + m.exercises[next].Dir
+			m.note.tip = fmt.Sprintf(m.say().OnTo, m.exercises[next].Dir)
 		}
 		if m.Passed() == len(m.exercises) {
 			m.screen = Done
 		}
 	case r.Kind == course.Mistake:
 		// The mistake's name is above, in full: the news is when, the tip what next.
-		m.note = news(ch, fmt.Sprintf("%s: the check named a mistake (%s)", ch, secs(r.Elapsed)), "h a hint")
+		m.note = news(ch, fmt.Sprintf(m.say().Named, ch, secs(r.Elapsed)), m.say().HintTip)
 	case r.Kind == course.Todo:
-		m.note = news(ch, fmt.Sprintf("%s: %s still to write", ch, course.StubName(r.Todo)), "h a hint")
+		m.note = news(ch, fmt.Sprintf(m.say().StillToWrite, ch, course.StubName(r.Todo)), m.say().HintTip)
 	default:
-		m.note = news(ch, fmt.Sprintf("%s: %s", ch, r.Kind))
+		m.note = news(ch, fmt.Sprintf(m.say().Other, ch, r.Kind))
 	}
 	if len(msg.Replays) > 0 {
-		m.note.tip = strings.TrimPrefix(m.note.tip+" · p replays it", " · ")
+		m.note.tip = strings.TrimPrefix(m.note.tip+" · "+m.say().Replays, " · ")
 	}
 	return m, tea.Batch(cmds...)
 }
@@ -421,10 +421,10 @@ func (m Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 			m.cursor = next
 		}
 	case "enter":
-		m.note = news(ch, ch+": the lesson's tests first")
+		m.note = news(ch, fmt.Sprintf(m.say().LessonFirst, ch))
 		return m, m.start(ch, course.Lesson)
 	case "f":
-		m.note = news(ch, ch+": the full suite")
+		m.note = news(ch, fmt.Sprintf(m.say().Full, ch))
 		return m, m.start(ch, course.Full)
 	case "h":
 		return m.hint(ch)
@@ -437,11 +437,11 @@ func (m Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, m.save()
 	case "w":
 		m.watch = !m.watch
-		m.note = news("", map[bool]string{true: "watching: a save re-runs the check", false: "not watching: enter runs the check"}[m.watch])
+		m.note = news("", map[bool]string{true: m.say().WatchOn, false: m.say().WatchOff}[m.watch])
 	case "R":
 		if !m.confirm {
 			m.confirm = true
-			m.note = news(ch, fmt.Sprintf("R again to reset %s to the skeleton (your file is kept as a backup)", ch))
+			m.note = news(ch, fmt.Sprintf(m.say().ResetAgain, ch))
 			return m, nil
 		}
 		m.confirm = false
@@ -459,7 +459,7 @@ func (m Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case "p":
 		cs := m.verdict(ch)
 		if cs == nil || cs.Kind == course.Pass || cs.Kind == course.Todo || cs.Kind == course.NoBuild {
-			m.note = news(ch, "no replay: a failing test leaves one")
+			m.note = news(ch, m.say().NoReplay)
 			return m, nil
 		}
 		if m.replays[ch].Named {
@@ -468,7 +468,7 @@ func (m Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		// The test the check named left no recording (this run was
 		// stopped at the first failure, or it was a rule's table test):
 		// run it again, recording.
-		m.note = news(ch, fmt.Sprintf("%s: recording %s on your lock…", ch, cs.Test))
+		m.note = news(ch, fmt.Sprintf(m.say().Recording, ch, cs.Test))
 		return m, m.start(ch, course.Record)
 	}
 	return m, nil
@@ -485,12 +485,12 @@ func (m Model) hint(ch string) (tea.Model, tea.Cmd) {
 		stages = m.table.StepOf(ch, cs.Todo).Stages()
 	}
 	if stages == 0 {
-		m.note = news(ch, "no hint for this: hints come with a function to write or a named mistake", "enter runs the check")
+		m.note = news(ch, m.say().NoHint, m.say().EnterChecks)
 		return m, nil
 	}
 	if m.hints[ch] >= stages {
 		m.hints[ch] = 0
-		m.note = news(ch, "hints hidden", "h starts again at hint 1")
+		m.note = news(ch, m.say().HintsHidden, m.say().HintsAgain)
 	} else {
 		m.hints[ch]++
 	}
