@@ -29,7 +29,7 @@ func (m Model) Status(ch string) string {
 			s += " " + secs(m.now.Sub(r.since).Truncate(time.Second))
 		}
 		if cs := m.state.Chapters[ch]; r.Tier == course.Full && cs != nil && cs.FullSuite > 0 {
-			s += " " + dimStyle.Render(fmt.Sprintf(t.LastRun, secs(cs.FullSuite.Truncate(100*time.Millisecond))))
+			s += " " + dimStyle.Render(fmt.Sprintf(t.LastRun, secs(cs.FullSuite)))
 		}
 		return s
 	}
