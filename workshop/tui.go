@@ -222,7 +222,9 @@ func (e *env) run(ctx context.Context, c runner.Check) runner.RunDone {
 	}
 	if c.Tier == course.Record && !named(rec, test) && ctx.Err() == nil {
 		// The named test records nothing (a rule's table test needs no
-		// server): the lesson's tests, each to its end, for one that does.
+		// server; 04's "a predecessor gone before our watch" gives its
+		// lock an observer of its own, not zktest.Observe): the lesson's
+		// tests, each to its end, for one that does.
 		course.Run(ctx, e.root, e.exercises, ex, course.Record, e.table, course.Options{RecordDir: rec})
 	}
 	done.Replays, _ = filepath.Glob(filepath.Join(rec, "*.events.jsonl"))

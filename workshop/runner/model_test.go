@@ -287,7 +287,7 @@ func TestReplayRecordsTheTestTheCheckNamed(t *testing.T) {
 		t.Errorf("a replay of another test than the named one must say so:\n%s", v)
 	}
 	m = update(m, key("p"), RunDone{Chapter: "04", Result: course.Result{Tier: course.Record, Kind: course.Mistake}})
-	if !strings.Contains(m.View(), "no lesson test recorded") {
+	if !strings.Contains(m.View(), "no lesson test recorded your lock") {
 		t.Errorf("a recording run that left nothing must say so:\n%s", m.View())
 	}
 }
