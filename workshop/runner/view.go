@@ -36,7 +36,7 @@ func (m Model) Status(ch string) string {
 	t := m.say()
 	cs := m.state.Chapters[ch]
 	switch {
-	case cs == nil && m.disk[ch].Untouched:
+	case (cs == nil || !cs.Holds(m.disk[ch].Hash)) && m.disk[ch].Untouched:
 		return dimStyle.Render(t.Untouched)
 	case cs == nil:
 		return dimStyle.Render(t.NotChecked)
