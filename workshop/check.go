@@ -11,6 +11,7 @@ import (
 
 	"github.com/lockstep-zk/lockstep/workshop/course"
 	"github.com/lockstep-zk/lockstep/workshop/hint"
+	"github.com/lockstep-zk/lockstep/workshop/runner"
 )
 
 // check is the non-interactive check (scripts/exercise NN, make exercise
@@ -51,11 +52,11 @@ func check(ctx context.Context, w io.Writer, root, ch, from string, solution boo
 	} else {
 		fmt.Fprintf(w, "== %s: the lesson's tests (-run '%s'), with %s\n", ex.Dir, table.Lesson(ex.Chapter), whose)
 		r = course.Run(ctx, root, all, ex, course.Lesson, table, opts)
-		times = append(times, fmt.Sprintf("lesson %s", r.Elapsed.Round(100*time.Millisecond)))
+		times = append(times, fmt.Sprintf(runner.Words(lang).TimeLesson, r.Elapsed.Round(100*time.Millisecond)))
 		if r.Kind == course.Pass {
 			fmt.Fprintf(w, "== %s: the lesson's tests pass (%s); now the full suite\n", ex.Dir, r.Elapsed.Round(100*time.Millisecond))
 			r = course.Run(ctx, root, all, ex, course.Full, table, opts)
-			times = append(times, fmt.Sprintf("full suite %s", r.Elapsed.Round(100*time.Millisecond)))
+			times = append(times, fmt.Sprintf(runner.Words(lang).TimeFull, r.Elapsed.Round(100*time.Millisecond)))
 		}
 	}
 	if from == "" && !solution && len(args) == 0 {
@@ -68,34 +69,39 @@ func check(ctx context.Context, w io.Writer, root, ch, from string, solution boo
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, Verdict(ex, r, lang, strings.Join(times, ", ")))
-	if r.Kind == course.Pass {
+	if r.Kind == course.Pass && r.Hash != "" {
 		return 0
 	}
 	return 1
 }
 
-// Verdict is the check's final line.
+// Verdict is the check's final line, in lang.
 func Verdict(ex course.Exercise, r course.Result, lang, times string) string {
+	t := runner.Words(lang)
 	ch := ex.Chapter
 	if times != "" {
 		times = " (" + times + ")"
 	}
+	if r.Hash == "" && r.Kind != course.Failing {
+		return fmt.Sprintf(t.VerdictNone, ch, names(ex.Files))
+	}
 	switch r.Kind {
 	case course.Pass:
-		return fmt.Sprintf("exercise %s: PASS — your lock passes every test of the chapter%s", ch, times)
+		return fmt.Sprintf(t.VerdictPass, ch, times)
 	case course.Todo:
-		return fmt.Sprintf("exercise %s: step %d still to write → %s", ch, r.Step, r.Todo)
+		return fmt.Sprintf(t.VerdictTodo, ch, course.StubName(r.Todo), r.Todo)
 	case course.NoBuild:
-		return fmt.Sprintf("exercise %s: FAIL — it does not compile: %s", ch, r.First)
+		return fmt.Sprintf(t.VerdictNoBuild, ch, r.First)
 	case course.Mistake:
-		return fmt.Sprintf("exercise %s: FAIL — %s (%s)%s · a hint: scripts/exercise %s --hint", ch, r.Mistake.Name.In(lang), first(r.Failed), times, ch)
+		return fmt.Sprintf(t.VerdictMistake, ch, r.Mistake.Name.In(lang), first(r.Failed), times, ch)
 	default:
-		return fmt.Sprintf("exercise %s: FAIL — %s: %s%s · see it happen: make exercise CH=%s VISUAL=1", ch, first(r.Failed), r.First, times, ch)
+		return fmt.Sprintf(t.VerdictFailing, ch, first(r.Failed), r.First, times, ch)
 	}
 }
 
-// nextHint prints the next hint for chapter ch's last failure and counts it.
-func nextHint(w io.Writer, root, ch, lang string) int {
+// nextHint prints the next hint for chapter ch's last verdict and counts it
+// (stage > 0: hint number stage instead, and the count goes on from there).
+func nextHint(w io.Writer, root, ch string, stage int, lang string) int {
 	table := hint.MustLoad()
 	if len(ch) == 1 {
 		ch = "0" + ch
@@ -105,20 +111,43 @@ func nextHint(w io.Writer, root, ch, lang string) int {
 		fmt.Fprintln(w, "exercise:", err)
 		return 2
 	}
+	all, err := course.Discover(root)
+	if err != nil {
+		fmt.Fprintln(w, "exercise:", err)
+		return 2
+	}
+	ex, err := course.Find(all, ch)
+	if err != nil {
+		fmt.Fprintln(w, "exercise:", err)
+		return 2
+	}
 	cs := st.Chapters[ch]
 	switch {
 	case cs == nil:
 		fmt.Fprintf(w, "exercise %s: no run yet: scripts/exercise %s first\n", ch, ch)
 		return 1
+	case !cs.Holds(course.Hash(root, ex)):
+		fmt.Fprintf(w, "exercise %s: %s changed since its last check: scripts/exercise %s first\n", ch, names(ex.Files), ch)
+		return 1
+	case cs.Kind == course.Pass:
+		fmt.Fprintf(w, "exercise %s: it passes (%s): no hint needed\n", ch, cs.Tier)
+		return 0
 	case cs.Kind == course.Todo:
 		s := table.StepOf(ch, cs.Todo)
 		if s == nil {
-			fmt.Fprintf(w, "exercise %s: step %d is still to write: %s\nThe comment above it in the exercise file says what the step must achieve.\n", ch, cs.Step, cs.Todo)
+			fmt.Fprintf(w, "exercise %s: %s is still to write: %s\nThe comment above it in the exercise file says what it must achieve.\n", ch, course.StubName(cs.Todo), cs.Todo)
 			return 0
 		}
-		return showHint(w, root, ch, fmt.Sprintf("step %d: %s", cs.Step, cs.Todo), s.Hints, lang, st)
+		return showHint(w, root, ch, course.StubName(cs.Todo)+" still to write: "+cs.Todo, s.Hints, stage, lang, st)
 	case cs.Mistake == "":
-		fmt.Fprintf(w, "exercise %s: the last run (%s) matched no known mistake: read its first failure, %s: %s\n", ch, cs.Kind, cs.Test, cs.Message)
+		fmt.Fprintf(w, "exercise %s: the last check (%s) matched no known mistake: read its first failure", ch, cs.Kind)
+		if cs.Test != "" {
+			fmt.Fprintf(w, ", %s", cs.Test)
+		}
+		if cs.Message != "" {
+			fmt.Fprintf(w, ": %s", cs.Message)
+		}
+		fmt.Fprintln(w)
 		return 0
 	}
 	m := table.Find(ch, cs.Mistake)
@@ -126,21 +155,27 @@ func nextHint(w io.Writer, root, ch, lang string) int {
 		fmt.Fprintf(w, "exercise %s: no hints for %q any more: run the check again\n", ch, cs.Mistake)
 		return 1
 	}
-	return showHint(w, root, ch, m.Name.In(lang), m.Hints, lang, st)
+	return showHint(w, root, ch, m.Name.In(lang), m.Hints, stage, lang, st)
 }
 
-// showHint prints title and the hint chapter ch has come to, and counts it
-// in the saved state, so that the next --hint shows the next stage.
-func showHint(w io.Writer, root, ch, title string, h hint.Hints, lang string, st *course.State) int {
+// showHint prints title and the hint --hint has come to (or number stage),
+// and counts it in the saved state, its own count, not the runner's.
+func showHint(w io.Writer, root, ch, title string, h hint.Hints, stage int, lang string, st *course.State) int {
 	cs := st.Chapters[ch]
-	i := min(cs.Hints, h.Stages()-1)
-	fmt.Fprintf(w, "%s\nhint %d/%d: %s\n", title, i+1, h.Stages(), h.Hint(i, lang))
+	i := min(cs.HintsCLI, h.Stages()-1)
+	if stage > 0 {
+		i = min(stage, h.Stages()) - 1
+	}
+	t := runner.Words(lang)
+	fmt.Fprintf(w, "%s\n"+t.Hint+"\n", title, i+1, h.Stages(), h.Hint(i, lang))
 	if i+1 < h.Stages() {
-		fmt.Fprintf(w, "(the next one: scripts/exercise %s --hint)\n", ch)
-		cs.Hints = i + 1
-		if err := st.Save(root); err != nil {
-			fmt.Fprintln(w, "exercise:", err)
-		}
+		fmt.Fprintf(w, t.HintNext+"\n", ch, ch)
+	} else {
+		fmt.Fprintf(w, t.HintLast+"\n", ch)
+	}
+	cs.HintsCLI = i + 1
+	if err := st.Save(root); err != nil {
+		fmt.Fprintln(w, "exercise:", err)
 	}
 	return 0
 }
@@ -160,10 +195,14 @@ func first(s []string) string {
 	return s[0]
 }
 
-// language picks the hints' language: the flag, else LANG/LC_ALL.
-func language(flagValue string) string {
+// language picks the language: the flag, else the one the learner chose in
+// the runner (l, saved), else LANG/LC_ALL, else English.
+func language(flagValue, saved string) string {
 	if flagValue != "" {
 		return flagValue
+	}
+	if saved != "" {
+		return saved
 	}
 	for _, v := range []string{os.Getenv("LC_ALL"), os.Getenv("LANG")} {
 		if strings.HasPrefix(v, "zh") {

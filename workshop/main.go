@@ -5,6 +5,7 @@
 //	go run ./workshop                 the runner (make workshop)
 //	go run ./workshop -check 04       the non-interactive check (scripts/exercise 04)
 //	go run ./workshop -hint 04        the next hint for 04's last failure (scripts/exercise 04 --hint)
+//	go run ./workshop -hint 04 -stage 1  its first hint again (scripts/exercise 04 --hint 1)
 //	go run ./workshop -mistakes-table the facilitator's table, from the hint data
 package main
 
@@ -16,6 +17,7 @@ import (
 	"os/signal"
 	"path/filepath"
 
+	"github.com/lockstep-zk/lockstep/workshop/course"
 	"github.com/lockstep-zk/lockstep/workshop/hint"
 )
 
@@ -24,7 +26,8 @@ func main() {
 	from := flag.String("from", "", "with -check: the exercise files of `DIR` instead of yours")
 	solution := flag.Bool("solution", false, "with -check: the reference instead of your exercise")
 	hintCh := flag.String("hint", "", "print the next hint for chapter `NN`'s last failure")
-	lang := flag.String("lang", "", "hints in `en` or zh (default: from LANG)")
+	stage := flag.Int("stage", 0, "with -hint: hint `N` (1 starts again from the first) instead of the next one")
+	lang := flag.String("lang", "", "`en` or zh (default: the one chosen with l in the runner, else from LANG)")
 	table := flag.Bool("mistakes-table", false, "print the facilitator's table of mistakes (docs/workshop.md) from the hint data")
 	flag.Parse()
 	root, err := moduleRoot()
@@ -34,15 +37,19 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	saved := ""
+	if st, err := course.LoadState(root); err == nil {
+		saved = st.Lang
+	}
 	switch {
 	case *table:
 		fmt.Print(hint.MustLoad().Markdown())
 	case *checkCh != "":
-		os.Exit(check(ctx, os.Stdout, root, *checkCh, *from, *solution, flag.Args(), language(*lang)))
+		os.Exit(check(ctx, os.Stdout, root, *checkCh, *from, *solution, flag.Args(), language(*lang, saved)))
 	case *hintCh != "":
-		os.Exit(nextHint(os.Stdout, root, *hintCh, language(*lang)))
+		os.Exit(nextHint(os.Stdout, root, *hintCh, *stage, language(*lang, saved)))
 	default:
-		os.Exit(runTUI(root, language(*lang)))
+		os.Exit(runTUI(root, *lang))
 	}
 }
 

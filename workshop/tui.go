@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -29,9 +33,21 @@ type env struct {
 	table     *hint.Table
 	exercises []course.Exercise
 	saves     chan string
+
+	mu   sync.Mutex
+	runs map[string]*checkRun // by chapter: the check running, one per chapter
 }
 
-func runTUI(root, lang string) int {
+// checkRun is a run in progress: cancel stops it, done is closed when it is
+// over, all of it (course.Run has waited for its processes and removed its
+// overlay).
+type checkRun struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// runTUI runs the runner; flagLang is -lang's value ("" if not given).
+func runTUI(root, flagLang string) int {
 	table := hint.MustLoad()
 	all, err := course.Discover(root)
 	if err != nil {
@@ -42,30 +58,37 @@ func runTUI(root, lang string) int {
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "workshop: %s is unreadable (%v): starting afresh\n", course.StateFile, err)
 	}
-	e := &env{root: root, table: table, exercises: all, saves: make(chan string, 16)}
+	e := newEnv(root, table, all)
 	stop, err := e.watchFiles()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "workshop: watching the exercise files:", err)
 		return 2
 	}
 	defer stop()
-	untouched := map[string]bool{}
+	disk := map[string]runner.Disk{}
 	for _, ex := range all {
-		untouched[ex.Chapter] = e.isSkeleton(ex)
+		disk[ex.Chapter] = e.disk(ex)
 	}
-	if flagLangGiven(lang) {
-		st.Lang = ""
-	}
-	m := runner.New(e, table, all, st, untouched, lang)
-	if _, err := tea.NewProgram(m, tea.WithAltScreen()).Run(); err != nil {
+	m := runner.New(e, table, all, st, disk, language(flagLang, st.Lang))
+	_, err = tea.NewProgram(m, tea.WithAltScreen()).Run()
+	// Quitting during a check leaves nothing behind: no go test, no
+	// ZooKeeper, no overlay directory.
+	e.stopAll()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "workshop:", err)
 		return 1
 	}
 	return 0
 }
 
-// flagLangGiven: LANG or -lang chose a language; the saved one yields.
-func flagLangGiven(lang string) bool { return lang == "zh" }
+func newEnv(root string, table *hint.Table, all []course.Exercise) *env {
+	return &env{root: root, table: table, exercises: all, saves: make(chan string, 16), runs: map[string]*checkRun{}}
+}
+
+// disk is what ex's files are on disk now.
+func (e *env) disk(ex course.Exercise) runner.Disk {
+	return runner.Disk{Hash: course.Hash(e.root, ex), Untouched: e.isSkeleton(ex)}
+}
 
 // watchFiles sends a chapter on e.saves each time one of its exercise files
 // is written. It watches the package directories (editors save by renaming
@@ -114,27 +137,149 @@ func (e *env) watchFiles() (func(), error) {
 }
 
 func (e *env) Watch() tea.Cmd {
-	return func() tea.Msg { return runner.Saved{Chapter: <-e.saves} }
-}
-
-func (e *env) Run(ch string, tier course.Tier) tea.Cmd {
 	return func() tea.Msg {
+		ch := <-e.saves
 		ex, err := course.Find(e.exercises, ch)
 		if err != nil {
-			return runner.RunDone{Chapter: ch, Result: course.Result{Kind: course.Failing, First: err.Error()}}
+			return runner.Saved{Chapter: ch}
 		}
-		rec := filepath.Join(e.root, ReplayDir, ch)
-		os.RemoveAll(rec)
-		if err := os.MkdirAll(rec, 0o755); err != nil {
-			rec = ""
+		d := e.disk(ex)
+		return runner.Saved{Chapter: ch, Hash: d.Hash, Untouched: d.Untouched}
+	}
+}
+
+// Run stops the chapter's check still running, if any, waits until all of
+// it is gone, and runs c.
+func (e *env) Run(c runner.Check) tea.Cmd {
+	e.mu.Lock()
+	prev := e.runs[c.Chapter]
+	ctx, cancel := context.WithCancel(context.Background())
+	this := &checkRun{cancel: cancel, done: make(chan struct{})}
+	e.runs[c.Chapter] = this
+	e.mu.Unlock()
+	if prev != nil {
+		prev.cancel()
+	}
+	return func() tea.Msg {
+		defer func() {
+			cancel()
+			e.mu.Lock()
+			if e.runs[c.Chapter] == this {
+				delete(e.runs, c.Chapter)
+			}
+			e.mu.Unlock()
+			close(this.done)
+		}()
+		if prev != nil {
+			<-prev.done
 		}
-		r := course.Run(context.Background(), e.root, e.exercises, ex, tier, e.table, course.Options{RecordDir: rec})
-		var replays []string
-		if rec != "" {
-			replays, _ = filepath.Glob(filepath.Join(rec, "*.events.jsonl"))
-			sortReplays(replays)
-		}
-		return runner.RunDone{Chapter: ch, Result: r, Replays: replays}
+		return e.run(ctx, c)
+	}
+}
+
+// stopAll stops every check and waits until each is gone.
+func (e *env) stopAll() {
+	e.mu.Lock()
+	var all []*checkRun
+	for _, c := range e.runs {
+		c.cancel()
+		all = append(all, c)
+	}
+	e.mu.Unlock()
+	for _, c := range all {
+		<-c.done
+	}
+}
+
+func (e *env) run(ctx context.Context, c runner.Check) runner.RunDone {
+	ch := c.Chapter
+	done := runner.RunDone{Chapter: ch, ID: c.ID}
+	ex, err := course.Find(e.exercises, ch)
+	if err != nil {
+		done.Result = course.Result{Tier: c.Tier, Kind: course.Failing, First: err.Error()}
+		return done
+	}
+	rec := filepath.Join(e.root, ReplayDir, ch)
+	os.RemoveAll(rec)
+	if err := os.MkdirAll(rec, 0o755); err != nil {
+		rec = ""
+	}
+	opts := course.Options{RecordDir: rec}
+	tier := c.Tier
+	if c.Tier == course.Record && c.Test != "" {
+		// The test the check named, alone, to its end: what its locks
+		// did, even when the lesson's run stopped at another test first.
+		tier, opts.Args = course.Custom, []string{"-run", runPattern(c.Test), "-skip", "^Example", "-timeout", "2m"}
+	}
+	done.Result = course.Run(ctx, e.root, e.exercises, ex, tier, e.table, opts)
+	done.Result.Tier = c.Tier
+	test, msg := c.Test, c.Message
+	if c.Tier != course.Record && len(done.Result.Failed) > 0 {
+		test, msg = done.Result.Failed[0], done.Result.First
+	}
+	if rec == "" {
+		return done
+	}
+	if c.Tier == course.Record && !named(rec, test) && ctx.Err() == nil {
+		// The named test records nothing (a rule's table test needs no
+		// server; 04's "a predecessor gone before our watch" gives its
+		// lock an observer of its own, not zktest.Observe): the lesson's
+		// tests, each to its end, for one that does.
+		course.Run(ctx, e.root, e.exercises, ex, course.Record, e.table, course.Options{RecordDir: rec})
+	}
+	done.Replays, _ = filepath.Glob(filepath.Join(rec, "*.events.jsonl"))
+	sortReplays(done.Replays)
+	if f := recordingOf(rec, test); named(rec, test) {
+		done.Named = true
+		done.Replays = append([]string{f}, slices.DeleteFunc(done.Replays, func(s string) bool { return s == f })...)
+		sayWhat(f, msg)
+	}
+	return done
+}
+
+// runPattern is the -run pattern of exactly one test or subtest, as go test
+// prints its name ("TestQueue/a_predecessor_gone_…").
+func runPattern(test string) string {
+	parts := strings.Split(test, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	return strings.Join(parts, "/")
+}
+
+// recordingOf is the file a failing test's recording goes to in dir
+// (internal/zktest.RecordingFile: a test's name with _ for /).
+func recordingOf(dir, test string) string {
+	return filepath.Join(dir, strings.ReplaceAll(test, "/", "_")+".events.jsonl")
+}
+
+func named(dir, test string) bool {
+	if test == "" {
+		return false
+	}
+	_, err := os.Stat(recordingOf(dir, test))
+	return err == nil
+}
+
+// sayWhat gives a recording whose test did not mark where the property
+// broke the test's own failure message, so that the replay's headline says
+// what the test asserted.
+func sayWhat(file, msg string) {
+	if msg == "" {
+		return
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return
+	}
+	rec, err := event.ReadRecording(bytes.NewReader(b))
+	if err != nil || rec.Header.Why != "" {
+		return
+	}
+	rec.Header.Why = msg
+	var out bytes.Buffer
+	if rec.Write(&out) == nil {
+		_ = os.WriteFile(file, out.Bytes(), 0o644)
 	}
 }
 

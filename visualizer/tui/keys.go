@@ -9,15 +9,18 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 )
 
-// keyMap is every key the learner can press; the help bar shows them.
+// keyMap is every key the learner can press; the help bar shows them. A
+// key means one thing across the visualizer and the workshop runner (see
+// docs/learners.md): p is the runner's replay, f its full suite, h its hint,
+// l its language, so none of them is an alias here.
 type keyMap struct {
 	Pause, Faster, Slower, Add, Remove, Up, Down, Kill, Expire, Chapter, Quit key.Binding
 }
 
 var keys = keyMap{
-	Pause:   key.NewBinding(key.WithKeys(" ", "p"), key.WithHelp("space", "pause")),
-	Faster:  key.NewBinding(key.WithKeys("+", "=", "f"), key.WithHelp("+/-", "speed")),
-	Slower:  key.NewBinding(key.WithKeys("-", "_", "s"), key.WithHelp("-", "slower")),
+	Pause:   key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "pause")),
+	Faster:  key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+/-", "speed")),
+	Slower:  key.NewBinding(key.WithKeys("-", "_"), key.WithHelp("-", "slower")),
 	Add:     key.NewBinding(key.WithKeys("a"), key.WithHelp("a/x", "worker")),
 	Remove:  key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "remove worker")),
 	Up:      key.NewBinding(key.WithKeys("up"), key.WithHelp("↑↓", "select")),

@@ -37,6 +37,9 @@ type Replay struct {
 	rec   event.Recording
 	start ChapterStarted
 	steps [][]Msg
+	// seen: the test did not mark where the property broke, and the replay
+	// found the first event against the chapter's expectation itself.
+	seen string
 }
 
 // NewReplay prepares rec to be shown with sc's words.
@@ -73,7 +76,7 @@ func NewReplay(rec event.Recording, sc scene.Scene) *Replay {
 		}
 		if found >= 0 {
 			r.rec.Header.BrokeAt = found
-			r.rec.Header.Why = why + " (the replay found it; the test did not say)"
+			r.seen = why + " (seen by the replay)"
 		}
 	}
 	r.steps = queueSteps(rec.Events, dir, sc.Tag)
@@ -227,9 +230,9 @@ func NewReplayModel(rp *Replay) ReplayModel {
 var replayKeys = struct {
 	Back, Forward, Play, Start, End, Break, Quit key.Binding
 }{
-	Back:    key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←→", "step")),
-	Forward: key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→", "step")),
-	Play:    key.NewBinding(key.WithKeys(" ", "p"), key.WithHelp("space", "play/pause")),
+	Back:    key.NewBinding(key.WithKeys("left"), key.WithHelp("←→", "step")),
+	Forward: key.NewBinding(key.WithKeys("right"), key.WithHelp("→", "step")),
+	Play:    key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "play/pause")),
 	Start:   key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home/end", "ends")),
 	End:     key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end", "end")),
 	Break:   key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "where it broke")),
@@ -302,7 +305,7 @@ func (m ReplayModel) at(k int) ReplayModel {
 	m.pos = max(0, min(k, m.rp.Len()))
 	s := m.rp.At(m.pos)
 	s.width, s.height = m.width, m.height
-	s.replay = &replayState{test: m.rp.rec.Header.Test, why: m.rp.rec.Header.Why,
+	s.replay = &replayState{test: m.rp.rec.Header.Test, why: m.rp.rec.Header.Why, seen: m.rp.seen,
 		pos: m.pos, n: m.rp.Len(), brokeAt: m.rp.BrokeAt(), playing: m.playing}
 	if m.pos > 0 {
 		s.status = fmt.Sprintf("event %d: %s", m.pos, protectedAnywhere.ReplaceAllString(m.rp.rec.Events[m.pos-1].String(), ""))
@@ -316,7 +319,10 @@ func (m ReplayModel) View() string { return m.shown.View() }
 
 // replayState is what the header and the help bar say in a replay.
 type replayState struct {
-	test, why       string
+	// why is what the test said (its mark, or its failure message, which
+	// the workshop runner writes into the recording); seen, what the
+	// replay found itself where the test marked no event.
+	test, why, seen string
 	pos, n, brokeAt int
 	playing         bool
 }
@@ -331,16 +337,26 @@ func (m Model) replayHeader(w int) []string {
 	}
 	h1 := fmt.Sprintf("replay %s · event %d/%d · %s", m.chapter.Name, r.pos, r.n, r.test)
 	h1 = titleStyle.Render(pad(fit(h1, w-len(run)-1), w-len(run)-1)) + " " + run
+	what := r.why
+	switch {
+	case r.seen != "" && r.why != "":
+		// What the test asserted first: it is what the check named.
+		what = "the test: " + r.why + " · " + r.seen
+	case r.seen != "":
+		what = r.seen
+	}
 	var h2 string
 	switch {
+	case r.brokeAt < 0 && r.why != "":
+		h2 = "the test: " + r.why
 	case r.brokeAt < 0:
-		h2 = "the test failed; it did not say at which event"
+		h2 = "the test failed: play its events to see what its locks did"
 	case r.pos == r.brokeAt+1:
-		h2 = fmt.Sprintf("BROKE HERE (event %d): %s", r.brokeAt+1, r.why)
+		h2 = fmt.Sprintf("BROKE HERE (event %d): %s", r.brokeAt+1, what)
 	case r.pos <= r.brokeAt:
-		h2 = fmt.Sprintf("breaks at event %d (b): %s", r.brokeAt+1, r.why)
+		h2 = fmt.Sprintf("breaks at event %d (b): %s", r.brokeAt+1, what)
 	default:
-		h2 = fmt.Sprintf("broke at event %d (b): %s", r.brokeAt+1, r.why)
+		h2 = fmt.Sprintf("broke at event %d (b): %s", r.brokeAt+1, what)
 	}
 	return []string{h1, pausedStyle.Render(fit(h2, w))}
 }

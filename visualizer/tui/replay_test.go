@@ -199,7 +199,32 @@ func TestAnUnmarkedRecordingStopsWhereTheChaptersExpectationBroke(t *testing.T) 
 		t.Fatalf("the replay stops at %d, want the last waiter's Acquired while the holder holds", b)
 	}
 	v := replayPress(NewReplayModel(rp), "b").View()
-	if strings.Count(v, " HOLDS") != 2 || !strings.Contains(v, "2 held at once (the replay found it") {
+	if strings.Count(v, " HOLDS") != 2 || !strings.Contains(v, "2 held at once (seen by the replay)") {
 		t.Errorf("at the second holder:\n%s", v)
+	}
+}
+
+// The workshop runner writes the failing test's own message into a
+// recording the test did not mark: the headline says what the test
+// asserted, and never that the test missed anything.
+func TestAnUnmarkedRecordingSaysWhatItsTestAsserted(t *testing.T) {
+	f, err := os.Open("testdata/replay/04-no-relist-quitter.events.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rec, err := event.ReadRecording(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Header.Why = "took the lock without listing the queue again"
+	v := replayPress(NewReplayModel(NewReplay(rec, sceneOf(t, "04"))), "b").View()
+	if !strings.Contains(v, "the test: took the lock") || strings.Contains(v, "did not say") {
+		t.Errorf("at the second holder, the headline must say what the test asserted:\n%s", v)
+	}
+	rec.Events = rec.Events[:1] // nothing against the chapter's expectation yet
+	v = NewReplayModel(NewReplay(rec, sceneOf(t, "04"))).View()
+	if !strings.Contains(v, "the test: took the lock") || strings.Contains(v, "did not say") {
+		t.Errorf("with no event to stop at, the headline must still say what the test asserted:\n%s", v)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/lockstep-zk/lockstep/workshop/hint"
@@ -160,6 +161,7 @@ type Options struct {
 	RecordDir string    // LOCKSTEP_RECORD_DIR for the tests (replays of failures)
 	Args      []string  // extra go test flags (Tier Custom)
 	Out       io.Writer // go test's output as it comes, if set
+	TempDir   string    // where the run's overlay directory goes (default: os.TempDir())
 }
 
 // Kind is what a result means.
@@ -185,6 +187,10 @@ type Result struct {
 	Mistake *hint.Mistake
 	Output  string
 	Elapsed time.Duration
+	// Hash is the hash (Hash) of the exercise files the run judged; ""
+	// when they changed while it ran, so that nobody knows which version
+	// the verdict is about.
+	Hash string
 }
 
 // Lines of go test output that say where a test failed or what it said.
@@ -194,12 +200,15 @@ var (
 	msgLine  = regexp.MustCompile(`^\s+\S+\.go:\d+: (.*)$`)
 )
 
-// Run runs one tier of ex's tests.
+// Run runs one tier of ex's tests. When ctx ends, the run ends at once, and
+// all of it: go test's process group, what its tests started (ZooKeeper
+// included) and the overlay directory are gone when Run returns.
 func Run(ctx context.Context, root string, all []Exercise, ex Exercise, tier Tier, table *hint.Table, opts Options) Result {
 	start := time.Now()
+	judged := Hash(root, ex)
 	args := []string{"test", "-count=1"}
 	if !opts.Solution {
-		tmp, err := os.MkdirTemp("", "lockstep-workshop-")
+		tmp, err := os.MkdirTemp(opts.TempDir, "lockstep-workshop-")
 		if err != nil {
 			return Result{Tier: tier, Kind: Failing, First: err.Error()}
 		}
@@ -240,9 +249,16 @@ func Run(ctx context.Context, root string, all []Exercise, ex Exercise, tier Tie
 			cmd.Env = append(cmd.Env, "LOCKSTEP_RECORD_DIR="+opts.RecordDir)
 		}
 		cmd.Stdout, cmd.Stderr = w, w
-		if err = cmd.Run(); err != nil {
+		mark := fmt.Sprintf("%d-%d", os.Getpid(), runCount.Add(1))
+		startGroup(cmd, mark)
+		err = cmd.Run()
+		endRun(cmd, mark, 10*time.Second)
+		if err != nil {
 			break
 		}
+	}
+	if ctx.Err() != nil {
+		return Result{Tier: tier, Kind: Failing, First: "the check was stopped: " + ctx.Err().Error(), Elapsed: time.Since(start)}
 	}
 	r := Classify(root, ex, table, buf.String(), err == nil)
 	r.Tier = tier
@@ -250,8 +266,14 @@ func Run(ctx context.Context, root string, all []Exercise, ex Exercise, tier Tie
 	if err != nil && !errors.As(err, new(*exec.ExitError)) {
 		r.Kind, r.First = Failing, err.Error()
 	}
+	if Hash(root, ex) == judged {
+		r.Hash = judged
+	}
 	return r
 }
+
+// runCount numbers the runs of this process, for their marks.
+var runCount atomic.Int64
 
 // Classify says what a run's output means.
 func Classify(root string, ex Exercise, table *hint.Table, out string, ok bool) Result {
@@ -288,9 +310,16 @@ func Classify(root string, ex Exercise, table *hint.Table, out string, ok bool) 
 	}
 	switch {
 	case todoLine.MatchString(out):
+		// The test that ran first may have reached any stub (05's rule
+		// tests reach readRule before writeRule): what is still to write
+		// is the first stub left in the file, in the skeleton's order,
+		// which is the order its comments and hints teach.
 		r.Kind = Todo
 		r.Todo, _, _ = strings.Cut(todoLine.FindString(out), " [recovered")
 		r.Todo = strings.TrimSpace(r.Todo)
+		if first := firstStub(root, ex); first != "" {
+			r.Todo = first
+		}
 		r.Step = stepOf(root, ex, r.Todo)
 	case strings.Contains(out, "[build failed]") || strings.Contains(out, "[setup failed]"):
 		r.Kind = NoBuild
@@ -326,6 +355,28 @@ func stepOf(root string, ex Exercise, todo string) int {
 		}
 	}
 	return 0
+}
+
+// firstStub is the first TODO(workshop) stub left in ex's files, in file
+// order; "" if none.
+func firstStub(root string, ex Exercise) string {
+	for _, f := range ex.Files {
+		b, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			continue
+		}
+		if t := todoLine.FindString(string(b)); t != "" {
+			return strings.TrimSpace(t)
+		}
+	}
+	return ""
+}
+
+// StubName is the name a TODO(workshop) message gives its stub, the function
+// to write: "writeRule" for "TODO(workshop): writeRule — a writer holds…".
+func StubName(todo string) string {
+	name, _, _ := strings.Cut(strings.TrimPrefix(todo, "TODO(workshop): "), " —")
+	return strings.TrimSpace(name)
 }
 
 // Todos counts the TODO(workshop) stubs left in ex's files.

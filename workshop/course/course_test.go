@@ -10,6 +10,7 @@ import (
 
 	"github.com/lockstep-zk/lockstep/workshop/course"
 	"github.com/lockstep-zk/lockstep/workshop/hint"
+	"github.com/lockstep-zk/lockstep/workshop/internal/standin"
 )
 
 const root = "../.."
@@ -107,4 +108,66 @@ func TestEveryMistakeGivesItsHint(t *testing.T) {
 func tail(s string, n int) string {
 	l := strings.Split(s, "\n")
 	return strings.Join(l[max(0, len(l)-n):], "\n")
+}
+
+func TestACancelledRunLeavesNoProcessAndNoOverlay(t *testing.T) {
+	root, all := standin.Module(t)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp) // go's build directory too
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	started := standin.Started(ctx, t)
+	done := make(chan course.Result, 1)
+	go func() {
+		done <- course.Run(ctx, root, all, all[0], course.Custom, hint.MustLoad(),
+			course.Options{Args: []string{"-run", "TestHangs", "-timeout", "10m"}, TempDir: tmp})
+	}()
+	var pids []int
+	select {
+	case pids = <-started:
+	case r := <-done:
+		t.Fatalf("the stand-in test ended before it started its children: %s\n%s", r.First, r.Output)
+	}
+	if entries, _ := os.ReadDir(tmp); len(entries) == 0 {
+		t.Fatal("no overlay directory while the run runs: the check below would prove nothing")
+	}
+	cancel()
+	r := <-done
+	if r.Kind == course.Pass || r.Hash != "" {
+		t.Errorf("a cancelled run gave a verdict: %v, hash %q", r.Kind, r.Hash)
+	}
+	for i, what := range []string{"the test binary", "a child in its process group", "a child in a group of its own (a ZooKeeper under its watchdog)"} {
+		if standin.Alive(pids[i]) {
+			t.Errorf("%s (pid %d) outlived the cancelled run", what, pids[i])
+		}
+	}
+	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("the overlay or go's build directory outlived the cancelled run: %v", names)
+	}
+}
+
+// 05's rule tests reach readRule before writeRule, but the skeleton, its
+// hints and its comments go writeRule first: what is still to write is the
+// first stub left in the file, whichever one a test reached.
+func TestWhatIsStillToWriteIsTheFirstStubInTheFile(t *testing.T) {
+	all, err := course.Discover(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := course.Find(all, "05")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := "--- FAIL: TestRules (0.00s)\npanic: TODO(workshop): readRule — a reader holds unless a writer other than our own is ahead [recovered]\n"
+	r := course.Classify(root, ex, hint.MustLoad(), out, false)
+	if r.Kind != course.Todo || course.StubName(r.Todo) != "writeRule" || r.Step != 1 {
+		t.Errorf("fresh 05, a test reached readRule: %v %q step %d; want writeRule, the first stub", r.Kind, r.Todo, r.Step)
+	}
+	if hint.MustLoad().StepOf("05", r.Todo) == nil {
+		t.Errorf("no hints for %q", r.Todo)
+	}
 }

@@ -16,16 +16,28 @@ const StateFile = ".lockstep-workshop.json"
 
 // ChapterState is what the workshop last saw of one chapter.
 type ChapterState struct {
-	Kind    Kind      `json:"kind"`
-	Tier    Tier      `json:"tier"`
-	Todo    string    `json:"todo,omitempty"`
-	Step    int       `json:"step,omitempty"`
-	Test    string    `json:"test,omitempty"`    // the first failing test
-	Message string    `json:"message,omitempty"` // its first message
-	Mistake string    `json:"mistake,omitempty"` // the hint table's id
-	Hints   int       `json:"hints,omitempty"`   // how many hints of Mistake were shown
-	At      time.Time `json:"at"`
+	Kind    Kind   `json:"kind"`
+	Tier    Tier   `json:"tier"`
+	Todo    string `json:"todo,omitempty"`
+	Step    int    `json:"step,omitempty"`
+	Test    string `json:"test,omitempty"`    // the first failing test
+	Message string `json:"message,omitempty"` // its first message
+	Mistake string `json:"mistake,omitempty"` // the hint table's id
+	Hints   int    `json:"hints,omitempty"`   // how many hints of Mistake the runner shows
+	// HintsCLI is how many the non-interactive --hint has printed: its
+	// own count, so that the runner's h and --hint do not advance each other.
+	HintsCLI int       `json:"hints_cli,omitempty"`
+	At       time.Time `json:"at"`
+	// Hash is the hash of the exercise files this verdict is about
+	// (course.Hash): the verdict holds only while the files hash the same.
+	Hash string `json:"hash,omitempty"`
+	// FullSuite is how long the chapter's last full suite took, kept
+	// across the lesson's runs: the runner shows it while the next one runs.
+	FullSuite time.Duration `json:"full_suite,omitempty"`
 }
+
+// Holds says whether the verdict is about the files that hash to hash.
+func (cs *ChapterState) Holds(hash string) bool { return cs != nil && cs.Hash != "" && cs.Hash == hash }
 
 // State is the whole file.
 type State struct {
@@ -75,18 +87,24 @@ func WriteState(root string, b []byte) error {
 // from the first stage; the same mistake keeps the stages already shown.
 func (s *State) Record(ch string, r Result) *ChapterState {
 	old := s.Chapters[ch]
-	cs := &ChapterState{Kind: r.Kind, Tier: r.Tier, Todo: r.Todo, Step: r.Step, Message: r.First, At: time.Now()}
+	cs := &ChapterState{Kind: r.Kind, Tier: r.Tier, Todo: r.Todo, Step: r.Step, Message: r.First, At: time.Now(), Hash: r.Hash}
+	if old != nil {
+		cs.FullSuite = old.FullSuite
+	}
+	if r.Tier == Full {
+		cs.FullSuite = r.Elapsed
+	}
 	if len(r.Failed) > 0 {
 		cs.Test = r.Failed[0]
 	}
 	if r.Mistake != nil {
 		cs.Mistake = r.Mistake.ID
 		if old != nil && old.Mistake == cs.Mistake {
-			cs.Hints = old.Hints
+			cs.Hints, cs.HintsCLI = old.Hints, old.HintsCLI
 		}
 	}
 	if r.Kind == Todo && old != nil && old.Kind == Todo && old.Todo == cs.Todo {
-		cs.Hints = old.Hints // the same step: keep the hints already shown
+		cs.Hints, cs.HintsCLI = old.Hints, old.HintsCLI // the same step: keep the hints already shown
 	}
 	s.Chapters[ch] = cs
 	return cs

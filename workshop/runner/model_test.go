@@ -1,11 +1,13 @@
 package runner
 
 import (
+	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/bubbles/spinner"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/exp/golden"
@@ -17,10 +19,15 @@ import (
 )
 
 // fakeEnv records what the model asked the world to do.
-type fakeEnv struct{ runs, resets, diffs []string }
+type fakeEnv struct {
+	runs, resets, diffs []string
+	checks              []Check
+	saved               [][]byte // every state the model saved
+}
 
-func (f *fakeEnv) Run(ch string, tier course.Tier) tea.Cmd {
-	f.runs = append(f.runs, ch+" "+tier.String())
+func (f *fakeEnv) Run(c Check) tea.Cmd {
+	f.runs = append(f.runs, c.Chapter+" "+c.Tier.String())
+	f.checks = append(f.checks, c)
 	return nil
 }
 func (f *fakeEnv) Watch() tea.Cmd               { return nil }
@@ -28,25 +35,51 @@ func (f *fakeEnv) Reset(ch string) tea.Cmd      { f.resets = append(f.resets, ch
 func (f *fakeEnv) Diff(ch string) tea.Cmd       { f.diffs = append(f.diffs, ch); return nil }
 func (f *fakeEnv) Visual(ch string) *exec.Cmd   { return exec.Command("true") }
 func (f *fakeEnv) Replay(file string) *exec.Cmd { return exec.Command("true") }
-func (f *fakeEnv) Save(state []byte) tea.Cmd    { return nil }
+func (f *fakeEnv) Save(state []byte) tea.Cmd    { f.saved = append(f.saved, state); return nil }
 
 var exercises = []course.Exercise{
-	{Chapter: "02", Dir: "02-naive-lock"}, {Chapter: "03", Dir: "03-watch-lock"},
-	{Chapter: "04", Dir: "04-sequential-lock"}, {Chapter: "05", Dir: "05-rwlock"},
-	{Chapter: "06", Dir: "06-reentrant"}, {Chapter: "07", Dir: "07-leader"}, {Chapter: "09", Dir: "09-semaphore"},
+	{Chapter: "02", Dir: "02-naive-lock", Files: []string{"02-naive-lock/naivelock/lock_workshop.go"}},
+	{Chapter: "03", Dir: "03-watch-lock", Files: []string{"03-watch-lock/watchlock/lock_workshop.go"}},
+	{Chapter: "04", Dir: "04-sequential-lock", Files: []string{"04-sequential-lock/seqlock/acquire_workshop.go"}},
+	{Chapter: "05", Dir: "05-rwlock", Files: []string{"05-rwlock/rwlock/rule_workshop.go"}},
+	{Chapter: "06", Dir: "06-reentrant", Files: []string{"06-reentrant/reentrant/count_workshop.go"}},
+	{Chapter: "07", Dir: "07-leader", Files: []string{"07-leader/leader/election_workshop.go"}},
+	{Chapter: "09", Dir: "09-semaphore", Files: []string{"09-semaphore/semaphore/acquire_workshop.go"}},
 }
 
 func newModel(t *testing.T, env Env, lang string) Model {
 	t.Helper()
-	untouched := map[string]bool{}
+	disk := map[string]Disk{}
 	for _, e := range exercises {
-		untouched[e.Chapter] = true
+		disk[e.Chapter] = Disk{Hash: "skeleton-" + e.Chapter, Untouched: true}
 	}
-	return New(env, hint.MustLoad(), exercises, nil, untouched, lang)
+	return New(env, hint.MustLoad(), exercises, nil, disk, lang)
+}
+
+// judged is a result about the version of ch that is on disk in m.
+func judged(m Model, ch string, r course.Result) course.Result {
+	r.Hash = m.disk[ch].Hash
+	return r
+}
+
+// doneMsg is the end of the run of ch in progress, with r about the file on
+// disk (when no run is in progress: a run the model never asked for).
+func doneMsg(m Model, ch string, r course.Result, replays ...string) RunDone {
+	return RunDone{Chapter: ch, ID: m.running[ch].ID, Result: judged(m, ch, r), Replays: replays}
 }
 
 func update(m Model, msgs ...tea.Msg) Model {
 	for _, msg := range msgs {
+		if d, ok := msg.(RunDone); ok && d.ID == 0 {
+			if _, busy := m.running[d.Chapter]; !busy {
+				m.start(d.Chapter, d.Result.Tier)
+			}
+			// RunDone{Chapter, Result}: the run in progress, about the file on disk.
+			msg = doneMsg(m, d.Chapter, d.Result, d.Replays...)
+			nd := msg.(RunDone)
+			nd.Named = d.Named
+			msg = nd
+		}
 		next, _ := m.Update(msg)
 		m = next.(Model)
 	}
@@ -107,10 +140,19 @@ func TestAFailingLessonDoesNotRunTheFullSuiteAndHintsComeInStages(t *testing.T) 
 	if v := m.View(); !strings.Contains(v, "hint 1/3") || strings.Contains(v, "hint 2/3") {
 		t.Errorf("after one h, want the first hint only:\n%s", v)
 	}
-	m = update(m, key("h"), key("h"), key("h"))
+	m = update(m, key("h"), key("h"))
 	if v := m.View(); !strings.Contains(v, "hint 3/3") {
-		t.Errorf("after four h, want all three hints:\n%s", v)
+		t.Errorf("after three h, want all three hints:\n%s", v)
 	}
+	m = update(m, key("h"))
+	if v := m.View(); strings.Contains(v, "hint 1/3") {
+		t.Errorf("an h after the last hint must hide them:\n%s", v)
+	}
+	m = update(m, key("h"))
+	if v := m.View(); !strings.Contains(v, "hint 1/3") || strings.Contains(v, "hint 2/3") {
+		t.Errorf("and the next h must start again at hint 1:\n%s", v)
+	}
+	m = update(m, key("h"), key("h"))
 	m = update(m, key("l"))
 	if v := m.View(); !strings.Contains(v, "羊群效应") {
 		t.Errorf("after l, want the hints in Chinese:\n%s", v)
@@ -120,16 +162,16 @@ func TestAFailingLessonDoesNotRunTheFullSuiteAndHintsComeInStages(t *testing.T) 
 func TestASaveReRunsTheCheckWhileWatching(t *testing.T) {
 	env := &fakeEnv{}
 	m := newModel(t, env, "en")
-	m = update(m, Saved{Chapter: "05"})
+	m = update(m, Saved{Chapter: "05", Hash: "skeleton-05"})
 	if strings.Join(env.runs, ",") != "05 lesson" {
 		t.Fatalf("a save of 05 ran %v", env.runs)
 	}
 	m = update(m, RunDone{Chapter: "05", Result: course.Result{Tier: course.Lesson, Kind: course.Todo, Todo: "TODO(workshop): x", Step: 1}})
-	m = update(m, key("w"), Saved{Chapter: "05"})
+	m = update(m, key("w"))
 	if len(env.runs) != 1 {
 		t.Errorf("with watch off a save ran %v", env.runs)
 	}
-	if !strings.Contains(m.Status("05"), "TODO at step 1") {
+	if !strings.Contains(m.Status("05"), "to write: x") {
 		t.Errorf("status = %q", m.Status("05"))
 	}
 }
@@ -137,11 +179,11 @@ func TestASaveReRunsTheCheckWhileWatching(t *testing.T) {
 func TestResetAsksTwiceAndDiffIsOnRequest(t *testing.T) {
 	env := &fakeEnv{}
 	m := newModel(t, env, "en")
-	m = update(m, key("x"))
+	m = update(m, key("R"))
 	if len(env.resets) != 0 {
-		t.Fatal("one x reset the file")
+		t.Fatal("one R reset the file")
 	}
-	m = update(m, key("x"))
+	m = update(m, key("R"))
 	if strings.Join(env.resets, ",") != "02" {
 		t.Fatalf("resets %v", env.resets)
 	}
@@ -176,7 +218,7 @@ func TestGoldenFrames(t *testing.T) {
 		RunDone{Chapter: "02", Result: course.Result{Tier: course.Full, Kind: course.Pass}},
 		RunDone{Chapter: "03", Result: course.Result{Tier: course.Full, Kind: course.Pass}},
 		RunDone{Chapter: "04", Result: herd()},
-		RunDone{Chapter: "05", Result: course.Result{Tier: course.Lesson, Kind: course.Todo, Todo: "TODO(workshop): hold if first; else watch the node just before ours", Step: 1}},
+		RunDone{Chapter: "05", Result: course.Result{Tier: course.Lesson, Kind: course.Todo, Todo: "TODO(workshop): writeRule — a writer holds alone, and waits for exactly one node", Step: 1}},
 	}
 	for _, c := range []struct {
 		name string
@@ -188,10 +230,7 @@ func TestGoldenFrames(t *testing.T) {
 		{"herd with a hint in Chinese 80x24", "zh", []string{"down", "down", "h"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			tm := teatest.NewTestModel(t, newModel(t, nil, c.lang), teatest.WithInitialTermSize(80, 24))
-			for _, msg := range progress {
-				tm.Send(msg)
-			}
+			tm := teatest.NewTestModel(t, update(newModel(t, nil, c.lang), progress...), teatest.WithInitialTermSize(80, 24))
 			for _, k := range c.keys {
 				tm.Send(key(k))
 			}
@@ -223,17 +262,20 @@ func TestWrapBreaksAtSpacesAndBetweenChineseCharacters(t *testing.T) {
 	}
 }
 
-func TestReplayOfAMistakeNoTestRecordedRecordsOneFirst(t *testing.T) {
+func TestReplayRecordsTheTestTheCheckNamed(t *testing.T) {
 	env := &fakeEnv{}
 	m := newModel(t, env, "en")
 	// The herd is named by TestFirst, a table test that records nothing.
 	m = update(m, key("down"), key("down"), key("enter"), RunDone{Chapter: "04", Result: herd()})
 	m = update(m, key("p"))
 	if strings.Join(env.runs, ",") != "04 lesson,04 recording" {
-		t.Fatalf("p with no recording ran %v, want the lesson's tests once more, recording", env.runs)
+		t.Fatalf("p with no recording of the named test ran %v, want it run once more, recording", env.runs)
 	}
-	next, cmd := m.Update(RunDone{Chapter: "04", Result: course.Result{Tier: course.Record, Kind: course.Mistake},
-		Replays: []string{"/tmp/x/TestQueue_one_release.events.jsonl"}})
+	if c := env.checks[1]; c.Test != herd().Failed[0] || c.Message != herd().First {
+		t.Fatalf("the recording run is of %q (%q), want the test the check named, %q", c.Test, c.Message, herd().Failed[0])
+	}
+	next, cmd := m.Update(doneMsg(m, "04", course.Result{Tier: course.Record, Kind: course.Mistake},
+		"/tmp/x/TestQueue_one_release.events.jsonl"))
 	m = next.(Model)
 	if cmd == nil {
 		t.Fatal("a recording run that left a replay did not open it")
@@ -241,8 +283,155 @@ func TestReplayOfAMistakeNoTestRecordedRecordsOneFirst(t *testing.T) {
 	if !strings.Contains(m.Status("04"), "the herd") {
 		t.Errorf("status after the recording run = %q: it must keep the lesson's verdict", m.Status("04"))
 	}
-	m = update(m, RunDone{Chapter: "04", Result: course.Result{Tier: course.Record, Kind: course.Mistake}})
-	if !strings.Contains(m.View(), "no lesson test recorded") {
+	if v := m.View(); !strings.Contains(v, "replaying TestQueue_one_release") {
+		t.Errorf("a replay of another test than the named one must say so:\n%s", v)
+	}
+	m = update(m, key("p"), RunDone{Chapter: "04", Result: course.Result{Tier: course.Record, Kind: course.Mistake}})
+	if !strings.Contains(m.View(), "no lesson test recorded your lock") {
 		t.Errorf("a recording run that left nothing must say so:\n%s", m.View())
+	}
+}
+
+func TestAReplayOfTheNamedTestPlaysAtOnce(t *testing.T) {
+	env := &fakeEnv{}
+	m := newModel(t, env, "en")
+	m = update(m, key("down"), key("down"), key("enter"),
+		RunDone{Chapter: "04", Result: herd(), Replays: []string{"/tmp/x/TestFirst_third.events.jsonl"}, Named: true})
+	_, cmd := m.Update(key("p"))
+	if cmd == nil || len(env.runs) != 1 {
+		t.Fatalf("p with the named test's recording: runs %v, cmd %v; want it played, no new run", env.runs, cmd)
+	}
+}
+
+// A save while the full suite runs: that run judged the old version. Its
+// pass, should it come, is neither shown nor saved; a check of the new
+// version starts at once (the env stops the old one first).
+func TestASaveDuringTheFullSuiteNeverEndsInAPass(t *testing.T) {
+	env := &fakeEnv{}
+	m := newModel(t, env, "en")
+	m = update(m, Saved{Chapter: "04", Hash: "right"}, RunDone{Chapter: "04", Result: course.Result{Tier: course.Lesson, Kind: course.Pass}})
+	full := m.running["04"]
+	if full.Tier != course.Full {
+		t.Fatalf("after the lesson passed, running %v, want the full suite", m.running)
+	}
+	m = update(m, Saved{Chapter: "04", Hash: "herd"})
+	if got := env.runs[len(env.runs)-1]; got != "04 lesson" || m.running["04"].ID == full.ID {
+		t.Fatalf("a save during the full suite ran %v: want a new check of the new version", env.runs)
+	}
+	saves := len(env.saved)
+	// The old run ends with a pass of the old version.
+	m = update(m, RunDone{Chapter: "04", ID: full.ID, Result: course.Result{Tier: course.Full, Kind: course.Pass, Hash: "right"}})
+	if strings.Contains(m.Status("04"), "passing") || m.Passed() != 0 {
+		t.Errorf("the old version's pass is shown: %q", m.Status("04"))
+	}
+	if len(env.saved) != saves {
+		t.Errorf("the old version's pass was saved: %s", env.saved[len(env.saved)-1])
+	}
+	// A run of the right ID that judged another version than the disk's
+	// (the file changed under it, no save event yet) is no verdict either.
+	m = update(m, RunDone{Chapter: "04", ID: m.running["04"].ID, Result: course.Result{Tier: course.Lesson, Kind: course.Pass, Hash: "right"}})
+	if _, running := m.running["04"]; strings.Contains(m.Status("04"), "pass") || !running {
+		t.Errorf("a pass of another version than the disk's: status %q, running %v", m.Status("04"), m.running)
+	}
+	for _, b := range env.saved[saves:] {
+		if strings.Contains(string(b), `"04"`) && strings.Contains(string(b), `"kind": 0`) {
+			t.Errorf("a pass of 04 was saved: %s", b)
+		}
+	}
+	// Now the new version's verdict: it counts.
+	m = update(m, RunDone{Chapter: "04", Result: herd()})
+	if !strings.Contains(m.Status("04"), "the herd") {
+		t.Errorf("the new version's verdict: status %q", m.Status("04"))
+	}
+}
+
+func TestAVerdictAboutAnotherVersionIsNotShown(t *testing.T) {
+	env := &fakeEnv{}
+	m := newModel(t, env, "en")
+	m = update(m, key("w"), Saved{Chapter: "02", Hash: "v1"}, key("enter"), RunDone{Chapter: "02", Result: course.Result{Tier: course.Lesson, Kind: course.Pass}})
+	m = update(m, RunDone{Chapter: "02", Result: course.Result{Tier: course.Full, Kind: course.Pass}})
+	if m.Passed() != 1 {
+		t.Fatalf("02 passes on disk: %q", m.Status("02"))
+	}
+	m = update(m, Saved{Chapter: "02", Hash: "v2"}) // not watching: no check runs
+	if m.Passed() != 0 || strings.Contains(m.Status("02"), "passing") || !strings.Contains(m.Status("02"), "changed since") {
+		t.Errorf("after a save, not watching: %d pass, status %q", m.Passed(), m.Status("02"))
+	}
+}
+
+func TestEveryFaultKeyNamesAMistakeOfTheTable(t *testing.T) {
+	table := hint.MustLoad()
+	for k := range faultKeys {
+		ch, id, _ := strings.Cut(k, "/")
+		if table.Find(ch, id) == nil {
+			t.Errorf("faultKeys has %s, which is no mistake of hints.json", k)
+		}
+	}
+}
+
+func TestTheDiffScrolls(t *testing.T) {
+	m := newModel(t, &fakeEnv{}, "en")
+	var lines []string
+	for i := 1; i <= 100; i++ {
+		lines = append(lines, fmt.Sprintf("line %d", i))
+	}
+	m = update(m, key("d"), DiffReady{Chapter: "02", Text: strings.Join(lines, "\n")})
+	if v := m.View(); !strings.Contains(v, "line 1\n") || strings.Contains(v, "line 30\n") {
+		t.Fatalf("the diff's first page:\n%s", v)
+	}
+	m = update(m, tea.KeyMsg{Type: tea.KeyPgDown}, key("down"))
+	if v := m.View(); !strings.Contains(v, "line 24\n") || strings.Contains(v, "line 23\n") {
+		t.Errorf("after pgdown and ↓:\n%s", v)
+	}
+	m = update(m, tea.KeyMsg{Type: tea.KeyEnd})
+	if v := m.View(); !strings.Contains(v, "line 100\n") || !strings.Contains(v, "of 100") {
+		t.Errorf("at the end:\n%s", v)
+	}
+}
+
+func TestAfterAPassTheNextChapterIsOffered(t *testing.T) {
+	m := newModel(t, &fakeEnv{}, "en")
+	m = update(m, RunDone{Chapter: "02", Result: course.Result{Tier: course.Full, Kind: course.Pass, Elapsed: 12 * time.Second}})
+	if v := m.View(); !strings.Contains(v, "02 passes every test of the chapter (12.0s) · n: on to 03-watch-lock") {
+		t.Fatalf("after 02 passed:\n%s", v)
+	}
+	m = update(m, key("n"))
+	if m.selected() != "03" || !strings.Contains(m.View(), "your file: 03-watch-lock/watchlock/lock_workshop.go") {
+		t.Errorf("n went to %s:\n%s", m.selected(), m.View())
+	}
+}
+
+func TestTheFullSuiteShowsItsElapsedTimeAndTheLastRunsDuration(t *testing.T) {
+	m := newModel(t, &fakeEnv{}, "en")
+	m = update(m, key("down"), key("down"), RunDone{Chapter: "04", Result: course.Result{Tier: course.Full, Kind: course.Pass, Elapsed: 54 * time.Second}})
+	m = update(m, key("f"))
+	t0 := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+	m = update(m, spinner.TickMsg{Time: t0}, spinner.TickMsg{Time: t0.Add(17 * time.Second)})
+	if got := m.Status("04"); !strings.Contains(got, "running the full suite 17.0s") || !strings.Contains(got, "(last run 54.0s)") {
+		t.Errorf("status while 04's full suite runs: %q", got)
+	}
+}
+
+func TestANoteGoesWithTheNextKeyAndItsTipGoesFirstWhenNarrow(t *testing.T) {
+	m := newModel(t, &fakeEnv{}, "en")
+	m = update(m, key("down"), key("down"), RunDone{Chapter: "04", Result: herd()})
+	if !strings.Contains(m.View(), "h a hint") {
+		t.Fatalf("the note after the herd:\n%s", m.View())
+	}
+	m = update(m, tea.WindowSizeMsg{Width: 40, Height: 24})
+	for _, l := range strings.Split(m.View(), "\n") {
+		if lipgloss.Width(l) > 40 {
+			t.Errorf("a line wider than 40: %q", l)
+		}
+	}
+	if v := m.View(); strings.Contains(v, "h a hint") || !strings.Contains(v, "04: the check named a mistake (4.0s)") {
+		t.Errorf("at 40 columns the tip must go before the news is cut:\n%s", v)
+	}
+	if v := m.View(); !strings.Contains(v, "acquire_workshop.go") {
+		t.Errorf("at 40 columns the file to edit must keep its name:\n%s", v)
+	}
+	m = update(m, key("up"))
+	if strings.Contains(m.View(), "04: the check named") {
+		t.Errorf("the note outlived the next key:\n%s", m.View())
 	}
 }

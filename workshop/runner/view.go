@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/lipgloss"
 
@@ -18,32 +19,44 @@ var (
 	hintStyle  = lipgloss.NewStyle().Foreground(lipgloss.Color("6"))
 )
 
-// Status is one chapter's state in the list's words.
+// Status is one chapter's state in the list's words. A verdict about
+// another version of the file than the one on disk is not shown as one.
 func (m Model) Status(ch string) string {
-	if tier, ok := m.running[ch]; ok {
-		return fmt.Sprintf("%s running the %s…", m.spin.View(), tier)
+	if r, ok := m.running[ch]; ok {
+		t := m.say()
+		s := m.spin.View() + " " + fmt.Sprintf(t.Running, t.Tiers[r.Tier])
+		if !r.since.IsZero() && !m.now.IsZero() {
+			s += " " + secs(m.now.Sub(r.since).Truncate(time.Second))
+		}
+		if cs := m.state.Chapters[ch]; r.Tier == course.Full && cs != nil && cs.FullSuite > 0 {
+			s += " " + dimStyle.Render(fmt.Sprintf(t.LastRun, secs(cs.FullSuite)))
+		}
+		return s
 	}
+	t := m.say()
 	cs := m.state.Chapters[ch]
 	switch {
-	case cs == nil && m.untouched[ch]:
-		return dimStyle.Render("untouched")
+	case (cs == nil || !cs.Holds(m.disk[ch].Hash)) && m.disk[ch].Untouched:
+		return dimStyle.Render(t.Untouched)
 	case cs == nil:
-		return dimStyle.Render("not checked yet")
+		return dimStyle.Render(t.NotChecked)
+	case !cs.Holds(m.disk[ch].Hash):
+		return todoStyle.Render(t.Changed) + dimStyle.Render(map[bool]string{true: "", false: t.ChangedEnter}[m.watch])
 	case cs.Kind == course.Pass && cs.Tier == course.Full:
-		return passStyle.Render("passing")
+		return passStyle.Render(t.Passing)
 	case cs.Kind == course.Pass:
-		return passStyle.Render("lesson passes") + dimStyle.Render(" · full suite not run (f)")
+		return passStyle.Render(t.LessonPasses) + dimStyle.Render(t.FullNotRun)
 	case cs.Kind == course.Todo:
-		return todoStyle.Render(fmt.Sprintf("TODO at step %d", cs.Step))
+		return todoStyle.Render(fmt.Sprintf(t.ToWrite, course.StubName(cs.Todo)))
 	case cs.Kind == course.NoBuild:
-		return failStyle.Render("does not compile")
+		return failStyle.Render(t.NoBuild)
 	case cs.Kind == course.Mistake:
 		if mk := m.table.Find(ch, cs.Mistake); mk != nil {
-			return failStyle.Render("failing: " + mk.Name.In(m.lang))
+			return failStyle.Render(fmt.Sprintf(t.Failing, mk.Name.In(m.lang)))
 		}
 		fallthrough
 	default:
-		return failStyle.Render("failing: " + cs.Test)
+		return failStyle.Render(fmt.Sprintf(t.Failing, cs.Test))
 	}
 }
 
@@ -60,11 +73,12 @@ func (m Model) View() string {
 	}
 	var b strings.Builder
 	w := max(40, m.width)
-	b.WriteString(titleStyle.Render("lockstep workshop") + dimStyle.Render(fmt.Sprintf("  %s · watch %s", m.lang, onOff(m.watch))) + "\n")
+	t := m.say()
+	b.WriteString(titleStyle.Render(t.Title) + dimStyle.Render(fmt.Sprintf("  %s · %s %s", m.lang, t.Watch, map[bool]string{true: t.On, false: t.Off}[m.watch])) + "\n")
 	passed := m.Passed()
 	fill := m.barWidth * passed / max(1, len(m.exercises))
 	b.WriteString(passStyle.Render(strings.Repeat("█", fill)) + dimStyle.Render(strings.Repeat("░", m.barWidth-fill)))
-	b.WriteString(fmt.Sprintf(" %d/%d chapters pass\n\n", passed, len(m.exercises)))
+	b.WriteString(" " + fmt.Sprintf(t.ChaptersPass, passed, len(m.exercises)) + "\n\n")
 	for i, e := range m.exercises {
 		cursor := "  "
 		if i == m.cursor {
@@ -75,55 +89,53 @@ func (m Model) View() string {
 	}
 	b.WriteString("\n")
 	ch := m.selected()
-	if cs := m.state.Chapters[ch]; cs != nil {
+	ex := m.exercises[m.cursor]
+	if len(ex.Files) > 0 {
+		b.WriteString(dimStyle.Render(t.YourFile+truncateLeft(strings.Join(ex.Files, ", "), w-lipgloss.Width(t.YourFile))) + "\n")
+	}
+	if cs := m.verdict(ch); cs != nil {
 		switch {
 		case cs.Kind == course.Todo:
 			b.WriteString(wrap(cs.Todo, w) + "\n")
 			if s := m.table.StepOf(ch, cs.Todo); s != nil {
 				for i := 0; i < m.hints[ch] && i < s.Stages(); i++ {
-					b.WriteString(hintStyle.Render(wrap(fmt.Sprintf("hint %d/%d: %s", i+1, s.Stages(), s.Hint(i, m.lang)), w)) + "\n")
+					b.WriteString(hintStyle.Render(wrap(fmt.Sprintf(t.Hint, i+1, s.Stages(), s.Hint(i, m.lang)), w)) + "\n")
 				}
 			}
 		case cs.Kind == course.Mistake || cs.Kind == course.Failing || cs.Kind == course.NoBuild:
+			if mk := m.table.Find(ch, cs.Mistake); mk != nil {
+				b.WriteString(failStyle.Render(wrap(mk.Name.In(m.lang), w)) + "\n")
+			}
 			if cs.Test != "" {
 				b.WriteString(truncate(dimStyle.Render(cs.Test), w) + "\n")
 			}
 			b.WriteString(wrap(cs.Message, w) + "\n")
 			if mk := m.table.Find(ch, cs.Mistake); mk != nil {
 				for i := 0; i < m.hints[ch] && i < mk.Stages(); i++ {
-					b.WriteString(hintStyle.Render(wrap(fmt.Sprintf("hint %d/%d: %s", i+1, mk.Stages(), mk.Hint(i, m.lang)), w)) + "\n")
+					b.WriteString(hintStyle.Render(wrap(fmt.Sprintf(t.Hint, i+1, mk.Stages(), mk.Hint(i, m.lang)), w)) + "\n")
+				}
+				if k := faultKey(ch, mk.ID); k != "" {
+					b.WriteString(wrap(k, w) + "\n")
 				}
 			}
 		}
 	}
-	if m.note != "" {
-		b.WriteString(truncate(dimStyle.Render(m.note), w) + "\n")
+	if n := m.note.line(w); n != "" {
+		b.WriteString(dimStyle.Render(n) + "\n")
 	}
-	b.WriteString(dimStyle.Render(wrap("⏎ run  h hint  l 中文/en  w watch  x reset  d diff  v visual  p replay  q quit", w)))
+	b.WriteString(dimStyle.Render(pack(t.Help, w)))
 	return b.String()
 }
 
 func (m Model) diffView() string {
-	lines := strings.Split(m.diff, "\n")
-	if max := m.height - 2; len(lines) > max && max > 0 {
-		lines = append(lines[:max], fmt.Sprintf("… %d more lines", len(lines)-max))
-	}
-	return strings.Join(lines, "\n") + "\n" + dimStyle.Render("the reference against your file · esc back")
+	page := max(1, m.height-2)
+	end := min(len(m.diff), m.top+page)
+	lines := m.diff[m.top:end]
+	return strings.Join(lines, "\n") + "\n" + dimStyle.Render(fmt.Sprintf(m.say().DiffFooter, m.top+1, end, len(m.diff)))
 }
 
 func (m Model) doneView() string {
-	msg := "Every chapter passes.\n\nYou wrote a ZooKeeper lock from the naive retry loop to the semaphore:\nthe queue, the rules, the re-entry, the election. Run the visualizer on\nyour own locks (v on a chapter) and compare with the READMEs' numbers.\n\nesc back to the list · q quit"
-	if m.lang == "zh" {
-		msg = "所有章节都通过了。\n\n你亲手写出了 ZooKeeper 锁：从简单的重试循环到信号量，\n包括队列、规则、重入和选举。可以在列表里按 v 用可视化工具\n观察你自己的锁，并和各章 README 里的数字比较。\n\nesc 返回列表 · q 退出"
-	}
-	return titleStyle.Render("lockstep workshop — complete") + "\n\n" + msg
-}
-
-func onOff(b bool) string {
-	if b {
-		return "on"
-	}
-	return "off"
+	return titleStyle.Render(m.say().Title) + "\n\n" + m.say().Done
 }
 
 func truncate(s string, w int) string {
@@ -135,6 +147,37 @@ func truncate(s string, w int) string {
 		r = r[:len(r)-1]
 	}
 	return string(r) + "…"
+}
+
+// pack breaks a key bar ("⏎ check  f full  …", items two spaces apart)
+// into lines of at most w cells between items, never inside one.
+func pack(bar string, w int) string {
+	var lines []string
+	line := ""
+	for _, item := range strings.Split(bar, "  ") {
+		switch {
+		case line == "":
+			line = item
+		case lipgloss.Width(line+"  "+item) <= w:
+			line += "  " + item
+		default:
+			lines = append(lines, line)
+			line = item
+		}
+	}
+	return strings.Join(append(lines, line), "\n")
+}
+
+// truncateLeft cuts s from the left to w cells: a path keeps its file name.
+func truncateLeft(s string, w int) string {
+	if lipgloss.Width(s) <= w {
+		return s
+	}
+	r := []rune(s)
+	for len(r) > 0 && lipgloss.Width(string(r)) > w-1 {
+		r = r[1:]
+	}
+	return "…" + string(r)
 }
 
 // wrap breaks s into lines of at most w cells: at spaces, and around wide

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lockstep-zk/lockstep/workshop/course"
+)
+
+// hintRoot is a clone with only 04's exercise file, and a state whose last
+// verdict of 04 is kind (a mistake: the herd) about that file.
+func hintRoot(t *testing.T, kind course.Kind) string {
+	t.Helper()
+	root := t.TempDir()
+	f := filepath.Join(root, "04-sequential-lock/seqlock/acquire_workshop.go")
+	if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f, []byte("//go:build workshop\n\npackage seqlock\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	all, err := course.Discover(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := &course.ChapterState{Kind: kind, Tier: course.Lesson, Hash: course.Hash(root, all[0]), Hints: 2}
+	if kind == course.Mistake {
+		cs.Mistake, cs.Test = "herd", "TestFirst"
+	}
+	st := &course.State{Chapters: map[string]*course.ChapterState{"04": cs}}
+	if err := st.Save(root); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+func TestHintCountsItsOwnStagesAndGoesBackToTheFirst(t *testing.T) {
+	root := hintRoot(t, course.Mistake)
+	hintOf := func(stage int) string {
+		var b bytes.Buffer
+		nextHint(&b, root, "04", stage, "en")
+		return b.String()
+	}
+	// The runner has shown two hints of the herd: --hint starts at its own first.
+	for i, want := range []string{"hint 1/3", "hint 2/3", "hint 3/3", "hint 3/3"} {
+		if got := hintOf(0); !strings.Contains(got, want) {
+			t.Fatalf("--hint number %d printed %q, want %s", i+1, got, want)
+		}
+	}
+	if got := hintOf(1); !strings.Contains(got, "hint 1/3") {
+		t.Fatalf("--hint 1 printed %q, want hint 1/3", got)
+	}
+	if got := hintOf(0); !strings.Contains(got, "hint 2/3") {
+		t.Fatalf("--hint after --hint 1 printed %q, want hint 2/3", got)
+	}
+	st, _ := course.LoadState(root)
+	if st.Chapters["04"].Hints != 2 {
+		t.Errorf("--hint moved the runner's count: %d, want 2", st.Chapters["04"].Hints)
+	}
+}
+
+func TestHintOnAPassingChapterSaysItPasses(t *testing.T) {
+	var b bytes.Buffer
+	nextHint(&b, hintRoot(t, course.Pass), "04", 0, "en")
+	if got := b.String(); !strings.Contains(got, "it passes") || strings.Contains(got, ": :") || strings.Contains(got, ", :") {
+		t.Errorf("--hint on a passing chapter printed %q", got)
+	}
+}
+
+func TestHintOnAFileChangedSinceItsCheckAsksForACheck(t *testing.T) {
+	root := hintRoot(t, course.Mistake)
+	if err := os.WriteFile(filepath.Join(root, "04-sequential-lock/seqlock/acquire_workshop.go"), []byte("//go:build workshop\n\npackage seqlock // changed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	nextHint(&b, root, "04", 0, "en")
+	if got := b.String(); !strings.Contains(got, "changed since its last check") {
+		t.Errorf("--hint on a changed file printed %q", got)
+	}
+}
+
+func TestTheLanguageChosenInTheRunnerIsHonouredAtRestart(t *testing.T) {
+	t.Setenv("LC_ALL", "")
+	t.Setenv("LANG", "en_US.UTF-8")
+	for _, c := range []struct{ flag, saved, want string }{
+		{"", "zh", "zh"}, // l in the runner, then a restart
+		{"en", "zh", "en"},
+		{"", "", "en"},
+	} {
+		if got := language(c.flag, c.saved); got != c.want {
+			t.Errorf("language(-lang %q, saved %q) with LANG=en_US = %q, want %q", c.flag, c.saved, got, c.want)
+		}
+	}
+	t.Setenv("LANG", "zh_CN.UTF-8")
+	if got := language("", ""); got != "zh" {
+		t.Errorf("with LANG=zh_CN and nothing saved: %q", got)
+	}
+}

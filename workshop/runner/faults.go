@@ -1,0 +1,17 @@
+package runner
+
+// faultKeys: the mistakes the live visualizer (v) shows only when the
+// learner makes a fault happen, and how. A mistake not listed shows in the
+// visualizer as it runs (the herd: each release wakes every waiter).
+var faultKeys = map[string]string{
+	// A waiter in the middle of the queue dies: the one behind it sees its
+	// watched node go and, without listing the queue again, takes the lock
+	// while the holder still holds it. Tried (the hint's patch, 6 workers):
+	// "✗ 2 held at once" 2 s after k. Long holds and a short session make
+	// the node go while there is still a holder ahead of it.
+	"04/no-relist": "see it live: scripts/exercise 04 --visual -- -hold 6s -session 2s, ↓ to a waiter two places behind the holder, k: when the server drops its node, the waiter behind it holds too (✗ 2 held at once)",
+}
+
+// faultKey is what to do in the visualizer to see mistake id of chapter ch,
+// "" if it shows by itself.
+func faultKey(ch, id string) string { return faultKeys[ch+"/"+id] }

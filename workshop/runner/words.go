@@ -1,0 +1,155 @@
+package runner
+
+// Texts is every sentence of the workshop's own — the runner's and the
+// check's final line (the hints have theirs, in hints.json) — as format
+// strings: english and chinese are its two rows, and the language picks a
+// row (Words), never an if at the call site.
+type Texts struct {
+	Title, Watch, On, Off, ChaptersPass, YourFile, Hint, Help string
+	// The list's states.
+	Running, LastRun, Untouched, NotChecked, Changed, ChangedEnter, Passing,
+	LessonPasses, FullNotRun, ToWrite, NoBuild, Failing string
+	Tiers [4]string // course.Tier's: lesson, full suite, custom, recording
+	// The diff.
+	DiffFooter string
+	// The news under the list, and its tips.
+	SavedDuring, Saved, ChangedDuring, ChangedWhile, EnterChecks,
+	LessonPass, Pass, OnTo, Named, HintTip, StillToWrite, Other, Replays,
+	NoRecording, ReplayingOther, OtherTip, LessonFirst, Full, WatchOn, WatchOff,
+	ResetAgain, ResetDone, ResetKept, ResetFailed, DiffFailed, Ended, NoReplay,
+	Recording, NoHint, HintsHidden, HintsAgain string
+	Done string // the screen when every chapter passes
+	// The check's final line (scripts/exercise NN), its times, and --hint's
+	// pointer to the next hint.
+	VerdictPass, VerdictTodo, VerdictNoBuild, VerdictMistake, VerdictFailing, VerdictNone,
+	TimeLesson, TimeFull, HintNext, HintLast string
+}
+
+var english = Texts{
+	Title: "lockstep workshop", Watch: "watch", On: "on", Off: "off", ChaptersPass: "%d/%d chapters pass",
+	YourFile: "your file: ", Hint: "hint %d/%d: %s",
+	Help: "⏎ check  f full  h hint  n next  l 中文/en  w watch  R reset  d diff  v visual  p replay  q quit",
+
+	Running: "running the %s", LastRun: "(last run %s)", Untouched: "untouched", NotChecked: "not checked yet",
+	Changed: "changed since its last check", ChangedEnter: " (enter)", Passing: "passing",
+	LessonPasses: "lesson passes", FullNotRun: " · full suite not run (f)", ToWrite: "to write: %s",
+	NoBuild: "does not compile", Failing: "failing: %s",
+	Tiers: [4]string{"lesson", "full suite", "custom", "recording"},
+
+	DiffFooter: "the reference against your file · lines %d-%d of %d · ↑↓ pgup pgdn scroll · esc back",
+
+	SavedDuring:    "%s saved during its check: that check is stopped; checking this version",
+	Saved:          "%s saved: checking it again",
+	ChangedDuring:  "%s changed during its check: that verdict will not count",
+	ChangedWhile:   "%s changed while it was checked: no verdict",
+	EnterChecks:    "enter checks this version",
+	LessonPass:     "%s: the lesson's tests pass in %s; the full suite runs now",
+	Pass:           "%s passes every test of the chapter (%s)",
+	OnTo:           "n: on to %s",
+	Named:          "%s: the check named a mistake (%s)",
+	HintTip:        "h a hint",
+	StillToWrite:   "%s: %s still to write",
+	Other:          "%s: %s",
+	Replays:        "p replays it",
+	NoRecording:    "%s: no lesson test recorded your lock's events",
+	ReplayingOther: "replaying %s",
+	OtherTip:       "the test the check named records no events",
+	LessonFirst:    "%s: the lesson's tests first",
+	Full:           "%s: the full suite",
+	WatchOn:        "watching: a save re-runs the check",
+	WatchOff:       "not watching: enter runs the check",
+	ResetAgain:     "R again to reset %s to the skeleton (your file is kept as a backup)",
+	ResetDone:      "%s is the skeleton again",
+	ResetKept:      "yours is kept in %s",
+	ResetFailed:    "reset failed: %s",
+	DiffFailed:     "diff: %s",
+	Ended:          "ended: %s",
+	NoReplay:       "no replay: a failing test leaves one",
+	Recording:      "%s: recording %s on your lock…",
+	NoHint:         "no hint for this: hints come with a function to write or a named mistake",
+	HintsHidden:    "hints hidden",
+	HintsAgain:     "h starts again at hint 1",
+
+	VerdictPass:    "exercise %s: PASS — your lock passes every test of the chapter%s",
+	VerdictTodo:    "exercise %s: %s still to write → %s",
+	VerdictNoBuild: "exercise %s: FAIL — it does not compile: %s",
+	VerdictMistake: "exercise %s: FAIL — %s (%s)%s · a hint: scripts/exercise %s --hint",
+	VerdictFailing: "exercise %s: FAIL — %s: %s%s · see it happen: make exercise CH=%s VISUAL=1",
+	VerdictNone:    "exercise %s: NO VERDICT — %s changed while it was checked: run it again",
+	TimeLesson:     "lesson %s",
+	TimeFull:       "full suite %s",
+	HintNext:       "(the next one: scripts/exercise %s --hint; the first again: scripts/exercise %s --hint 1)",
+	HintLast:       "(the last one; the first again: scripts/exercise %s --hint 1)",
+
+	Done: "Every chapter passes.\n\nYou wrote a ZooKeeper lock from the naive retry loop to the semaphore:\nthe queue, the rules, the re-entry, the election. Run the visualizer on\nyour own locks (v on a chapter) and compare with the READMEs' numbers.\n\nesc back to the list · q quit",
+}
+
+var chinese = Texts{
+	Title: "lockstep 工作坊", Watch: "监视文件", On: "开", Off: "关", ChaptersPass: "已通过 %d/%d 章",
+	YourFile: "你的文件：", Hint: "提示 %d/%d：%s",
+	Help: "⏎ 检查  f 完整测试  h 提示  n 下一章  l 中文/en  w 监视文件  R 重置  d 对比  v 可视化  p 回放  q 退出",
+
+	Running: "正在运行%s", LastRun: "（上次 %s）", Untouched: "未改动", NotChecked: "尚未检查",
+	Changed: "上次检查后文件已改动", ChangedEnter: "（按 enter）", Passing: "通过",
+	LessonPasses: "本课测试通过", FullNotRun: " · 完整测试未运行（f）", ToWrite: "待完成：%s",
+	NoBuild: "无法编译", Failing: "未通过：%s",
+	Tiers: [4]string{"本课测试", "完整测试", "自定义测试", "录制"},
+
+	DiffFooter: "参考实现与你的文件的对比 · 第 %d-%d 行，共 %d 行 · ↑↓ pgup pgdn 滚动 · esc 返回",
+
+	SavedDuring:    "检查 %s 时文件被保存：那次检查已停止，正在检查新版本",
+	Saved:          "%s 已保存：重新检查",
+	ChangedDuring:  "检查 %s 时文件有改动：那次的结果不算数",
+	ChangedWhile:   "检查 %s 期间文件有改动：没有结论",
+	EnterChecks:    "按 enter 检查当前版本",
+	LessonPass:     "%s：本课测试在 %s 内通过；现在运行完整测试",
+	Pass:           "%s 通过了本章全部测试（%s）",
+	OnTo:           "n：进入 %s",
+	Named:          "%s：检查指出了一个错误（%s）",
+	HintTip:        "h 查看提示",
+	StillToWrite:   "%s：%s 还没写",
+	Other:          "%s：%s",
+	Replays:        "p 回放",
+	NoRecording:    "%s：没有本课测试录下你的锁的事件",
+	ReplayingOther: "正在回放 %s",
+	OtherTip:       "检查指出的那个测试不录制事件",
+	LessonFirst:    "%s：先运行本课测试",
+	Full:           "%s：完整测试",
+	WatchOn:        "监视文件：保存后自动重新检查",
+	WatchOff:       "不监视文件：按 enter 运行检查",
+	ResetAgain:     "再按一次 R，把 %s 重置为骨架代码（你的文件会保留一份备份）",
+	ResetDone:      "%s 已恢复为骨架代码",
+	ResetKept:      "你的版本保存在 %s",
+	ResetFailed:    "重置失败：%s",
+	DiffFailed:     "对比失败：%s",
+	Ended:          "已结束：%s",
+	NoReplay:       "没有回放：未通过的测试才会留下录制",
+	Recording:      "%s：正在用你的锁录制 %s……",
+	NoHint:         "这里没有提示：提示针对待写的函数或检查指出的错误",
+	HintsHidden:    "提示已隐藏",
+	HintsAgain:     "再按 h 从提示 1 重新开始",
+
+	VerdictPass:    "练习 %s：通过 —— 你的锁通过了本章全部测试%s",
+	VerdictTodo:    "练习 %s：%s 还没写 → %s",
+	VerdictNoBuild: "练习 %s：未通过 —— 无法编译：%s",
+	VerdictMistake: "练习 %s：未通过 —— %s（%s）%s · 提示：scripts/exercise %s --hint",
+	VerdictFailing: "练习 %s：未通过 —— %s：%s%s · 亲眼看看：make exercise CH=%s VISUAL=1",
+	VerdictNone:    "练习 %s：没有结论 —— 检查期间 %s 有改动：请重新运行",
+	TimeLesson:     "本课测试 %s",
+	TimeFull:       "完整测试 %s",
+	HintNext:       "（下一条：scripts/exercise %s --hint；从第一条重新开始：scripts/exercise %s --hint 1）",
+	HintLast:       "（这是最后一条；从第一条重新开始：scripts/exercise %s --hint 1）",
+
+	Done: "所有章节都通过了。\n\n你亲手写出了 ZooKeeper 锁：从简单的重试循环到信号量，\n包括队列、规则、重入和选举。可以在列表里按 v 用可视化工具\n观察你自己的锁，并和各章 README 里的数字比较。\n\nesc 返回列表 · q 退出",
+}
+
+// Words is the workshop's text in lang ("zh" or "en").
+func Words(lang string) *Texts {
+	if lang == "zh" {
+		return &chinese
+	}
+	return &english
+}
+
+// say is the runner's text in m's language.
+func (m Model) say() *Texts { return Words(m.lang) }
