@@ -6,7 +6,7 @@
 // know from etcd's concurrency.Election. It is chapter 04's queue with
 // another story: the lowest node leads, and everyone else observes.
 //
-//	e, _ := leader.New(conn, "/services/billing/election")
+//	e, _ := leader.New(session, "/services/billing/election") // session: a *seqlock.Session
 //	if err := e.Campaign(ctx, "host-a"); err != nil { … } // blocks until we lead
 //	defer e.Resign(ctx)
 //	for { select { case <-e.Lost(): return /* we no longer lead */ ; case … } }
