@@ -151,6 +151,17 @@ func TestDockerAvailable(t *testing.T) {
 			t.Fatalf("err = %v, pings = %d", err, ping)
 		}
 	})
+	t.Run("testcontainers' reaper socket override alone is no engine", func(t *testing.T) {
+		err := dockerAvailableWith(context.Background(), func(k string) string {
+			if k == "TESTCONTAINERS_DOCKER_SOCKET_OVERRIDE" {
+				return "/var/run/docker.sock"
+			}
+			return ""
+		}, none, pinger)
+		if !errors.Is(err, errNoDocker) {
+			t.Fatalf("err = %v, want errNoDocker: the override names the socket mounted into Ryuk, not an engine", err)
+		}
+	})
 	t.Run("a socket that does not answer is reported", func(t *testing.T) {
 		err := dockerAvailableWith(context.Background(), func(string) string { return "" },
 			func(p string) bool { return p == "/var/run/docker.sock" },

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -15,8 +16,21 @@ import (
 const DockerTag = "3.9.3"
 
 // DockerImage is the image reference the Docker path starts (through the
-// helper, internal/cmd/zkdocker, which holds the rest of its configuration).
+// helper, internal/cmd/zkdocker, which holds the rest of its configuration),
+// unless LOCKSTEP_ZK_IMAGE names another (see Image).
 const DockerImage = "zookeeper:" + DockerTag
+
+// Image is the image the Docker path starts: LOCKSTEP_ZK_IMAGE when set (a
+// local build, a mirror behind a corporate registry, the stand-in that
+// scripts/docker-zookeeper builds from Debian's packages), else DockerImage.
+// Any image that honours the official image's environment (ZOO_MY_ID,
+// ZOO_SERVERS, ZOO_TICK_TIME, ZOO_CFG_EXTRA, JVMFLAGS …) will do.
+func Image() string {
+	if img := strings.TrimSpace(os.Getenv("LOCKSTEP_ZK_IMAGE")); img != "" {
+		return img
+	}
+	return DockerImage
+}
 
 // dockerSockets are where engines usually listen when DOCKER_HOST is unset.
 func dockerSockets() []string {
@@ -40,7 +54,9 @@ func dockerAvailable(ctx context.Context) error {
 }
 
 func dockerAvailableWith(ctx context.Context, getenv func(string) string, exists func(string) bool, ping func(context.Context) error) error {
-	if getenv("DOCKER_HOST") == "" && getenv("TESTCONTAINERS_DOCKER_SOCKET_OVERRIDE") == "" {
+	// TESTCONTAINERS_DOCKER_SOCKET_OVERRIDE is not an engine: in
+	// testcontainers-go it is the socket path mounted into its reaper.
+	if getenv("DOCKER_HOST") == "" {
 		found := false
 		for _, s := range dockerSockets() {
 			if exists(s) {
@@ -100,10 +116,17 @@ func dialDocker(ctx context.Context) error {
 
 // startDocker runs the helper for one server and waits until it serves.
 func startDocker(ctx context.Context, command helperCommand) (*Server, error) {
-	progress("starting ZooKeeper %s in Docker (%s); the first time builds the Docker helper (about a minute) and pulls the image (about 100 MB, up to a minute), then 5–15 s…", DockerTag, DockerImage)
+	progress("starting ZooKeeper in Docker (%s); %s, then 5–15 s…", Image(), firstUse())
 	h, err := startHelper(ctx, command, 1)
 	if err != nil {
 		return nil, err
 	}
-	return &Server{Servers: h.addrs, Source: FromDocker, Detail: DockerImage, Config: Fast, Version: DockerTag, stop: h.close}, nil
+	return &Server{Servers: h.addrs, Source: FromDocker, Detail: Image(), Config: Fast,
+		Version: versionOf(ctx, h.addrs[0]), stop: h.close}, nil
+}
+
+// firstUse says what the first Docker run does before the server starts:
+// go run builds the helper, and an image the engine lacks is pulled.
+func firstUse() string {
+	return "the first run builds the Docker helper (about a minute) and pulls the image if the engine lacks it (about 100 MB)"
 }

@@ -220,7 +220,7 @@ func (m *helperMember) running() bool { return m.up }
 
 // startDockerEnsemble runs n containers through the Docker helper.
 func startDockerEnsemble(ctx context.Context, command helperCommand, n int) (*Ensemble, error) {
-	progress("starting a %d-server ZooKeeper %s ensemble in Docker (%s); the first time builds the Docker helper (about a minute) and pulls the image (about 100 MB, up to a minute), then 10–30 s…", n, DockerTag, DockerImage)
+	progress("starting a %d-server ZooKeeper ensemble in Docker (%s); %s, then 10–30 s…", n, Image(), firstUse())
 	h, err := startHelper(ctx, command, n)
 	if err != nil {
 		return nil, err

@@ -276,9 +276,8 @@ func Which(ctx context.Context) (string, error) {
 		v := versionOf(ctx, p.servers[0])
 		return "ZK_SERVERS=" + strings.Join(p.servers, ",") + " (ZooKeeper " + orUnknown(v) + "): used as it is, nothing is started", nil
 	case FromDocker:
-		return "Docker: each demo and each test package starts ZooKeeper " + DockerTag + " (" + DockerImage +
-			") through the Docker helper (go run " + helperPackage + "); the first start builds the helper and pulls the image" +
-			" (about 100 MB; a minute each), later ones take 5–15 s", nil
+		return "Docker: each demo and each test package starts ZooKeeper in a container of " + Image() +
+			" through the Docker helper (go run " + helperPackage + "); " + firstUse() + ", later starts take 5–15 s", nil
 	default:
 		return "local install: " + p.install.Where + ", java " + p.install.Java + ": each demo and each test package starts ZooKeeper " +
 			orUnknown(p.install.Version()) + " from it (2–10 s each)", nil

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/moby/moby/api/types/container"
+	dockernet "github.com/moby/moby/api/types/network"
 	"github.com/testcontainers/testcontainers-go"
 	tclog "github.com/testcontainers/testcontainers-go/log"
 	"github.com/testcontainers/testcontainers-go/network"
@@ -30,14 +32,40 @@ func containerEnv() map[string]string {
 	}
 }
 
-// containerOptions is every container's configuration; port is its client
-// port mapping ("2181/tcp", or "HOST:2181/tcp" for a fixed host port).
-func containerOptions(env map[string]string, port string) []testcontainers.ContainerCustomizer {
-	return []testcontainers.ContainerCustomizer{
+// clientPort is the port ZooKeeper serves clients on inside a container.
+const clientPort = "2181/tcp"
+
+// containerOptions is every container's configuration. hostPort 0 lets the
+// engine pick the host port; otherwise the client port is bound to that
+// host port, so that a member stopped and started again keeps its address.
+// A fixed host port is a port binding in the host config: an exposed port
+// names only the container's side ("2181/tcp"; testcontainers-go refuses
+// "HOST:2181/tcp" there).
+func containerOptions(env map[string]string, hostPort int) []testcontainers.ContainerCustomizer {
+	opts := []testcontainers.ContainerCustomizer{
 		testcontainers.WithEnv(env),
-		testcontainers.WithExposedPorts(port),
-		testcontainers.WithWaitStrategy(wait.ForListeningPort("2181/tcp").WithStartupTimeout(zkserver.StartTimeout)),
+		testcontainers.WithExposedPorts(clientPort),
+		testcontainers.WithWaitStrategy(wait.ForListeningPort(clientPort).WithStartupTimeout(zkserver.StartTimeout)),
 	}
+	if hostPort != 0 {
+		opts = append(opts, testcontainers.WithHostConfigModifier(func(hc *container.HostConfig) {
+			hc.PortBindings = dockernet.PortMap{
+				dockernet.MustParsePort(clientPort): {{HostPort: strconv.Itoa(hostPort)}},
+			}
+		}))
+	}
+	return opts
+}
+
+// endpoint is a container's client address as testcontainers sees it: the
+// engine's host (not always 127.0.0.1: a remote DOCKER_HOST, or a client
+// that itself runs in a container) and the host port mapped to 2181.
+func endpoint(ctx context.Context, ctr testcontainers.Container) (string, error) {
+	addr, err := ctr.PortEndpoint(ctx, clientPort, "")
+	if err != nil {
+		return "", fmt.Errorf("%s client port: %w", zkserver.Image(), err)
+	}
+	return addr, nil
 }
 
 // ping asks the engine whether it answers, before anything is pulled.
@@ -79,22 +107,24 @@ func startContainers(ctx context.Context, n int) (cl *containers, err error) {
 		}
 	}()
 	if n == 1 {
-		ctr, err := testcontainers.Run(ctx, zkserver.DockerImage, containerOptions(containerEnv(), "2181/tcp")...)
+		ctr, err := testcontainers.Run(ctx, zkserver.Image(), containerOptions(containerEnv(), 0)...)
 		if ctr != nil {
 			cl.ctrs = append(cl.ctrs, ctr)
 		}
 		if err != nil {
-			return cl, fmt.Errorf("start %s: %w", zkserver.DockerImage, err)
+			return cl, fmt.Errorf("start %s: %w", zkserver.Image(), err)
 		}
-		addr, err := ctr.PortEndpoint(ctx, "2181/tcp", "")
+		addr, err := endpoint(ctx, ctr)
 		if err != nil {
-			return cl, fmt.Errorf("%s port: %w", zkserver.DockerImage, err)
+			return cl, err
 		}
 		cl.addrs = []string{addr}
 	} else {
 		if cl.nw, err = network.New(ctx); err != nil {
 			return cl, fmt.Errorf("docker network: %w", err)
 		}
+		// Ports free on this host; with a remote engine they are only
+		// likely free there, and a taken one fails the member's start.
 		ports, err := zkserver.FreePorts(n)
 		if err != nil {
 			return cl, err
@@ -104,15 +134,19 @@ func startContainers(ctx context.Context, n int) (cl *containers, err error) {
 			env["ZOO_MY_ID"] = strconv.Itoa(i + 1)
 			env["ZOO_SERVERS"] = zooServers(n)
 			alias := fmt.Sprintf("zk%d", i+1)
-			opts := append(containerOptions(env, fmt.Sprintf("%d:2181/tcp", ports[i])), network.WithNetwork([]string{alias}, cl.nw))
-			ctr, err := testcontainers.Run(ctx, zkserver.DockerImage, opts...)
+			opts := append(containerOptions(env, ports[i]), network.WithNetwork([]string{alias}, cl.nw))
+			ctr, err := testcontainers.Run(ctx, zkserver.Image(), opts...)
 			if ctr != nil {
 				cl.ctrs = append(cl.ctrs, ctr)
 			}
 			if err != nil {
 				return cl, fmt.Errorf("start ensemble member %s: %w", alias, err)
 			}
-			cl.addrs = append(cl.addrs, fmt.Sprintf("127.0.0.1:%d", ports[i]))
+			addr, err := endpoint(ctx, ctr)
+			if err != nil {
+				return cl, err
+			}
+			cl.addrs = append(cl.addrs, addr)
 		}
 	}
 	// A listening port is not yet a serving server (see zkserver.WaitServing).
