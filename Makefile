@@ -4,7 +4,7 @@
 GO      ?= go
 TESTFLAGS ?= -timeout 20m
 
-.PHONY: demo test test-stock zookeeper vet check exercise check-exercises workshop
+.PHONY: demo test test-stock test-docker zookeeper vet check exercise check-exercises workshop
 
 ## demo: the course's showcase: the visualizer on chapter 04
 demo: zookeeper
@@ -17,6 +17,10 @@ test: zookeeper
 ## test-stock: the tests against ZooKeeper as installed (Debian's stock zoo.cfg), standalone then a 3-server ensemble
 test-stock:
 	./scripts/stock-zookeeper $(STOCK)
+
+## test-docker: the Docker path on a real engine (started if none answers; the stand-in image from Debian's packages): the 04 demo, 04's suite, the ensemble tests, then nothing left behind
+test-docker:
+	./scripts/test-docker
 
 ## zookeeper: ZK_SERVERS, Docker, or a local install — installing one if needed
 zookeeper:

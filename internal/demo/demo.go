@@ -28,6 +28,7 @@ package demo
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -79,7 +80,7 @@ func MainProgram(p Program) {
 
 // Execute parses args and runs p, writing to out. Main calls it with the
 // command line; tests call it with their own.
-func Execute(ctx context.Context, p Program, args []string, out io.Writer) error {
+func Execute(ctx context.Context, p Program, args []string, out io.Writer) (err error) {
 	fs := flag.NewFlagSet(p.Name, flag.ContinueOnError)
 	servers := fs.String("servers", "", "ZooKeeper servers host:port,… (default: $ZK_SERVERS, else Docker, else a local install)")
 	session := p.Session
@@ -164,7 +165,9 @@ func Execute(ctx context.Context, p Program, args []string, out io.Writer) error
 		if _, err := znode.CreateAll(ctx, env.Admin, env.Root, env.ACL()); err != nil {
 			return err
 		}
-		defer removeRoot(env.Admin, env.Root)
+		// A root we could not delete is part of the result, so that the
+		// last line never says the run's nodes are gone when they are not.
+		defer func() { err = errors.Join(err, removeRoot(env.Admin, env.Root)) }()
 	}
 	defer env.closeAll()
 	return p.Run(ctx, env)

@@ -70,10 +70,14 @@ func Exit(ctx context.Context, err error) {
 	case errors.As(err, &bad):
 		os.Exit(2)
 	case errors.As(context.Cause(ctx), &sig):
-		if err != nil && !errors.Is(err, context.Canceled) {
+		if errors.Is(err, errNodesLeft) || (err != nil && !errors.Is(err, context.Canceled)) {
+			// One true line: what went wrong on the way out, not the
+			// clean-exit promise after it.
 			fmt.Fprintln(os.Stderr, "error:", err)
+			fmt.Fprintf(os.Stderr, "interrupted (%v): stopped, but not everything could be cleaned up (above)\n", sig.Signal)
+		} else {
+			fmt.Fprintf(os.Stderr, "interrupted (%v): locks released, sessions closed, this run's nodes gone\n", sig.Signal)
 		}
-		fmt.Fprintf(os.Stderr, "interrupted (%v): locks released, sessions closed, this run's nodes gone\n", sig.Signal)
 		n := 1
 		if s, ok := sig.Signal.(syscall.Signal); ok {
 			n = int(s)

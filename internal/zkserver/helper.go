@@ -32,8 +32,9 @@ import (
 //	stop I / start I      → ok, or error MESSAGE   (ensemble member I, 0-based)
 //
 // Closing its standard input (which also happens when this process dies)
-// or SIGTERM makes it remove its containers and exit; testcontainers-go's
-// reaper removes them too if the helper itself is killed.
+// or SIGTERM makes it remove its containers and exit. A helper killed with
+// SIGKILL removes nothing: testcontainers-go's reaper (Ryuk) does, if it is
+// on; if it is off, the helper said so when it started.
 const (
 	helperReady = "ready"
 	helperError = "error"

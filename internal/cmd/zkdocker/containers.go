@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -68,6 +69,15 @@ func endpoint(ctx context.Context, ctr testcontainers.Container) (string, error)
 	return addr, nil
 }
 
+// cleanupWithoutRyuk is what a user is told when testcontainers' reaper is
+// off (TESTCONTAINERS_RYUK_DISABLED=true, or ryuk.disabled in
+// ~/.testcontainers.properties): the helper still removes its containers
+// when the run ends or is interrupted, but a helper killed with SIGKILL leaves
+// them, with their volumes (and an ensemble's network).
+const cleanupWithoutRyuk = "Ryuk, testcontainers' reaper, is off: if this run is killed (SIGKILL) its containers stay;" +
+	" remove them with: docker ps -aq --filter label=org.testcontainers=true | xargs -r docker rm -f -v" +
+	" (see docs/troubleshooting.md)"
+
 // ping asks the engine whether it answers, before anything is pulled.
 func ping(ctx context.Context) error {
 	p, err := testcontainers.NewDockerProvider()
@@ -98,6 +108,10 @@ func startContainers(ctx context.Context, n int) (cl *containers, err error) {
 	pcancel()
 	if err != nil {
 		return nil, fmt.Errorf("docker engine does not answer: %w", err)
+	}
+	if testcontainers.ReadConfig().Config.RyukDisabled {
+		// Nobody removes what a killed helper leaves: say so before it exists.
+		fmt.Fprintln(os.Stderr, cleanupWithoutRyuk)
 	}
 	cl = &containers{}
 	defer func() {

@@ -11,8 +11,9 @@
 // internal/zkserver/helper.go): "ready ADDR[,ADDR…]" once every server
 // serves, or "error MESSAGE" (one line) and exit status 1. Once ready it
 // answers "stop I" and "start I" (ensemble member I, 0-based) with "ok" or
-// "error MESSAGE". If the helper itself is killed, testcontainers-go's
-// reaper removes the containers.
+// "error MESSAGE". If the helper itself is killed (SIGKILL), only
+// testcontainers-go's reaper (Ryuk) removes the containers, within seconds;
+// with Ryuk off they stay, and the helper says so when it starts.
 package main
 
 import (
