@@ -73,12 +73,28 @@ func run(m *testing.M, atExit []func()) int {
 	code := m.Run()
 	srv.Close() // before the leak check: its process watcher is a goroutine too
 	if code == 0 {
-		if err := goleak.Find(ignoreLeaks...); err != nil {
+		if err := findLeaks(10 * time.Second); err != nil {
 			fmt.Fprintf(os.Stderr, "zktest: goroutines still running after the tests:\n%v\n", err)
 			return 1
 		}
 	}
 	return code
+}
+
+// findLeaks is goleak.Find given up to patience to come back empty. Some
+// goroutines end a little after what they belong to was closed: toxiproxy
+// ends a link's toxic goroutine (NoopToxic.Pipe, say) after RemoveToxic has
+// returned, which under load can outlast goleak's own half-second of
+// retries. Waiting for them is not ignoring them: one still running after
+// patience is reported.
+func findLeaks(patience time.Duration) error {
+	deadline := time.Now().Add(patience)
+	for {
+		err := goleak.Find(ignoreLeaks...) // retries for about half a second itself
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+	}
 }
 
 // ignoreLeaks are goroutines that belong to libraries, not to lockstep.
