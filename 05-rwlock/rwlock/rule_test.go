@@ -92,7 +92,7 @@ func diagnose(q []seqlock.Node, ours int, isWriter, holds bool, watch string, ow
 		if writer(q[i]) {
 			for j := i - 1; j >= 0; j-- {
 				if writer(q[j]) && watch == q[j].Name {
-					return "a reader watches the first writer ahead of it instead of the last: it wakes when that one goes, for nothing"
+					return "a reader watches the writer farthest ahead of it instead of the nearest: it wakes when that one goes, for nothing"
 				}
 			}
 			break
