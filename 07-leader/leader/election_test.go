@@ -736,3 +736,40 @@ func TestALoneCandidateSendsThreeRequests(t *testing.T) {
 		t.Errorf("events:\n  %v\nwant\n  %v", got, want)
 	}
 }
+
+// TestALeaderWhoLeavesBetweenTheListingAndTheReadIsNoError makes the moment
+// happen: the asker lists the candidates, and just before it reads the
+// lowest one's data, that candidate's node goes (the test's observer deletes
+// it there, as a leader that resigns or dies at that instant). The asker must
+// look again and name the next leader — under churn, a lookup without that
+// second look makes Leader fail with "node does not exist" and Observe end.
+func TestALeaderWhoLeavesBetweenTheListingAndTheReadIsNoError(t *testing.T) {
+	dir := zktest.Root(t) + "/election"
+	ctx := zktest.Context(t)
+	admin := zktest.Connect(t)
+	alpha := leadNow(t, seqlocktest.Session(t), dir, "alpha")
+	var betaEvents event.Tally
+	beta := newElection(t, seqlocktest.Session(t), dir, seqlock.WithObserver(betaEvents.Observe))
+	betaDone := campaignInBackground(ctx, beta, "beta")
+	waitUntilWaiting(t, &betaEvents, betaDone)
+
+	var once sync.Once
+	var deleted error
+	leave := func(ev event.Event) {
+		if ev.Kind == event.Request && ev.Op == "get" && ev.Node == alpha.Node() {
+			once.Do(func() { deleted = admin.Delete(ev.Node, -1) })
+		}
+	}
+	asker := newElection(t, seqlocktest.Session(t), dir, seqlock.WithObserver(leave))
+	l, err := asker.Leader(ctx)
+	if deleted != nil {
+		t.Fatalf("deleting alpha's node between the listing and the read: %v", deleted)
+	}
+	if err != nil {
+		t.Fatalf("Leader = %v: the leader left between the listing and the read of its data, and lookup did not look again", err)
+	}
+	if l.Value != "beta" {
+		t.Fatalf("Leader = %q, want beta: alpha left before its data was read", l.Value)
+	}
+	waitFor(t, betaDone, "beta")
+}
