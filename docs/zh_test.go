@@ -181,6 +181,20 @@ func TestChinesePagesSayWhenALinkGoesToAnEnglishPage(t *testing.T) {
 	}
 }
 
+// Every test a Chinese page names is one a reader can run.
+func TestChinesePagesNameTestsThatExist(t *testing.T) {
+	tests := testNamesInTheRepository(t)
+	for _, page := range chinesePages(t) {
+		t.Run(page, func(t *testing.T) {
+			for _, name := range testName.FindAllString(readRoot(t, page), -1) {
+				if !tests[name] {
+					t.Errorf("%s names %s, which is no test of the repository", page, name)
+				}
+			}
+		})
+	}
+}
+
 func TestTheVocabularyCheckCatchesEachVariant(t *testing.T) {
 	none := func(int) bool { return false }
 	for _, bad := range []string{
