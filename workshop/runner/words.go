@@ -85,9 +85,9 @@ var english = Texts{
 }
 
 var chinese = Texts{
-	Title: "lockstep 工作坊", Watch: "监视文件", On: "开", Off: "关", ChaptersPass: "已通过 %d/%d 章",
+	Title: "lockstep 工作坊", Watch: "保存即检查", On: "开", Off: "关", ChaptersPass: "已通过 %d/%d 章",
 	YourFile: "你的文件：", Hint: "提示 %d/%d：%s",
-	Help: "⏎ 检查  f 完整测试  h 提示  n 下一章  l 中文/en  w 监视文件  R 重置  d 对比  v 可视化  p 回放  q 退出",
+	Help: "⏎ 检查  f 完整测试  h 提示  n 下一章  l 中文/en  w 保存即检查  R 重置  d 对比  v 可视化  p 回放  q 退出",
 
 	Running: "正在运行%s", LastRun: "（上次 %s）", Untouched: "未改动", NotChecked: "尚未检查",
 	Changed: "上次检查后文件已改动", ChangedEnter: "（按 enter）", Passing: "通过",
@@ -115,8 +115,8 @@ var chinese = Texts{
 	OtherTip:       "检查指出的那个测试不录制事件",
 	LessonFirst:    "%s：先运行本课测试",
 	Full:           "%s：完整测试",
-	WatchOn:        "监视文件：保存后自动重新检查",
-	WatchOff:       "不监视文件：按 enter 运行检查",
+	WatchOn:        "保存即检查：文件一保存就重新检查",
+	WatchOff:       "保存即检查已关：按 enter 运行检查",
 	ResetAgain:     "再按一次 R，把 %s 重置为骨架代码（你的文件会保留一份备份）",
 	ResetDone:      "%s 已恢复为骨架代码",
 	ResetKept:      "你的版本保存在 %s",

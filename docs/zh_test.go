@@ -1,0 +1,436 @@
+package docs
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The course is also written in Chinese, for the readers of the five
+// articles it follows. Two things drift when nobody checks them: the words
+// (监听 in one page, 监视 in the next) and the lessons themselves (an English
+// transcript re-recorded, a test renamed, while the Chinese page keeps the
+// old one). These tests keep both in step. They need no ZooKeeper.
+
+// A rejected variant is a word the course does not use, with what it uses
+// instead. The glossary in README.zh-CN.md is the list of terms; it may name
+// a variant only inside its own brackets （…）, so that a reader who knows
+// the other word finds ours.
+type variant struct {
+	bad     *regexp.Regexp
+	instead string
+}
+
+var rejectedVariants = []variant{
+	{regexp.MustCompile(`监视`), "监听（watch 的译名）"},
+	{regexp.MustCompile(`有序节点`), "临时顺序节点 / 顺序节点"},
+	{regexp.MustCompile(`羊群效应`), "惊群效应（羊群效应）on first use, then 惊群效应"},
+	{regexp.MustCompile(`栅栏令牌`), "防护令牌（fencing token）"},
+	{regexp.MustCompile(`主节点`), "领导者（leader）for the application's, ZooKeeper 集群的 Leader 服务器 for ZooKeeper's own"},
+	// A bare English verb for a ZooKeeper concept in a Chinese sentence:
+	// "watch 前驱节点". The English word stays only as the bracketed
+	// original, 监听（watch）, or as code.
+	{regexp.MustCompile(`(?i)(^|[^（(A-Za-z])watch(es|ed|ing)?\s*\p{Han}`), "监听 (the English word only in brackets: 监听（watch）)"},
+}
+
+// vocabularyErrors returns the rejected variants a Chinese text uses, one
+// message per line that has one. Code (fenced blocks and `spans`) is not
+// prose and is skipped; inGlossary says a line is the glossary's own, where
+// a variant may stand inside （…）.
+func vocabularyErrors(name, text string, inGlossary func(n int) bool) []string {
+	var out []string
+	forEachProseLine(text, func(n int, line string) {
+		line = strings.ReplaceAll(stripCodeSpans(line), "惊群效应（羊群效应）", "惊群效应")
+		if inGlossary(n) {
+			line = bracketed.ReplaceAllString(line, "（）")
+		}
+		for _, v := range rejectedVariants {
+			if m := v.bad.FindString(line); m != "" {
+				out = append(out, fmt.Sprintf("%s:%d: %q: use %s", name, n, strings.TrimSpace(m), v.instead))
+			}
+		}
+	})
+	return out
+}
+
+var bracketed = regexp.MustCompile(`（[^（）]*）`)
+
+// glossaryLines returns a test for "line n is in README.zh-CN.md's glossary".
+func glossaryLines(text string) func(n int) bool {
+	start, end := 0, 0
+	for i, line := range strings.Split(text, "\n") {
+		switch {
+		case line == "## 术语表":
+			start = i + 1
+		case start > 0 && end == 0 && strings.HasPrefix(line, "## "):
+			end = i + 1
+		}
+	}
+	if start > 0 && end == 0 {
+		end = len(strings.Split(text, "\n")) + 1
+	}
+	return func(n int) bool { return n > start && n < end }
+}
+
+// chinesePages returns every *.zh-CN.md of the repository, by path from the
+// root.
+func chinesePages(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && p != ".." && strings.HasPrefix(d.Name(), ".") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".zh-CN.md") {
+			rel, err := filepath.Rel("..", p)
+			if err != nil {
+				return err
+			}
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// hintTexts returns every Chinese text of workshop/hint/hints.json: the
+// strings under a "zh" key, at any depth.
+func hintTexts(t *testing.T) []string {
+	t.Helper()
+	raw, err := os.ReadFile("../workshop/hint/hints.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatalf("hints.json: %v", err)
+	}
+	var out []string
+	var walk func(v any, zh bool)
+	walk = func(v any, zh bool) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, e := range v {
+				walk(e, zh || k == "zh")
+			}
+		case []any:
+			for _, e := range v {
+				walk(e, zh)
+			}
+		case string:
+			if zh {
+				out = append(out, v)
+			}
+		}
+	}
+	walk(v, false)
+	return out
+}
+
+func TestChinesePagesUseTheGlossarysWords(t *testing.T) {
+	pages := chinesePages(t)
+	if !slices.Contains(pages, "README.zh-CN.md") || !slices.Contains(pages, "docs/interview.zh-CN.md") {
+		t.Fatalf("found %v: the walk missed the front page or the interview page", pages)
+	}
+	for _, page := range pages {
+		t.Run(page, func(t *testing.T) {
+			text := readRoot(t, page)
+			inGlossary := func(int) bool { return false }
+			if page == "README.zh-CN.md" {
+				inGlossary = glossaryLines(text)
+			}
+			for _, e := range vocabularyErrors(page, text, inGlossary) {
+				t.Error(e)
+			}
+		})
+	}
+	t.Run("workshop/hint/hints.json", func(t *testing.T) {
+		texts := hintTexts(t)
+		if len(texts) < 20 {
+			t.Fatalf("found %d Chinese hint texts; the walk is wrong", len(texts))
+		}
+		for i, s := range texts {
+			for _, e := range vocabularyErrors(fmt.Sprintf("hints.json zh text %d", i+1), s, func(int) bool { return false }) {
+				t.Errorf("%s (%s)", e, s)
+			}
+		}
+	})
+}
+
+// A Chinese reader should know before following a link that the page
+// behind it is English.
+func TestChinesePagesSayWhenALinkGoesToAnEnglishPage(t *testing.T) {
+	for _, page := range chinesePages(t) {
+		t.Run(page, func(t *testing.T) {
+			for _, e := range unmarkedEnglishLinks(readRoot(t, page)) {
+				t.Errorf("%s: %s", page, e)
+			}
+		})
+	}
+}
+
+// Every test a Chinese page names is one a reader can run.
+func TestChinesePagesNameTestsThatExist(t *testing.T) {
+	tests := testNamesInTheRepository(t)
+	for _, page := range chinesePages(t) {
+		t.Run(page, func(t *testing.T) {
+			for _, name := range testName.FindAllString(readRoot(t, page), -1) {
+				if !tests[name] {
+					t.Errorf("%s names %s, which is no test of the repository", page, name)
+				}
+			}
+		})
+	}
+}
+
+func TestTheVocabularyCheckCatchesEachVariant(t *testing.T) {
+	none := func(int) bool { return false }
+	for _, bad := range []string{
+		"等待者监视前驱节点。",
+		"每个客户端创建一个临时有序节点。",
+		"这就是羊群效应。",
+		"它要 watch 前驱节点。",
+		"主节点被冻结了。",
+		"资源方检查栅栏令牌。",
+	} {
+		if errs := vocabularyErrors("page", bad, none); len(errs) != 1 {
+			t.Errorf("%q: got %v, want one rejected variant", bad, errs)
+		}
+	}
+	for _, good := range []string{
+		"等待者监听（watch）前驱节点，这样就没有惊群效应（羊群效应）。",
+		"每个客户端创建一个临时顺序节点，然后 `watch` 它。",
+		"ZooKeeper 集群的 Leader 服务器；应用选出的领导者（leader）。",
+		"```\nwatch 前驱节点 主节点\n```",
+		"see the watch, then",
+	} {
+		if errs := vocabularyErrors("page", good, none); len(errs) != 0 {
+			t.Errorf("%q: got %v, want none", good, errs)
+		}
+	}
+	glossary := "# x\n\n## 术语表\n\n| 监听（监视） | watch |\n\n## 下一节\n\n监视\n"
+	errs := vocabularyErrors("README.zh-CN.md", glossary, glossaryLines(glossary))
+	if len(errs) != 1 || !strings.Contains(errs[0], ":9:") {
+		t.Errorf("a variant in the glossary's brackets is allowed, one after it is not: got %v", errs)
+	}
+}
+
+// A Chinese lesson is the English lesson, written for Chinese readers: the
+// same sections in the same order, the same code, transcripts and diagrams
+// byte for byte (01's English transcripts are the demo's output, replayed by
+// 01's TestDemoPrintsTheREADMETranscript; the Chinese copies must equal
+// them), the same tests, and links a reader can follow.
+
+const (
+	goingFurther   = "## Going further"
+	goingFurtherZh = "## 深入一步"
+	switchToZh     = "English · [中文](README.zh-CN.md)"
+	switchToEn     = "[English](README.md) · 中文"
+)
+
+func TestEveryChapterHasAChineseLesson(t *testing.T) {
+	for _, ch := range chapters(t) {
+		if _, err := os.Stat(filepath.Join("..", ch, "README.zh-CN.md")); err != nil {
+			t.Errorf("%s has no Chinese lesson: write %s/README.zh-CN.md (the English README, in Chinese, kept in step by TestChineseLessonsKeepInStepWithTheEnglish)", ch, ch)
+		}
+	}
+}
+
+func TestChineseLessonsKeepInStepWithTheEnglish(t *testing.T) {
+	tests := testNamesInTheRepository(t)
+	for _, ch := range chapters(t) {
+		zhPath := ch + "/README.zh-CN.md"
+		if _, err := os.Stat(filepath.Join("..", zhPath)); err != nil {
+			continue // TestEveryChapterHasAChineseLesson reports it
+		}
+		t.Run(ch, func(t *testing.T) {
+			en, zh := readRoot(t, ch+"/README.md"), readRoot(t, zhPath)
+			for _, e := range lessonDrift(en, zh, tests) {
+				t.Errorf("%s: %s", zhPath, e)
+			}
+		})
+	}
+}
+
+// lessonDrift returns every way a Chinese lesson differs from its English
+// one in what must be the same.
+func lessonDrift(en, zh string, tests map[string]bool) []string {
+	var out []string
+	enLines, zhLines := strings.Split(en, "\n"), strings.Split(zh, "\n")
+	if !strings.HasPrefix(zhLines[0], "# ") {
+		out = append(out, "line 1 should be its title (# …)")
+	}
+	if len(zhLines) < 3 || (zhLines[1] != switchToZh && zhLines[2] != switchToEn) && zhLines[1] != switchToEn {
+		out = append(out, fmt.Sprintf("the line under the title should be %q", switchToEn))
+	}
+	if len(enLines) < 3 || enLines[2] != switchToZh {
+		out = append(out, fmt.Sprintf("the English README's line 3 should be %q", switchToZh))
+	}
+
+	enSections, zhSections := sections(en), sections(zh)
+	if len(enSections) != len(zhSections) {
+		out = append(out, fmt.Sprintf("%d ## sections, the English README has %d:\n  English: %q\n  中文:    %q", len(zhSections), len(enSections), enSections, zhSections))
+	}
+	if i, j := slices.Index(enSections, goingFurther), slices.Index(zhSections, goingFurtherZh); i != j {
+		out = append(out, fmt.Sprintf("%q is section %d, the English %q is section %d", goingFurtherZh, j+1, goingFurther, i+1))
+	}
+
+	enBlocks := fencedBlocks(before(en, goingFurther))
+	zhBlocks := fencedBlocks(zh)
+	k := 0
+	for i, b := range enBlocks {
+		for k < len(zhBlocks) && zhBlocks[k] != b {
+			k++
+		}
+		if k == len(zhBlocks) {
+			out = append(out, fmt.Sprintf("the English README's code block %d of %d (before %q) is not in the Chinese page, byte for byte, after the ones before it:\n%s", i+1, len(enBlocks), goingFurther, b))
+			break
+		}
+		k++
+	}
+
+	for _, name := range testName.FindAllString(zh, -1) {
+		if !tests[name] {
+			out = append(out, fmt.Sprintf("names %s, which is no test of the repository", name))
+		}
+	}
+	out = append(out, unmarkedEnglishLinks(zh)...)
+	return out
+}
+
+// sections returns the ## headings of a Markdown text, outside code.
+func sections(text string) []string {
+	var out []string
+	forEachProseLine(text, func(_ int, line string) {
+		if strings.HasPrefix(line, "## ") {
+			out = append(out, strings.TrimSpace(line))
+		}
+	})
+	return out
+}
+
+// before returns text up to the line that is heading, or all of it.
+func before(text, heading string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(text, "\n") {
+		if line == heading {
+			break
+		}
+		b.WriteString(line + "\n")
+	}
+	return b.String()
+}
+
+// fencedBlocks returns the fenced code blocks of a text, fences included.
+func fencedBlocks(text string) []string {
+	var out []string
+	var cur []string
+	fence := ""
+	for _, line := range strings.Split(text, "\n") {
+		trimmed := strings.TrimLeft(line, " ")
+		isFence := len(line)-len(trimmed) <= 3 && (strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~"))
+		switch {
+		case fence == "" && isFence:
+			fence = trimmed[:len(trimmed)-len(strings.TrimLeft(trimmed, trimmed[:1]))]
+			cur = []string{line}
+		case fence != "" && isFence && trimmed[0] == fence[0] && strings.TrimSpace(strings.TrimLeft(trimmed, trimmed[:1])) == "":
+			cur = append(cur, line)
+			out = append(out, strings.Join(cur, "\n"))
+			fence = ""
+		case fence != "":
+			cur = append(cur, line)
+		}
+	}
+	return out
+}
+
+var zhLink = regexp.MustCompile(`\[([^\]]*)\]\(([^)\s]+)\)`)
+
+// unmarkedEnglishLinks returns the links of a Chinese page to an English
+// page that do not say （英文） in or right after the link: a Chinese
+// reader should know before following it. The language switch
+// [English](…) says it by its name.
+func unmarkedEnglishLinks(text string) []string {
+	var out []string
+	forEachProseLine(text, func(n int, line string) {
+		line = stripCodeSpans(line)
+		for _, m := range zhLink.FindAllStringSubmatchIndex(line, -1) {
+			label, target := line[m[2]:m[3]], line[m[4]:m[5]]
+			file, _, _ := strings.Cut(target, "#")
+			if isExternal(target) || !strings.HasSuffix(file, ".md") || strings.HasSuffix(file, ".zh-CN.md") || label == "English" {
+				continue
+			}
+			if strings.Contains(label, "（英文）") || strings.HasPrefix(line[m[1]:], "（英文）") {
+				continue
+			}
+			out = append(out, fmt.Sprintf("line %d: the link %s goes to an English page: say （英文） in it or right after it", n, line[m[0]:m[1]]))
+		}
+	})
+	return out
+}
+
+// testNamesInTheRepository returns the name of every func TestXxx in the
+// repository's _test.go files.
+func testNamesInTheRepository(t *testing.T) map[string]bool {
+	t.Helper()
+	decl := regexp.MustCompile(`(?m)^func (Test[A-Z][A-Za-z0-9_]*)\(`)
+	names := map[string]bool{}
+	err := filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && p != ".." && strings.HasPrefix(d.Name(), ".") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(p, "_test.go") {
+			src, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			for _, m := range decl.FindAllStringSubmatch(string(src), -1) {
+				names[m[1]] = true
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !names["TestFirst"] || !names["TestWatchAllWakesEveryWaiter"] {
+		t.Fatalf("found %d tests, not TestFirst or TestWatchAllWakesEveryWaiter: the walk is wrong", len(names))
+	}
+	return names
+}
+
+func TestTheChineseLessonCheckCatchesDrift(t *testing.T) {
+	tests := map[string]bool{"TestFirst": true}
+	en := "# Lock\n\n" + switchToZh + "\n\n## The problem\n\n```text\nrun 1\n```\n\n```go\ncode\n```\n\n## Going further\n\n```text\nlater\n```\n"
+	good := "# 锁\n" + switchToEn + "\n\n## 问题\n\n`TestFirst`\n\n```text\nrun 1\n```\n\n说明。\n\n```go\ncode\n```\n\n## 深入一步\n\n[细节（英文）](README.md#going-further)\n"
+	if errs := lessonDrift(en, good, tests); len(errs) != 0 {
+		t.Fatalf("a lesson in step: got %v", errs)
+	}
+	for name, bad := range map[string]string{
+		"a transcript that changed":  strings.Replace(good, "run 1", "run 2", 1),
+		"blocks out of order":        strings.Replace(strings.Replace(good, "```text\nrun 1\n```", "X", 1), "```go\ncode\n```", "```go\ncode\n```\n\n```text\nrun 1\n```", 1),
+		"a section missing":          strings.Replace(good, "## 问题", "问题", 1),
+		"a test that does not exist": strings.Replace(good, "TestFirst", "TestSecond", 1),
+		"an unmarked English link":   strings.Replace(good, "细节（英文）", "细节", 1),
+		"no language switch":         strings.Replace(good, switchToEn, "", 1),
+	} {
+		if errs := lessonDrift(en, bad, tests); len(errs) == 0 {
+			t.Errorf("%s: no drift reported", name)
+		}
+	}
+}
