@@ -95,8 +95,28 @@ type dockerHelper struct {
 	addrs  []string
 	lines  <-chan string // its standard output, closed at end-of-file
 	stderr *tailWriter
-	mu     sync.Mutex // one request at a time
-	broken error      // set when a request's answer is lost; later ones fail
+	mu     sync.Mutex    // one request at a time
+	broken error         // set when a request's answer is lost; later ones fail
+	closed chan struct{} // closed by close: the helper's end is then ours
+	once   sync.Once
+}
+
+// DockerCleanup removes what testcontainers-go started and labelled: the
+// containers with their anonymous volumes, then the networks. It is what a
+// user runs after a Docker helper was killed with Ryuk off (see
+// docs/troubleshooting.md; scripts/docker-zookeeper clean runs it too).
+const DockerCleanup = "docker ps -aq --filter label=org.testcontainers=true | xargs -r docker rm -f -v; " +
+	"docker network ls -q --filter label=org.testcontainers=true | xargs -r docker network rm"
+
+// watchHelper says at once when the helper ends before we asked it to: it
+// removed nothing, and the server keeps running, or is gone, as Ryuk decides.
+func (h *dockerHelper) watchHelper() {
+	select {
+	case <-h.proc.done:
+		fmt.Fprintf(Progress, "zkserver: the Docker helper ended by itself (%v) and removed nothing: "+
+			"its containers stay unless testcontainers' reaper (Ryuk) removes them; to remove them: %s\n", h.proc.err, DockerCleanup)
+	case <-h.closed:
+	}
 }
 
 // startHelper runs the helper (n servers) and waits until it says ready or
@@ -131,7 +151,7 @@ func startHelper(ctx context.Context, command helperCommand, n int) (*dockerHelp
 			lines <- sc.Text()
 		}
 	}()
-	h := &dockerHelper{proc: proc, lines: lines, stderr: tail}
+	h := &dockerHelper{proc: proc, lines: lines, stderr: tail, closed: make(chan struct{})}
 	select {
 	case line, ok := <-lines:
 		if !ok {
@@ -146,6 +166,7 @@ func startHelper(ctx context.Context, command helperCommand, n int) (*dockerHelp
 				return nil, fmt.Errorf("zkserver: Docker: the helper said %q: %w", line, err)
 			}
 			h.addrs = addrs
+			go h.watchHelper()
 			return h, nil
 		case helperError:
 			h.close()
@@ -214,6 +235,7 @@ func (h *dockerHelper) died(when string) error {
 // go run the helper is a grandchild: its stdout reaching end-of-file, not
 // the go command's exit, says it is done.
 func (h *dockerHelper) close() {
+	h.once.Do(func() { close(h.closed) })
 	h.proc.stop(helperStopGrace)
 	drained := make(chan struct{})
 	go func() {

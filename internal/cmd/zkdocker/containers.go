@@ -79,8 +79,7 @@ func endpoint(ctx context.Context, ctr testcontainers.Container) (string, error)
 // when the run ends or is interrupted, but a helper killed with SIGKILL leaves
 // them, with their volumes (and an ensemble's network).
 const cleanupWithoutRyuk = "Ryuk, testcontainers' reaper, is off: if this run is killed (SIGKILL) its containers stay;" +
-	" remove them with: docker ps -aq --filter label=org.testcontainers=true | xargs -r docker rm -f -v" +
-	" (see docs/troubleshooting.md)"
+	" remove them with: " + zkserver.DockerCleanup + " (see docs/troubleshooting.md)"
 
 // ping asks the engine whether it answers, before anything is pulled.
 func ping(ctx context.Context) error {
