@@ -191,7 +191,9 @@ func checkSummary(text string) error {
 		return fmt.Errorf("does not start with its title (# …)")
 	}
 	i := 1
-	for i < len(lines) && strings.TrimSpace(lines[i]) == "" {
+	// Blank lines, and the line that links the chapter's Chinese lesson
+	// (zh_test.go's switchToZh), come before the summary.
+	for i < len(lines) && (strings.TrimSpace(lines[i]) == "" || lines[i] == switchToZh) {
 		i++
 	}
 	if i == len(lines) || !strings.HasPrefix(lines[i], zhSummary) {
