@@ -41,6 +41,9 @@ type Equivalent struct {
 	Why     string `json:"why"`
 }
 
+// limits bound the lesson tier and the full suite of one mutant.
+var limits = [2]time.Duration{time.Minute, 4 * time.Minute}
+
 // verdict is what the chapter's check said of one mutant.
 type verdict struct {
 	m     Mutant
@@ -53,6 +56,8 @@ func main() {
 	ch := flag.String("chapter", "", "the chapter `NN` whose lesson file is mutated")
 	list := flag.Bool("list", false, "list the mutants and run nothing")
 	only := flag.String("only", "", "run only the mutants whose ID matches `regexp`")
+	flag.DurationVar(&limits[0], "lesson-timeout", time.Minute, "a mutant whose lesson tier runs longer hangs: killed (the reference's takes seconds)")
+	flag.DurationVar(&limits[1], "full-timeout", 4*time.Minute, "likewise for the full suite (the reference's takes about a minute)")
 	flag.Parse()
 	if err := run(*ch, *list, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "mutate:", err)
@@ -158,11 +163,8 @@ func check(ctx context.Context, root string, all []course.Exercise, ex course.Ex
 			return verdict{m: m, kind: "error", by: err.Error()}
 		}
 	}
-	for _, tier := range []course.Tier{course.Lesson, course.Full} {
-		limit := 3 * time.Minute
-		if tier == course.Full {
-			limit = 8 * time.Minute
-		}
+	for i, tier := range []course.Tier{course.Lesson, course.Full} {
+		limit := limits[i]
 		tctx, cancel := context.WithTimeout(ctx, limit)
 		r := course.Run(tctx, root, all, ex, tier, table, course.Options{From: dir})
 		timedOut := errors.Is(tctx.Err(), context.DeadlineExceeded)
