@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -69,6 +70,10 @@ func TestLockDoesNotRetryAnErrorThatIsNotErrLocked(t *testing.T) {
 	}
 	if err == nil || errors.Is(err, naivelock.ErrLocked) || !errors.Is(err, zk.ErrNoAuth) {
 		t.Fatalf("Lock = %v, want an error wrapping zk.ErrNoAuth", err)
+	}
+	// The error says what was being done, not only what the server said.
+	if !strings.Contains(err.Error(), "create lock node "+lockPath) {
+		t.Fatalf("Lock = %q, want it to say what failed: naivelock: create lock node %s: …", err, lockPath)
 	}
 	t.Logf("Lock: %v", err)
 }
@@ -249,6 +254,11 @@ func TestWaiterKeepsPollingWhileTheLockIsHeld(t *testing.T) {
 	})
 	held := time.Since(start)
 	creates := tally.Requests("create")
+	// 20 failed creates, one wait: a waiter says it waits once per Lock
+	// (the visualizer draws one waiter, not twenty).
+	if n := tally.Count(event.Waiting); n != 1 {
+		t.Fatalf("the waiter said it waits %d times in %d tries, want once per Lock", n, creates)
+	}
 	if err := holder.Unlock(ctx); err != nil {
 		t.Fatal(err)
 	}
