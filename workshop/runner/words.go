@@ -10,6 +10,9 @@ type Texts struct {
 	Running, LastRun, Untouched, NotChecked, Changed, ChangedEnter, Passing,
 	LessonPasses, FullNotRun, ToWrite, NoBuild, Failing string
 	Tiers [4]string // course.Tier's: lesson, full suite, custom, recording
+	// The step the learner is on: its goal and what must hold afterwards
+	// (hints.json's steps).
+	Goal, Holds string
 	// The diff.
 	DiffFooter string
 	// The news under the list, and its tips.
@@ -35,6 +38,7 @@ var english = Texts{
 	LessonPasses: "lesson passes", FullNotRun: " · full suite not run (f)", ToWrite: "to write: %s",
 	NoBuild: "does not compile", Failing: "failing: %s",
 	Tiers: [4]string{"lesson", "full suite", "custom", "recording"},
+	Goal:  "goal: %s", Holds: "what must hold afterwards: %s",
 
 	DiffFooter: "the reference against your file · lines %d-%d of %d · ↑↓ pgup pgdn scroll · esc back",
 
@@ -94,6 +98,7 @@ var chinese = Texts{
 	LessonPasses: "本课测试通过", FullNotRun: " · 完整测试未运行（f）", ToWrite: "待完成：%s",
 	NoBuild: "无法编译", Failing: "未通过：%s",
 	Tiers: [4]string{"本课测试", "完整测试", "自定义测试", "录制"},
+	Goal:  "目标：%s", Holds: "完成后必须成立：%s",
 
 	DiffFooter: "参考实现与你的文件的对比 · 第 %d-%d 行，共 %d 行 · ↑↓ pgup pgdn 滚动 · esc 返回",
 
