@@ -102,7 +102,8 @@ func (m Model) queueChanged(q QueueSnapshot) Model {
 
 func (m Model) reset(c ChapterStarted) Model {
 	m.chapter, m.path, m.dir, m.hold = c.Scene, c.Path, c.Dir, c.Hold
-	m.words, m.workshop = c.Scene.Words.WithDefaults(), c.Workshop
+	m.words, m.look, m.expect = c.Scene.In(m.lang)
+	m.workshop = c.Workshop
 	m.workers, m.order = map[string]*worker{}, nil
 	m.queue = QueueSnapshot{Dir: c.Dir}
 	m.acquired, m.requests, m.notified, m.wasted = 0, 0, 0, 0
