@@ -209,6 +209,14 @@ type Chinese struct {
 	Words                  Words
 }
 
+// TitleIn is s's Title in lang ("zh", or English).
+func (s Scene) TitleIn(lang string) string {
+	if lang == "zh" && s.ZH.Title != "" {
+		return s.ZH.Title
+	}
+	return s.Title
+}
+
 // In returns what the view shows of s in lang ("zh", or English): the
 // words with their defaults filled in, the Look and the Expect.
 func (s Scene) In(lang string) (Words, string, Expect) {

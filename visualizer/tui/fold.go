@@ -114,7 +114,7 @@ func (m Model) reset(c ChapterStarted) Model {
 	for _, n := range c.Workers {
 		m.worker(n)
 	}
-	m.addLog(fmt.Sprintf("── %s: %s", c.Scene.Name, c.Scene.Title))
+	m.addLog(fmt.Sprintf("── %s: %s", c.Scene.Name, c.Scene.TitleIn(m.lang)))
 	return m
 }
 

@@ -104,5 +104,12 @@ func words(lang string) *Texts {
 	return &english
 }
 
+// inLang is m speaking lang: the engine's texts and the chapter's words.
+func (m Model) inLang(lang string) Model {
+	m.lang = lang
+	m.words, m.look, m.expect = m.chapter.In(lang)
+	return m
+}
+
 // say is the engine's text in m's language.
 func (m Model) say() *Texts { return words(m.lang) }

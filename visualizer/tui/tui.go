@@ -135,8 +135,7 @@ func Run(ctx context.Context, w World, opts Options) error {
 	if opts.Frames > 0 {
 		return runFrames(ctx, w, ch, opts, script)
 	}
-	m := NewModel(w, w, keysOf(opts.Scenes))
-	m.lang = opts.Lang
+	m := NewModel(w, w, keysOf(opts.Scenes)).inLang(opts.Lang)
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithFPS(30))
 	go func() {
 		if err := w.Start(ch, opts.Workers); err != nil {
@@ -185,8 +184,7 @@ func runFrames(ctx context.Context, w World, ch scene.Scene, opts Options, scrip
 	}
 	var cmds sync.WaitGroup
 	defer cmds.Wait()
-	m := NewModel(w, nil, keysOf(opts.Scenes))
-	m.lang = opts.Lang
+	m := NewModel(w, nil, keysOf(opts.Scenes)).inLang(opts.Lang)
 	m.width, m.height = opts.Width, opts.Height
 	start := time.Now()
 	for i := range opts.Frames {
