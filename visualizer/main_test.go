@@ -497,3 +497,24 @@ func TestAReplayNeedsNoZooKeeper(t *testing.T) {
 		}
 	}
 }
+
+// The view's language: -lang, else the workshop runner's (LOCKSTEP_LANG),
+// else a Chinese locale, else English.
+func TestTheLanguageIsTheFlagThenTheRunnersThenTheLocale(t *testing.T) {
+	t.Setenv("LC_ALL", "")
+	t.Setenv("LANG", "zh_CN.UTF-8")
+	t.Setenv("LOCKSTEP_LANG", "en")
+	for _, c := range []struct{ flag, want string }{{"zh", "zh"}, {"en", "en"}, {"", "en"}} {
+		if got := language(c.flag); got != c.want {
+			t.Errorf("-lang %q with LOCKSTEP_LANG=en: %q, want %q", c.flag, got, c.want)
+		}
+	}
+	t.Setenv("LOCKSTEP_LANG", "")
+	if got := language(""); got != "zh" {
+		t.Errorf("LANG=zh_CN and nothing else: %q, want zh", got)
+	}
+	t.Setenv("LANG", "C.UTF-8")
+	if got := language(""); got != "en" {
+		t.Errorf("LANG=C: %q, want en", got)
+	}
+}
