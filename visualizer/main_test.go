@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -516,5 +517,26 @@ func TestTheLanguageIsTheFlagThenTheRunnersThenTheLocale(t *testing.T) {
 	t.Setenv("LANG", "C.UTF-8")
 	if got := language(""); got != "en" {
 		t.Errorf("LANG=C: %q, want en", got)
+	}
+}
+
+// Every scene that names something in English names it in Chinese too:
+// the Chinese view never mixes in a chapter's English word.
+func TestEverySceneSaysItsWordsInChinese(t *testing.T) {
+	for _, sc := range scenes(false) {
+		en, zh := reflect.ValueOf(sc.Words), reflect.ValueOf(sc.ZH.Words)
+		for i := range en.NumField() {
+			if en.Field(i).String() != "" && zh.Field(i).String() == "" {
+				t.Errorf("%s: Words.%s is %q, and has no Chinese (ZH.Words.%s)", sc.Key, en.Type().Field(i).Name, en.Field(i).String(), en.Type().Field(i).Name)
+			}
+		}
+		for _, c := range []struct{ name, en, zh string }{
+			{"Title", sc.Title, sc.ZH.Title}, {"Look", sc.Look, sc.ZH.Look},
+			{"WokenSays", sc.Expect.WokenSays, sc.ZH.WokenSays}, {"HoldersSays", sc.Expect.HoldersSays, sc.ZH.HoldersSays},
+		} {
+			if c.en != "" && c.zh == "" {
+				t.Errorf("%s: %s %q has no Chinese", sc.Key, c.name, c.en)
+			}
+		}
 	}
 }
