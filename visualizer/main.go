@@ -129,7 +129,7 @@ func runReplay(file string, o tui.Options) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	ro := tui.ReplayOptions{Frames: o.Frames}
+	ro := tui.ReplayOptions{Frames: o.Frames, Lang: o.Lang}
 	if o.Frames > 0 {
 		ro.Width, ro.Height = o.Width, o.Height
 	}

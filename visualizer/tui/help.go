@@ -5,7 +5,7 @@ import "strings"
 // helpView is the help bar: every key, cut to the width.
 func (m Model) helpView(w int) string {
 	if m.replay != nil {
-		return replayHelp(w)
+		return m.replayHelp(w)
 	}
 	var parts, plain []string
 	for _, k := range keys.helpKeys() {

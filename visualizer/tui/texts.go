@@ -27,6 +27,11 @@ type Texts struct {
 	StatusPaused, StatusRunning, StatusHold, StatusAdding, StatusRemoving,
 	StatusNobody, StatusGone, StatusKilled, StatusExpiring, StatusNoScene,
 	StatusSwitching string
+	// A replay (-replay FILE, the runner's p): its header, its status
+	// line and its keys. What the test said (its why) stays as the test
+	// wrote it.
+	Playing, ReplayHeader, TheTest, TheTestAndSeen, TestFailed, BrokeHere, BreaksAt, BrokeAt,
+	ReplayEvent, KeyStep, KeyPlay, KeyEnds, KeyBreak string
 }
 
 var english = Texts{
@@ -60,6 +65,11 @@ var english = Texts{
 	StatusExpiring:  "expiring %s's session: link cut until the server gives up on it",
 	StatusNoScene:   "chapter %s has no scene in the visualizer",
 	StatusSwitching: "switching to chapter %s",
+
+	Playing: "playing", ReplayHeader: "replay %s · event %d/%d · %s", TheTest: "the test: %s",
+	TheTestAndSeen: "the test: %s · %s", TestFailed: "the test failed: play its events to see what its locks did",
+	BrokeHere: "BROKE HERE (event %d): %s", BreaksAt: "breaks at event %d (b): %s", BrokeAt: "broke at event %d (b): %s",
+	ReplayEvent: "event %d: %s", KeyStep: "step", KeyPlay: "play/pause", KeyEnds: "ends", KeyBreak: "where it broke",
 }
 
 var chinese = Texts{
@@ -93,6 +103,11 @@ var chinese = Texts{
 	StatusExpiring:  "正在让 %s 的会话过期：连接已切断，直到服务器放弃这个会话",
 	StatusNoScene:   "第 %s 章在可视化工具里没有场景",
 	StatusSwitching: "切换到第 %s 章",
+
+	Playing: "播放中", ReplayHeader: "回放 %s · 事件 %d/%d · %s", TheTest: "测试：%s",
+	TheTestAndSeen: "测试：%s · %s", TestFailed: "测试未通过：播放它的事件，看看它的锁做了什么",
+	BrokeHere: "就在这里出错（事件 %d）：%s", BreaksAt: "在事件 %d 出错（b）：%s", BrokeAt: "在事件 %d 出过错（b）：%s",
+	ReplayEvent: "事件 %d：%s", KeyStep: "单步", KeyPlay: "播放/暂停", KeyEnds: "首尾", KeyBreak: "出错的地方",
 }
 
 // words returns the engine's text in lang ("zh" or anything else for

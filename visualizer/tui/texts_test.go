@@ -124,3 +124,31 @@ func TestChineseFramesFitTheLearnersTerminal(t *testing.T) {
 
 var _ = event.Acquired
 var _ tea.Msg
+
+// A replay in Chinese (the runner's p after l): its header and keys are
+// the table's Chinese row, and the frame fits 80×24 in cells.
+func TestAReplayInChineseFitsTheLearnersTerminal(t *testing.T) {
+	lipgloss.SetColorProfile(termenv.Ascii)
+	rp := herdReplay(t)
+	rp.lang = "zh"
+	m := NewReplayModel(rp)
+	m.playing = false
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(80, 24))
+	tm.Send(keyMsg("b"))
+	tm.Send(keyMsg("q"))
+	v := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(ReplayModel).View()
+	for _, want := range []string{"回放 04-sequential-lock · 事件", "就在这里出错", "✗ 这次释放唤醒了 5 个等待者", "单步", "出错的地方", "事件 "} {
+		if !strings.Contains(v, want) {
+			t.Errorf("no %q in:\n%s", want, v)
+		}
+	}
+	lines := strings.Split(v, "\n")
+	if len(lines) > 24 {
+		t.Errorf("%d lines, want at most 24", len(lines))
+	}
+	for i, l := range lines {
+		if w := ansi.StringWidth(l); w > 80 {
+			t.Errorf("line %d is %d cells wide, want at most 80: %q", i+1, w, l)
+		}
+	}
+}
