@@ -83,6 +83,7 @@ func main() {
 	flag.DurationVar(&o.Interval, "interval", 500*time.Millisecond, "time between two -frames")
 	flag.IntVar(&o.Width, "width", 100, "-frames: width")
 	flag.IntVar(&o.Height, "height", 30, "-frames: height")
+	flag.StringVar(&o.Lang, "lang", "", "zh: the view in Chinese, en: in English (default: $LOCKSTEP_LANG, as the workshop runner sets it, else zh when $LC_ALL or $LANG is zh_*)")
 	replay := flag.String("replay", "", "play a failing test's recording (FILE.events.jsonl, see LOCKSTEP_RECORD_DIR); no ZooKeeper needed")
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -90,6 +91,7 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
+	o.Lang = language(o.Lang)
 	if *replay != "" {
 		os.Exit(runReplay(*replay, o))
 	}
@@ -127,7 +129,7 @@ func runReplay(file string, o tui.Options) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	ro := tui.ReplayOptions{Frames: o.Frames}
+	ro := tui.ReplayOptions{Frames: o.Frames, Lang: o.Lang}
 	if o.Frames > 0 {
 		ro.Width, ro.Height = o.Width, o.Height
 	}
@@ -241,4 +243,20 @@ b the event where the property broke, q quit.
 Flags:
 `)
 	flag.PrintDefaults()
+}
+
+// language is the view's language: the -lang flag, else the workshop
+// runner's choice ($LOCKSTEP_LANG), else zh when the locale is Chinese
+// (LC_ALL, else LANG), else en.
+func language(flagValue string) string {
+	for _, v := range []string{flagValue, os.Getenv("LOCKSTEP_LANG")} {
+		if v != "" {
+			return map[bool]string{true: "zh", false: "en"}[strings.HasPrefix(v, "zh")]
+		}
+	}
+	locale := os.Getenv("LC_ALL")
+	if locale == "" {
+		locale = os.Getenv("LANG")
+	}
+	return map[bool]string{true: "zh", false: "en"}[strings.HasPrefix(locale, "zh")]
 }

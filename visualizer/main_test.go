@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -494,6 +495,48 @@ func TestAReplayNeedsNoZooKeeper(t *testing.T) {
 		out, err := run("-replay", dir+"/"+name)
 		if err == nil || !strings.Contains(out, want) {
 			t.Errorf("-replay %s (%v): want an error saying %q:\n%s", name, err, want, out)
+		}
+	}
+}
+
+// The view's language: -lang, else the workshop runner's (LOCKSTEP_LANG),
+// else a Chinese locale, else English.
+func TestTheLanguageIsTheFlagThenTheRunnersThenTheLocale(t *testing.T) {
+	t.Setenv("LC_ALL", "")
+	t.Setenv("LANG", "zh_CN.UTF-8")
+	t.Setenv("LOCKSTEP_LANG", "en")
+	for _, c := range []struct{ flag, want string }{{"zh", "zh"}, {"en", "en"}, {"", "en"}} {
+		if got := language(c.flag); got != c.want {
+			t.Errorf("-lang %q with LOCKSTEP_LANG=en: %q, want %q", c.flag, got, c.want)
+		}
+	}
+	t.Setenv("LOCKSTEP_LANG", "")
+	if got := language(""); got != "zh" {
+		t.Errorf("LANG=zh_CN and nothing else: %q, want zh", got)
+	}
+	t.Setenv("LANG", "C.UTF-8")
+	if got := language(""); got != "en" {
+		t.Errorf("LANG=C: %q, want en", got)
+	}
+}
+
+// Every scene that names something in English names it in Chinese too:
+// the Chinese view never mixes in a chapter's English word.
+func TestEverySceneSaysItsWordsInChinese(t *testing.T) {
+	for _, sc := range scenes(false) {
+		en, zh := reflect.ValueOf(sc.Words), reflect.ValueOf(sc.ZH.Words)
+		for i := range en.NumField() {
+			if en.Field(i).String() != "" && zh.Field(i).String() == "" {
+				t.Errorf("%s: Words.%s is %q, and has no Chinese (ZH.Words.%s)", sc.Key, en.Type().Field(i).Name, en.Field(i).String(), en.Type().Field(i).Name)
+			}
+		}
+		for _, c := range []struct{ name, en, zh string }{
+			{"Title", sc.Title, sc.ZH.Title}, {"Look", sc.Look, sc.ZH.Look},
+			{"WokenSays", sc.Expect.WokenSays, sc.ZH.WokenSays}, {"HoldersSays", sc.Expect.HoldersSays, sc.ZH.HoldersSays},
+		} {
+			if c.en != "" && c.zh == "" {
+				t.Errorf("%s: %s %q has no Chinese", sc.Key, c.name, c.en)
+			}
 		}
 	}
 }

@@ -89,7 +89,11 @@ func Verdict(ex course.Exercise, r course.Result, lang, times string) string {
 	case course.Pass:
 		return fmt.Sprintf(t.VerdictPass, ch, times)
 	case course.Todo:
-		return fmt.Sprintf(t.VerdictTodo, ch, course.StubName(r.Todo), r.Todo)
+		goal := strings.TrimPrefix(r.Todo, "TODO(workshop): ")
+		if s := hint.MustLoad().StepOf(ch, r.Todo); s != nil {
+			goal = s.Goal.In(lang)
+		}
+		return fmt.Sprintf(t.VerdictTodo, ch, course.StubName(r.Todo), goal)
 	case course.NoBuild:
 		return fmt.Sprintf(t.VerdictNoBuild, ch, r.First)
 	case course.Mistake:
@@ -122,25 +126,27 @@ func nextHint(w io.Writer, root, ch string, stage int, lang string) int {
 		return 2
 	}
 	cs := st.Chapters[ch]
+	t := runner.Words(lang)
 	switch {
 	case cs == nil:
-		fmt.Fprintf(w, "exercise %s: no run yet: scripts/exercise %s first\n", ch, ch)
+		fmt.Fprintf(w, t.HintNoRun+"\n", ch, ch)
 		return 1
 	case !cs.Holds(course.Hash(root, ex)):
-		fmt.Fprintf(w, "exercise %s: %s changed since its last check: scripts/exercise %s first\n", ch, names(ex.Files), ch)
+		fmt.Fprintf(w, t.HintChanged+"\n", ch, names(ex.Files), ch)
 		return 1
 	case cs.Kind == course.Pass:
-		fmt.Fprintf(w, "exercise %s: it passes (%s): no hint needed\n", ch, cs.Tier)
+		fmt.Fprintf(w, t.HintPasses+"\n", ch, t.Tiers[cs.Tier])
 		return 0
 	case cs.Kind == course.Todo:
 		s := table.StepOf(ch, cs.Todo)
 		if s == nil {
-			fmt.Fprintf(w, "exercise %s: %s is still to write: %s\nThe comment above it in the exercise file says what it must achieve.\n", ch, course.StubName(cs.Todo), cs.Todo)
+			fmt.Fprintf(w, t.HintNoStep+"\n", ch, course.StubName(cs.Todo), cs.Todo)
 			return 0
 		}
-		return showHint(w, root, ch, course.StubName(cs.Todo)+" still to write: "+cs.Todo, s.Hints, stage, lang, st)
+		title := fmt.Sprintf(t.HintStep, course.StubName(cs.Todo), s.Goal.In(lang)) + "\n" + fmt.Sprintf(t.Holds, s.Holds.In(lang))
+		return showHint(w, root, ch, title, s.Hints, stage, lang, st)
 	case cs.Mistake == "":
-		fmt.Fprintf(w, "exercise %s: the last check (%s) matched no known mistake: read its first failure", ch, cs.Kind)
+		fmt.Fprintf(w, t.HintNoMatch, ch, t.Tiers[cs.Tier])
 		if cs.Test != "" {
 			fmt.Fprintf(w, ", %s", cs.Test)
 		}
@@ -152,7 +158,7 @@ func nextHint(w io.Writer, root, ch string, stage int, lang string) int {
 	}
 	m := table.Find(ch, cs.Mistake)
 	if m == nil {
-		fmt.Fprintf(w, "exercise %s: no hints for %q any more: run the check again\n", ch, cs.Mistake)
+		fmt.Fprintf(w, t.HintGone+"\n", ch, cs.Mistake)
 		return 1
 	}
 	return showHint(w, root, ch, m.Name.In(lang), m.Hints, stage, lang, st)

@@ -99,3 +99,39 @@ func TestTheLanguageChosenInTheRunnerIsHonouredAtRestart(t *testing.T) {
 		t.Errorf("with LANG=zh_CN and nothing saved: %q", got)
 	}
 }
+
+// A stub still to write: --hint and the check's final line give its goal
+// and what must hold afterwards in the chosen language, from the steps
+// table, and the English line still quotes the stub as the file says it.
+func TestAStepStillToWriteIsToldInTheChosenLanguage(t *testing.T) {
+	const todo = "TODO(workshop): First — who holds, and which one node each waiter watches so that one release wakes one waiter (steps 3-4 of 04-sequential-lock/README.md)"
+	root := hintRoot(t, course.Todo)
+	st, _ := course.LoadState(root)
+	st.Chapters["04"].Todo = todo
+	if err := st.Save(root); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	nextHint(&b, root, "04", 1, "zh")
+	for _, want := range []string{"First 还没写：First：谁持有锁", "完成后必须成立：只有一个节点持有锁", "提示 1/3："} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("--hint in Chinese: no %q in\n%s", want, b.String())
+		}
+	}
+	ex := course.Exercise{Chapter: "04", Files: []string{"04-sequential-lock/seqlock/acquire_workshop.go"}}
+	r := course.Result{Kind: course.Todo, Todo: todo, Hash: "h"}
+	if got, want := Verdict(ex, r, "en", ""), "exercise 04: First still to write → "+todo; got != want {
+		t.Errorf("the English verdict:\n%s\nwant\n%s", got, want)
+	}
+	if got := Verdict(ex, r, "zh", ""); !strings.HasPrefix(got, "练习 04：First 还没写 → First：谁持有锁") {
+		t.Errorf("the Chinese verdict: %s", got)
+	}
+}
+
+func TestHintSaysItsOwnLinesInChinese(t *testing.T) {
+	var b bytes.Buffer
+	nextHint(&b, hintRoot(t, course.Pass), "04", 0, "zh")
+	if got := b.String(); !strings.Contains(got, "练习 04：已经通过（本课测试）：不需要提示") {
+		t.Errorf("--hint in Chinese on a passing chapter printed %q", got)
+	}
+}

@@ -16,6 +16,8 @@ func New() scene.Scene {
 		Title: "one node, every waiter watches it (herd effect)",
 		Expect: scene.Expect{Woken: scene.All, WokenSays: "one watched node wakes every waiter",
 			Holders: 1, HoldersSays: "one holder at a time"},
+		ZH: scene.Chinese{Title: "一个节点，每个等待者都监听它（惊群效应）",
+			WokenSays: "所有等待者监听同一节点：一次释放全部唤醒", HoldersSays: "同一时刻只有一个持有者"},
 		Single: true,
 		NewWorker: func(w scene.Worker) (scene.Part, error) {
 			return watchlock.New(w.Conn, w.Path, watchlock.WithObserver(w.Observer))

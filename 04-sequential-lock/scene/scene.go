@@ -16,6 +16,8 @@ func New() scene.Scene {
 		Title: "sequential nodes: each waiter watches only its predecessor",
 		Expect: scene.Expect{Woken: 1, WokenSays: "the predecessor queue wakes 1",
 			Holders: 1, HoldersSays: "one holder at a time"},
+		ZH: scene.Chinese{Title: "顺序节点：每个等待者只监听它的前驱节点",
+			WokenSays: "前驱节点排队，一次释放只唤醒 1 个", HoldersSays: "同一时刻只有一个持有者"},
 		Open: scene.OnSession(seqlock.NewSession, func(s *seqlock.Session, w scene.Worker) (scene.Part, error) {
 			// The worker's name is the node's data, so the queue can name
 			// the owner of a node even before its session is known.

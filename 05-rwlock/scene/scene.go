@@ -18,6 +18,8 @@ func New() scene.Scene {
 		Name:  "05-rwlock",
 		Title: "read-write lock: readers share, writers exclude (workers 1, 4, 7… write)",
 		Look:  "R holders share; a W's release wakes every R behind it, an R's at most one W",
+		ZH: scene.Chinese{Title: "读写锁：读者共享，写者独占（第 1、4、7… 个客户端写）",
+			Look: "R 持有者共享锁；W 释放时唤醒它后面所有的 R，R 释放时最多唤醒一个 W"},
 		Open: scene.OnSession(seqlock.NewSession, func(s *seqlock.Session, w scene.Worker) (scene.Part, error) {
 			m, err := rwlock.New(s, w.Path, seqlock.WithObserver(w.Observer))
 			if err != nil {

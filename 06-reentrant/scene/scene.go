@@ -20,6 +20,8 @@ func New() scene.Scene {
 		Name:  "06-reentrant",
 		Title: "re-entrant lock: the holder locks twice, one node, one release",
 		Look:  "each holder locks twice: the 2nd Lock and 1st Unlock cost no request",
+		ZH: scene.Chinese{Title: "可重入锁：持有者加锁两次，一个节点，一次释放",
+			Look: "每个持有者加锁两次：第 2 次 Lock 和第 1 次 Unlock 不发任何请求"},
 		Open: scene.OnSession(seqlock.NewSession, func(s *seqlock.Session, w scene.Worker) (scene.Part, error) {
 			m, err := reentrant.New(s, w.Path, seqlock.WithObserver(w.Observer), seqlock.WithData([]byte(w.Name)))
 			if err != nil {

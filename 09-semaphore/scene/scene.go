@@ -25,7 +25,10 @@ func New() scene.Scene {
 		Title:  "counting semaphore: 2 leases (L); the gate (G) lets one waiter count",
 		Expect: scene.Expect{Holders: Leases, HoldersSays: fmt.Sprintf("%d leases: %d holders at most", Leases, Leases)},
 		Words:  scene.Words{Holds: "LEASE", Holding: "leased"},
-		Dirs:   []string{"leases", "locks"},
+		ZH: scene.Chinese{Title: fmt.Sprintf("计数信号量：%d 个租约（L）；闸门（G）一次只让一个等待者计数", Leases),
+			HoldersSays: fmt.Sprintf("%d 个租约：最多 %d 个持有者", Leases, Leases),
+			Words:       scene.Words{Holds: "租约", Holding: "持有租约"}},
+		Dirs: []string{"leases", "locks"},
 		Open: scene.OnSession(seqlock.NewSession, func(sess *seqlock.Session, w scene.Worker) (scene.Part, error) {
 			s, err := semaphore.New(sess, w.Path, Leases, seqlock.WithObserver(gateAsInfo(w.Observer)),
 				seqlock.WithData([]byte(w.Name)))

@@ -36,6 +36,8 @@ type Scene struct {
 	Expect Expect
 
 	Words Words // the chapter's words; empty fields take the lock's words
+	// ZH is the chapter's Chinese for the view in Chinese (-lang zh).
+	ZH Chinese
 
 	// Single: the lock is the one znode at the lock path (01, 02, 03) and
 	// the left panel shows that node. Otherwise the lock path is a directory
@@ -165,25 +167,71 @@ type Words struct {
 	PerAcq   string // requests per hold ["acq"]: "req 75 (7.5/acq)"; 07: "term"
 }
 
+// lockWords are the lock's words, the defaults of Words in each language.
+var lockWords = map[string]Words{
+	"en": {Worker: "worker", Queue: "QUEUE", Holds: "HOLDS", Idle: "idle", Requesting: "requesting",
+		Waiting: "waiting", Holding: "holding", Notified: "NOTIFIED", Acquired: "acq", Woken: "woken/release", PerAcq: "acq"},
+	"zh": {Worker: "客户端", Queue: "队列", Holds: "持有", Idle: "空闲", Requesting: "请求中",
+		Waiting: "等待中", Holding: "持有锁", Notified: "已通知", Acquired: "加锁", Woken: "唤醒/释放", PerAcq: "次加锁"},
+}
+
 // WithDefaults fills every empty field with the lock's word.
-func (w Words) WithDefaults() Words {
+func (w Words) WithDefaults() Words { return w.over(lockWords["en"]) }
+
+// over fills every empty field of w with def's.
+func (w Words) over(def Words) Words {
 	set := func(s *string, def string) {
 		if *s == "" {
 			*s = def
 		}
 	}
-	set(&w.Worker, "worker")
-	set(&w.Queue, "QUEUE")
-	set(&w.Holds, "HOLDS")
-	set(&w.Idle, "idle")
-	set(&w.Requesting, "requesting")
-	set(&w.Waiting, "waiting")
-	set(&w.Holding, "holding")
-	set(&w.Notified, "NOTIFIED")
-	set(&w.Acquired, "acq")
-	set(&w.Woken, "woken/release")
-	set(&w.PerAcq, "acq")
+	set(&w.Worker, def.Worker)
+	set(&w.Queue, def.Queue)
+	set(&w.Holds, def.Holds)
+	set(&w.Idle, def.Idle)
+	set(&w.Requesting, def.Requesting)
+	set(&w.Waiting, def.Waiting)
+	set(&w.Holding, def.Holding)
+	set(&w.Notified, def.Notified)
+	set(&w.Acquired, def.Acquired)
+	set(&w.Woken, def.Woken)
+	set(&w.PerAcq, def.PerAcq)
 	return w
+}
+
+// Chinese is what a scene says in the Chinese view: its Look, what its
+// Expect says (WokenSays, HoldersSays), and its Words. An empty field
+// takes the English scene's text if the scene sets one (a test asks every
+// scene for its Chinese), else the lock's Chinese word.
+type Chinese struct {
+	Title, Look            string
+	WokenSays, HoldersSays string
+	Words                  Words
+}
+
+// TitleIn is s's Title in lang ("zh", or English).
+func (s Scene) TitleIn(lang string) string {
+	if lang == "zh" && s.ZH.Title != "" {
+		return s.ZH.Title
+	}
+	return s.Title
+}
+
+// In returns what the view shows of s in lang ("zh", or English): the
+// words with their defaults filled in, the Look and the Expect.
+func (s Scene) In(lang string) (Words, string, Expect) {
+	if lang != "zh" {
+		return s.Words.WithDefaults(), s.Look, s.Expect
+	}
+	x := s.Expect
+	pick := func(zh, en string) string {
+		if zh != "" {
+			return zh
+		}
+		return en
+	}
+	x.WokenSays, x.HoldersSays = pick(s.ZH.WokenSays, x.WokenSays), pick(s.ZH.HoldersSays, x.HoldersSays)
+	return s.ZH.Words.over(s.Words).over(lockWords["zh"]), pick(s.ZH.Look, s.Look), x
 }
 
 // ErrIncomplete says a Scene lacks what the engine needs.

@@ -102,7 +102,8 @@ func (m Model) queueChanged(q QueueSnapshot) Model {
 
 func (m Model) reset(c ChapterStarted) Model {
 	m.chapter, m.path, m.dir, m.hold = c.Scene, c.Path, c.Dir, c.Hold
-	m.words, m.workshop = c.Scene.Words.WithDefaults(), c.Workshop
+	m.words, m.look, m.expect = c.Scene.In(m.lang)
+	m.workshop = c.Workshop
 	m.workers, m.order = map[string]*worker{}, nil
 	m.queue = QueueSnapshot{Dir: c.Dir}
 	m.acquired, m.requests, m.notified, m.wasted = 0, 0, 0, 0
@@ -113,7 +114,7 @@ func (m Model) reset(c ChapterStarted) Model {
 	for _, n := range c.Workers {
 		m.worker(n)
 	}
-	m.addLog(fmt.Sprintf("── %s: %s", c.Scene.Name, c.Scene.Title))
+	m.addLog(fmt.Sprintf("── %s: %s", c.Scene.Name, c.Scene.TitleIn(m.lang)))
 	return m
 }
 

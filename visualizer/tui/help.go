@@ -5,7 +5,7 @@ import "strings"
 // helpView is the help bar: every key, cut to the width.
 func (m Model) helpView(w int) string {
 	if m.replay != nil {
-		return replayHelp(w)
+		return m.replayHelp(w)
 	}
 	var parts, plain []string
 	for _, k := range keys.helpKeys() {
@@ -15,6 +15,9 @@ func (m Model) helpView(w int) string {
 			h.Key = m.chapterKeys()
 		case keys.Add.Keys()[0]:
 			h.Desc = m.words.Worker // "a/x candidate" in 07
+		}
+		if d, ok := m.keyWords()[k.Keys()[0]]; ok {
+			h.Desc = d
 		}
 		parts = append(parts, helpKeyStyle.Render(h.Key)+" "+h.Desc)
 		plain = append(plain, h.Key+" "+h.Desc)
@@ -39,4 +42,15 @@ func (m Model) chapterKeys() string {
 		return first
 	}
 	return first + "-" + last
+}
+
+// keyWords is each key's description in the help bar, in m's language,
+// by the key's first binding (the add key's is the scene's word).
+func (m Model) keyWords() map[string]string {
+	t := m.say()
+	return map[string]string{
+		keys.Pause.Keys()[0]: t.KeyPause, keys.Faster.Keys()[0]: t.KeySpeed, keys.Up.Keys()[0]: t.KeySelect,
+		keys.Kill.Keys()[0]: t.KeyKill, keys.Expire.Keys()[0]: t.KeyExpire, keys.Chapter.Keys()[0]: t.KeyChapter,
+		keys.Quit.Keys()[0]: t.KeyQuit,
+	}
 }

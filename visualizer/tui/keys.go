@@ -43,7 +43,7 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, tea.Quit
 	case key.Matches(msg, keys.Pause):
 		m.paused = !m.paused
-		m.status = map[bool]string{true: "paused: holders keep holding, waiters keep waiting", false: "running"}[m.paused]
+		m.status = map[bool]string{true: m.say().StatusPaused, false: m.say().StatusRunning}[m.paused]
 		p := m.paused
 		return m, m.do(func(c Controller) { c.SetPaused(p) })
 	case key.Matches(msg, keys.Faster), key.Matches(msg, keys.Slower):
@@ -55,13 +55,13 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		}
 		h = max(minHold, min(maxHold, h))
 		m.hold = h
-		m.status = fmt.Sprintf("hold %v", h)
+		m.status = fmt.Sprintf(m.say().StatusHold, h)
 		return m, m.do(func(c Controller) { c.SetHold(h) })
 	case key.Matches(msg, keys.Add):
-		m.status = "adding a " + m.words.Worker
+		m.status = fmt.Sprintf(m.say().StatusAdding, m.words.Worker)
 		return m, m.do(Controller.AddWorker)
 	case key.Matches(msg, keys.Remove):
-		m.status = "removing a " + m.words.Worker + " (it unlocks and closes its session)"
+		m.status = fmt.Sprintf(m.say().StatusRemoving, m.words.Worker)
 		return m, m.do(Controller.RemoveWorker)
 	case key.Matches(msg, keys.Up):
 		if len(m.order) > 0 {
@@ -80,29 +80,29 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, keys.Kill), key.Matches(msg, keys.Expire):
 		target := m.selected()
 		if target == "" {
-			m.status = "nobody " + strings.ToLower(m.words.Holds) + ": select a " + m.words.Worker + " with ↑↓ first"
+			m.status = fmt.Sprintf(m.say().StatusNobody, strings.ToLower(m.words.Holds), m.words.Worker)
 			return m, nil
 		}
 		if !m.workers[target].state.alive() {
-			m.status = target + " is already gone"
+			m.status = fmt.Sprintf(m.say().StatusGone, target)
 			return m, nil
 		}
 		if key.Matches(msg, keys.Kill) {
-			m.status = "killed " + target + ": its node stays until the server times out its session"
+			m.status = fmt.Sprintf(m.say().StatusKilled, target)
 			return m, m.do(func(c Controller) { c.Kill(target) })
 		}
-		m.status = "expiring " + target + "'s session: link cut until the server gives up on it"
+		m.status = fmt.Sprintf(m.say().StatusExpiring, target)
 		return m, m.do(func(c Controller) { c.Expire(target) })
 	case key.Matches(msg, keys.Chapter):
 		k := "0" + msg.String()
 		if !slices.Contains(m.available, k) {
-			m.status = "chapter " + k + " has no scene in the visualizer"
+			m.status = fmt.Sprintf(m.say().StatusNoScene, k)
 			return m, nil
 		}
 		if k == m.chapter.Key {
 			return m, nil
 		}
-		m.status = "switching to chapter " + k
+		m.status = fmt.Sprintf(m.say().StatusSwitching, k)
 		return m, m.do(func(c Controller) { c.Switch(k) })
 	}
 	return m, nil

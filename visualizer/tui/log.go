@@ -4,7 +4,7 @@ package tui
 // articles' style ("worker-3 create lock-0000000007").
 func (m Model) logView(w, h int) []string {
 	lines := make([]string, 0, h)
-	lines = append(lines, titleStyle.Render(fit("EVENTS", w)))
+	lines = append(lines, titleStyle.Render(fit(m.say().Events, w)))
 	n := h - 1
 	start := max(0, len(m.log)-n)
 	for _, l := range m.log[start:] {

@@ -67,8 +67,11 @@ type Model struct {
 	available []string // chapter keys that are wired in
 
 	chapter  scene.Scene
-	words    scene.Words // the chapter's words, defaults filled in
-	workshop bool        // the learner's lock
+	words    scene.Words // the chapter's words in lang, defaults filled in
+	look     string      // the chapter's Look in lang
+	expect   scene.Expect
+	lang     string // "zh" or "en": the engine's Texts and the scene's words
+	workshop bool   // the learner's lock
 	path     string
 	dir      string
 	hold     time.Duration

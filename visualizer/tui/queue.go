@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/lockstep-zk/lockstep/internal/zkpath"
 )
@@ -61,7 +60,7 @@ func (m Model) queueView(w, h int) []string {
 	lines := make([]string, 0, h)
 	title := m.words.Queue
 	count := fmt.Sprintf(" (%d)", len(m.queue.Nodes))
-	lines = append(lines, titleStyle.Render(fit(title+" "+shortDir(m.queue.Dir, w-len(title)-len(count)-1)+count, w)))
+	lines = append(lines, titleStyle.Render(fit(title+" "+shortDir(m.queue.Dir, w-visibleWidth(title)-len(count)-1)+count, w)))
 	name := shortNode
 	if w < 46 {
 		name = compactNode
@@ -75,16 +74,16 @@ func (m Model) queueView(w, h int) []string {
 	}
 	switch {
 	case m.queue.Missing:
-		lines = append(lines, dimStyle.Render(fit("(no such znode: nobody is queued)", w)))
+		lines = append(lines, dimStyle.Render(fit(m.say().NoZnode, w)))
 	case len(m.queue.Nodes) == 0:
-		lines = append(lines, dimStyle.Render(fit("(empty: nobody holds or waits)", w)))
+		lines = append(lines, dimStyle.Render(fit(m.say().Empty, w)))
 	}
 	for i, q := range m.queue.Nodes {
 		if len(lines) >= h {
 			break
 		}
 		if len(lines) == h-1 && i < len(m.queue.Nodes)-1 {
-			lines = append(lines, dimStyle.Render(fit(fmt.Sprintf("… %d more", len(m.queue.Nodes)-i), w)))
+			lines = append(lines, dimStyle.Render(fit(fmt.Sprintf(m.say().More, len(m.queue.Nodes)-i), w)))
 			break
 		}
 		owner := q.Owner
@@ -110,7 +109,7 @@ func (m Model) queueView(w, h int) []string {
 			owner = "?"
 		}
 		if m.chapter.Watch {
-			owner, q.Persistent = "(watched node)", false
+			owner, q.Persistent = m.say().WatchedNode, false
 		}
 		mark, tag, style := "  ", "", stateStyle(st)
 		switch {
@@ -120,7 +119,7 @@ func (m Model) queueView(w, h int) []string {
 				mark, tag = "  ", ""
 			}
 		case !st.alive() || st == Expired || st == CutOff:
-			tag = " (" + st.String() + ")"
+			tag = " (" + m.label(st) + ")"
 		}
 		if q.Kind != "" {
 			tag = " " + q.Kind + tag
@@ -143,7 +142,7 @@ func (m Model) queueView(w, h int) []string {
 			continue
 		}
 		arrow := " ← " + strings.Join(ws, " ")
-		fits := utf8.RuneCountInString(row+arrow) <= w
+		fits := visibleWidth(row+arrow) <= w
 		if len(ws) == 1 && !fits && tag != "" && len(lines) < h-1 {
 			// The tag (HOLDS, LEADS, crashed) says more than the arrow:
 			// the arrow goes under the row rather than cut it off.
@@ -151,15 +150,15 @@ func (m Model) queueView(w, h int) []string {
 			continue
 		}
 		if len(ws) == 1 || fits {
-			room := max(w-utf8.RuneCountInString(arrow), w/2)
+			room := max(w-visibleWidth(arrow), w/2)
 			row = fit(row, room)
-			lines = append(lines, style.Render(row)+waitingStyle.Render(fit(arrow, w-utf8.RuneCountInString(row))))
+			lines = append(lines, style.Render(row)+waitingStyle.Render(fit(arrow, w-visibleWidth(row))))
 			continue
 		}
 		// One node watched by many (chapter 03's herd): the watchers get
 		// their own lines under it.
 		lines = append(lines, style.Render(fit(row, w)))
-		lines = append(lines, wrapNames(fmt.Sprintf("   ← watched by %d: ", len(ws)), ws, w, h-len(lines))...)
+		lines = append(lines, wrapNames(fmt.Sprintf(m.say().WatchedBy, len(ws)), ws, w, h-len(lines))...)
 	}
 	for len(lines) < h {
 		lines = append(lines, "")
@@ -174,7 +173,7 @@ func wrapNames(prefix string, names []string, w, maxLines int) []string {
 	cur := prefix
 	indent := strings.Repeat(" ", 5)
 	for i, n := range names {
-		if len(cur)+len(n)+1 > w {
+		if visibleWidth(cur)+visibleWidth(n)+1 > w {
 			if len(out)+1 >= maxLines {
 				cur += fmt.Sprintf("+%d", len(names)-i)
 				break

@@ -40,6 +40,7 @@ type Replay struct {
 	// seen: the test did not mark where the property broke, and the replay
 	// found the first event against the chapter's expectation itself.
 	seen string
+	lang string // the view's language (ReplayOptions.Lang)
 }
 
 // NewReplay prepares rec to be shown with sc's words.
@@ -194,7 +195,9 @@ func (r *Replay) At(k int) Model {
 	for _, s := range r.steps[:k] {
 		items = append(items, s...)
 	}
-	m := NewModel(nil, nil, nil).apply(items)
+	m := NewModel(nil, nil, nil)
+	m.lang = r.lang
+	m = m.apply(items)
 	if k == 0 {
 		m.now = time.Time{}
 	}
@@ -308,7 +311,7 @@ func (m ReplayModel) at(k int) ReplayModel {
 	s.replay = &replayState{test: m.rp.rec.Header.Test, why: m.rp.rec.Header.Why, seen: m.rp.seen,
 		pos: m.pos, n: m.rp.Len(), brokeAt: m.rp.BrokeAt(), playing: m.playing}
 	if m.pos > 0 {
-		s.status = fmt.Sprintf("event %d: %s", m.pos, protectedAnywhere.ReplaceAllString(m.rp.rec.Events[m.pos-1].String(), ""))
+		s.status = fmt.Sprintf(s.say().ReplayEvent, m.pos, protectedAnywhere.ReplaceAllString(m.rp.rec.Events[m.pos-1].String(), ""))
 	}
 	m.shown = s
 	return m
@@ -330,42 +333,46 @@ type replayState struct {
 // replayHeader is the header's first two lines in a replay: what is played
 // and where, then where it broke and why.
 func (m Model) replayHeader(w int) []string {
-	r := m.replay
-	run := "PAUSED"
+	r, t := m.replay, m.say()
+	run := t.Paused
 	if r.playing {
-		run = "playing"
+		run = t.Playing
 	}
-	h1 := fmt.Sprintf("replay %s · event %d/%d · %s", m.chapter.Name, r.pos, r.n, r.test)
-	h1 = titleStyle.Render(pad(fit(h1, w-len(run)-1), w-len(run)-1)) + " " + run
+	h1 := fmt.Sprintf(t.ReplayHeader, m.chapter.Name, r.pos, r.n, r.test)
+	h1 = titleStyle.Render(pad(fit(h1, w-visibleWidth(run)-1), w-visibleWidth(run)-1)) + " " + run
 	what := r.why
 	switch {
 	case r.seen != "" && r.why != "":
 		// What the test asserted first: it is what the check named.
-		what = "the test: " + r.why + " · " + r.seen
+		what = fmt.Sprintf(t.TheTestAndSeen, r.why, r.seen)
 	case r.seen != "":
 		what = r.seen
 	}
 	var h2 string
 	switch {
 	case r.brokeAt < 0 && r.why != "":
-		h2 = "the test: " + r.why
+		h2 = fmt.Sprintf(t.TheTest, r.why)
 	case r.brokeAt < 0:
-		h2 = "the test failed: play its events to see what its locks did"
+		h2 = t.TestFailed
 	case r.pos == r.brokeAt+1:
-		h2 = fmt.Sprintf("BROKE HERE (event %d): %s", r.brokeAt+1, what)
+		h2 = fmt.Sprintf(t.BrokeHere, r.brokeAt+1, what)
 	case r.pos <= r.brokeAt:
-		h2 = fmt.Sprintf("breaks at event %d (b): %s", r.brokeAt+1, what)
+		h2 = fmt.Sprintf(t.BreaksAt, r.brokeAt+1, what)
 	default:
-		h2 = fmt.Sprintf("broke at event %d (b): %s", r.brokeAt+1, what)
+		h2 = fmt.Sprintf(t.BrokeAt, r.brokeAt+1, what)
 	}
 	return []string{h1, pausedStyle.Render(fit(h2, w))}
 }
 
 // replayHelp is the help bar in a replay.
-func replayHelp(w int) string {
+func (m Model) replayHelp(w int) string {
 	var parts, plain []string
+	t := m.say()
+	desc := map[string]string{replayKeys.Back.Keys()[0]: t.KeyStep, replayKeys.Play.Keys()[0]: t.KeyPlay,
+		replayKeys.Start.Keys()[0]: t.KeyEnds, replayKeys.Break.Keys()[0]: t.KeyBreak, replayKeys.Quit.Keys()[0]: t.KeyQuit}
 	for _, k := range []key.Binding{replayKeys.Back, replayKeys.Play, replayKeys.Start, replayKeys.Break, replayKeys.Quit} {
 		h := k.Help()
+		h.Desc = desc[k.Keys()[0]]
 		parts = append(parts, helpKeyStyle.Render(h.Key)+" "+h.Desc)
 		plain = append(plain, h.Key+" "+h.Desc)
 	}
@@ -386,6 +393,7 @@ type ReplayOptions struct {
 	Frames        int
 	Width, Height int // default 80×24
 	Out           io.Writer
+	Lang          string // "zh": the view in Chinese (Options.Lang)
 }
 
 // RunReplay plays rec with sc's words until the learner quits or ctx ends.
@@ -395,6 +403,7 @@ func RunReplay(ctx context.Context, rec event.Recording, sc scene.Scene, o Repla
 		return errors.New("tui: the recording has no events to replay")
 	}
 	rp := NewReplay(rec, sc)
+	rp.lang = o.Lang
 	if o.Frames > 0 {
 		if o.Width == 0 {
 			o.Width = 80

@@ -39,7 +39,13 @@ func (m Model) label(s State) string {
 	case Holding:
 		return m.words.Holding
 	case Expired:
-		return "expired"
+		return m.say().Expired
+	case CutOff:
+		return m.say().CutOff
+	case Crashed:
+		return m.say().Crashed
+	case Stopped:
+		return m.say().Stopped
 	}
 	return s.String()
 }

@@ -54,6 +54,9 @@ type Options struct {
 	Scenes  []scene.Scene // every chapter that can be shown, in key order
 	Chapter string        // "04", "4" or "04-sequential-lock"; default: the first scene
 	Workers int           // default 5
+	// Lang is the view's language: "zh" for Chinese, else English (the
+	// engine's Texts, and each scene's Chinese words).
+	Lang string
 
 	// Script presses keys at given times: "2s:k,5s:e,8s:3" (key names as in
 	// the help bar; "space", "up", "down" spelled out).
@@ -132,7 +135,8 @@ func Run(ctx context.Context, w World, opts Options) error {
 	if opts.Frames > 0 {
 		return runFrames(ctx, w, ch, opts, script)
 	}
-	p := tea.NewProgram(NewModel(w, w, keysOf(opts.Scenes)), tea.WithAltScreen(), tea.WithContext(ctx), tea.WithFPS(30))
+	m := NewModel(w, w, keysOf(opts.Scenes)).inLang(opts.Lang)
+	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithFPS(30))
 	go func() {
 		if err := w.Start(ch, opts.Workers); err != nil {
 			p.Send(lockEventMsg{[]Msg{Notice{Text: "start: " + err.Error()}}})
@@ -180,7 +184,7 @@ func runFrames(ctx context.Context, w World, ch scene.Scene, opts Options, scrip
 	}
 	var cmds sync.WaitGroup
 	defer cmds.Wait()
-	m := NewModel(w, nil, keysOf(opts.Scenes))
+	m := NewModel(w, nil, keysOf(opts.Scenes)).inLang(opts.Lang)
 	m.width, m.height = opts.Width, opts.Height
 	start := time.Now()
 	for i := range opts.Frames {

@@ -3,7 +3,6 @@ package tui
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -60,9 +59,10 @@ func (m Model) headerLines(w int) []string {
 		}
 		return append(lines, m.counters(w))
 	}
-	run := "running"
+	t := m.say()
+	run := t.Running
 	if m.paused {
-		run = pausedStyle.Render("PAUSED")
+		run = pausedStyle.Render(t.Paused)
 	}
 	alive := 0
 	for _, n := range m.order {
@@ -72,14 +72,14 @@ func (m Model) headerLines(w int) []string {
 	}
 	name := m.chapter.Name
 	if name == "" {
-		name = "starting…"
+		name = t.Starting
 	}
 	if m.workshop {
-		name += " (your lock)"
+		name += t.YourLock
 	}
-	h1 := fmt.Sprintf("lockstep %s · %d %ss · hold %v · ", name, alive, m.words.Worker, m.hold)
-	h1 = titleStyle.Render(fit(h1, w-len(run)-1)) + run
-	look := dimStyle.Render(fit(m.chapter.Look, w))
+	h1 := fmt.Sprintf(t.Header, name, alive, m.words.Worker, m.hold)
+	h1 = titleStyle.Render(fit(h1, w-visibleWidth(run)-1)) + run
+	look := dimStyle.Render(fit(m.look, w))
 	if m.chapter.Expect.Claims() {
 		look = m.expectLine(w)
 	}
@@ -91,33 +91,33 @@ func (m Model) headerLines(w int) []string {
 // herd says so here, where a fixed sentence would have said it did not.
 // Two holders at once is the worse news, so it comes first.
 func (m Model) expectLine(w int) string {
-	x := m.chapter.Expect
+	x, t := m.expect, m.say()
 	waiters := func(n int) string {
 		if n == 1 {
-			return "1 waiter"
+			return t.Waiter
 		}
-		return fmt.Sprintf("%d waiters", n)
+		return fmt.Sprintf(t.Waiters, n)
 	}
 	var measured, says string
 	ok := true
 	switch {
 	case x.Holders > 0 && m.maxHolders > x.Holders:
-		measured, says, ok = fmt.Sprintf("%d held at once", m.maxHolders), x.HoldersSays, false
+		measured, says, ok = fmt.Sprintf(t.HeldAtOnce, m.maxHolders), x.HoldersSays, false
 	case x.Woken != 0:
 		says = x.WokenSays
 		switch {
 		case m.releases == 0 && m.wokeNow == 0:
-			return dimStyle.Render(fit("· no release yet; "+says, w))
+			return dimStyle.Render(fit(fmt.Sprintf(t.NoRelease, says), w))
 		case m.wakes == 0 && m.wokeNow == 0:
-			n := fmt.Sprintf("%d releases", m.releases)
+			n := fmt.Sprintf(t.Releases, m.releases)
 			if m.releases == 1 {
-				n = "1 release"
+				n = t.Release
 			}
-			return dimStyle.Render(fit("· "+n+", nobody woken yet; "+says, w))
+			return dimStyle.Render(fit(fmt.Sprintf(t.NobodyWoken, n, says), w))
 		case m.releases == 0:
-			measured = "this release woke " + waiters(m.wokeNow)
+			measured = fmt.Sprintf(t.ThisReleaseWoke, waiters(m.wokeNow))
 		default:
-			measured = fmt.Sprintf("each release woke %.1f waiters (last %d)", float64(m.wakes)/float64(m.releases), m.lastWoken())
+			measured = fmt.Sprintf(t.EachReleaseWoke, float64(m.wakes)/float64(m.releases), m.lastWoken())
 		}
 		if x.Woken == scene.All {
 			// Every waiter is told: more than one, once more than one waited.
@@ -126,11 +126,11 @@ func (m Model) expectLine(w int) string {
 			ok = m.maxWoken <= x.Woken
 		}
 	case x.Holders > 0:
-		measured, says = fmt.Sprintf("at most %d held at once", m.maxHolders), x.HoldersSays
+		measured, says = fmt.Sprintf(t.AtMostHeld, m.maxHolders), x.HoldersSays
 	}
-	line := "✓ " + measured + "; " + says
+	line := "✓ " + fmt.Sprintf(t.Says, measured, says)
 	if !ok {
-		return pausedStyle.Render(fit("✗ "+measured+"; "+says, w))
+		return pausedStyle.Render(fit("✗ "+fmt.Sprintf(t.Says, measured, says), w))
 	}
 	return dimStyle.Render(fit(line, w))
 }
@@ -147,18 +147,19 @@ func (m Model) counters(w int) string {
 	if m.releases > 0 {
 		perRel = fmt.Sprintf("%.1f", float64(m.wakes)/float64(m.releases))
 	}
+	t := m.say()
 	type part struct {
 		text string
 		keep int // higher stays longer
 	}
 	parts := []part{
 		{fmt.Sprintf("%s %d", m.words.Acquired, m.acquired), 5},
-		{fmt.Sprintf("%s %s (last %d)", m.words.Woken, perRel, m.lastWoken()), 4},
-		{fmt.Sprintf("req %d (%s/%s)", m.requests, perAcq, m.words.PerAcq), 3},
-		{fmt.Sprintf("notified %d", m.notified), 1},
+		{fmt.Sprintf(t.Woken, m.words.Woken, perRel, m.lastWoken()), 4},
+		{fmt.Sprintf(t.Requests, m.requests, perAcq, m.words.PerAcq), 3},
+		{fmt.Sprintf(t.NotifiedN, m.notified), 1},
 	}
 	if !m.chapter.Watch { // in 01 nobody competes: nothing is wasted
-		parts = append(parts[:3], part{fmt.Sprintf("wasted %d", m.wasted), 2}, parts[3])
+		parts = append(parts[:3], part{fmt.Sprintf(t.WastedN, m.wasted), 2}, parts[3])
 	}
 	for drop := 0; ; drop++ {
 		var kept []string
@@ -168,7 +169,7 @@ func (m Model) counters(w int) string {
 			}
 		}
 		line := strings.Join(kept, " · ")
-		if utf8.RuneCountInString(line) <= w || len(kept) <= 1 {
+		if ansi.StringWidth(line) <= w || len(kept) <= 1 {
 			return fit(line, w)
 		}
 	}
@@ -190,19 +191,13 @@ func (m Model) statusLine() string {
 	return ""
 }
 
-// fit cuts s to at most w runes (the views only use single-width runes).
+// fit cuts s to at most w terminal cells: a CJK character takes two, so
+// a Chinese line is measured as the terminal draws it, never by len().
 func fit(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	if utf8.RuneCountInString(s) <= w {
-		return s
-	}
-	r := []rune(s)
-	if w == 1 {
-		return "…"
-	}
-	return string(r[:w-1]) + "…"
+	return ansi.Truncate(s, w, "…")
 }
 
 // pad fills a plain or styled line with spaces up to w columns.
@@ -214,20 +209,6 @@ func pad(s string, w int) string {
 	return s + strings.Repeat(" ", w-n)
 }
 
-// visibleWidth counts runes outside ANSI escape sequences.
-func visibleWidth(s string) int {
-	n, esc := 0, false
-	for _, r := range s {
-		switch {
-		case esc:
-			if r >= '@' && r <= '~' && r != '[' {
-				esc = false
-			}
-		case r == '\x1b':
-			esc = true
-		default:
-			n++
-		}
-	}
-	return n
-}
+// visibleWidth is the cells s takes on the terminal, ANSI escape
+// sequences left out and a CJK character counted as two.
+func visibleWidth(s string) int { return ansi.StringWidth(s) }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"unicode/utf8"
 )
 
 // workersView is the WORKERS panel: one row per worker with its state,
@@ -14,14 +13,15 @@ func (m Model) workersView(w, h int) []string {
 	lines := make([]string, 0, h)
 	showWatch := w >= 60
 	nameW, stateW := m.columns()
-	head := fmt.Sprintf("  %-*s %-*s", nameW, strings.ToUpper(m.words.Worker)+"S", stateW, "state")
+	t := m.say()
+	head := "  " + pad(fmt.Sprintf(t.Workers, strings.ToUpper(m.words.Worker)), nameW) + " " + pad(t.State, stateW)
 	if showWatch {
-		head += fmt.Sprintf(" %-17s", "watches")
+		head += " " + pad(t.Watches, 17)
 	}
 	// The first counter is named as the counters line names it: acq, or
 	// writes (01), terms (07).
-	acqW := max(3, utf8.RuneCountInString(m.words.Acquired))
-	head += fmt.Sprintf(" %*s  req ntf wst", acqW, m.words.Acquired)
+	acqW := max(3, visibleWidth(m.words.Acquired))
+	head += " " + strings.Repeat(" ", acqW-visibleWidth(m.words.Acquired)) + m.words.Acquired + t.Columns
 	lines = append(lines, titleStyle.Render(fit(head, w)))
 
 	rows := h - 1
@@ -38,7 +38,7 @@ func (m Model) workersView(w, h int) []string {
 	}
 	for i := start; i < len(m.order) && len(lines) < h; i++ {
 		if len(lines) == h-1 && i < len(m.order)-1 {
-			lines = append(lines, dimStyle.Render(fmt.Sprintf("  … %d more", len(m.order)-i)))
+			lines = append(lines, dimStyle.Render("  "+fmt.Sprintf(t.More, len(m.order)-i)))
 			break
 		}
 		wk := m.workers[m.order[i]]
@@ -73,9 +73,9 @@ func (m Model) workersView(w, h int) []string {
 			watch = " " + pad(fit(strings.Join(ns, ","), 17), 17)
 		}
 		name := fit(wk.name, nameW)
-		counters := fmt.Sprintf(" %*d %4d %3d %3d", acqW, wk.acquired, wk.requests, wk.notified, wk.wasted)
+		counters := fmt.Sprintf(" %*d"+t.Counters, acqW, wk.acquired, wk.requests, wk.notified, wk.wasted)
 		row := cursor + pad(name, nameW) + " " + style.Render(pad(fit(state, stateW), stateW)) + watch + counters
-		if flashing && wk.lastNotice != "" && w >= 39+nameW+stateW+len(wk.lastNotice) {
+		if flashing && wk.lastNotice != "" && w >= visibleWidth(row)+1+len(wk.lastNotice) {
 			row += " " + wk.lastNotice
 		}
 		if wk.name == sel {
@@ -97,9 +97,9 @@ func (m Model) columns() (nameW, stateW int) {
 	for _, n := range m.order {
 		nameW = max(nameW, len(n))
 	}
-	stateW = len("expired")
+	stateW = visibleWidth(m.say().Expired)
 	for _, l := range []string{m.words.Idle, m.words.Requesting, m.words.Waiting, m.words.Holding, m.words.Notified} {
-		stateW = max(stateW, utf8.RuneCountInString(l))
+		stateW = max(stateW, visibleWidth(l))
 	}
 	return min(nameW, 14), min(stateW, 12)
 }
@@ -107,7 +107,7 @@ func (m Model) columns() (nameW, stateW int) {
 // workersWidth is the width of a row without the watches column.
 func (m Model) workersWidth() int {
 	nameW, stateW := m.columns()
-	return 2 + nameW + 1 + stateW + 1 + max(3, utf8.RuneCountInString(m.words.Acquired)) + len("  req ntf wst")
+	return 2 + nameW + 1 + stateW + 1 + max(3, visibleWidth(m.words.Acquired)) + visibleWidth(m.say().Columns)
 }
 
 func lastElem(p string) string {

@@ -110,12 +110,17 @@ type Chapter struct {
 	Lesson string `json:"lesson"`
 }
 
-// Step is the staged hints of one TODO(workshop) stub: the skeleton says
-// what the step must achieve; these say which calls, and why.
+// Step is one TODO(workshop) stub: its goal and what must hold once it is
+// written, in both languages (the runner shows them for the stub the
+// learner is on), and its staged hints, which say which calls, and why.
+// Goal.EN is the stub's own message, word for word (a test keeps the two
+// in step).
 type Step struct {
 	Chapter string `json:"chapter"`
 	// Todo is how the stub's message starts, after "TODO(workshop): ".
 	Todo  string `json:"todo"`
+	Goal  Text   `json:"goal"`
+	Holds Text   `json:"holds"`
 	Hints Hints  `json:"hints"`
 }
 
@@ -168,6 +173,9 @@ func Parse(b []byte) (*Table, error) {
 	for _, s := range t.Steps {
 		if len(s.Hints.EN) != 3 || len(s.Hints.ZH) != 3 {
 			return nil, fmt.Errorf("hint: step %s %q: want 3 hints in en and zh", s.Chapter, s.Todo)
+		}
+		if s.Goal.EN == "" || s.Goal.ZH == "" || s.Holds.EN == "" || s.Holds.ZH == "" {
+			return nil, fmt.Errorf("hint: step %s %q: want its goal and what must hold in en and zh", s.Chapter, s.Todo)
 		}
 	}
 	return &t, nil

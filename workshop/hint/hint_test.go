@@ -72,12 +72,15 @@ func TestTheGuideTableIsTheHintData(t *testing.T) {
 }
 
 // TestEveryStubHasItsHints: each TODO(workshop) of every exercise file has
-// its staged hints (the skeleton states the goal; the hints say how).
+// its row in the steps table (its goal, what must hold, its staged hints),
+// whose English goal is the stub's message word for word; and every row
+// has its stub. When a skeleton changes, this test names the row to add,
+// fix or remove in hints.json.
 func TestEveryStubHasItsHints(t *testing.T) {
 	table := hint.MustLoad()
 	files, _ := filepath.Glob(filepath.Join(root, "[0-9][0-9]-*", "*", "*_workshop.go"))
-	stub := regexp.MustCompile(`panic\("(TODO\(workshop\): [^"]*)"\)`)
-	n := 0
+	stub := regexp.MustCompile(`panic\("TODO\(workshop\): ([^"]*)"\)`)
+	used := map[*hint.Step]bool{}
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
@@ -85,13 +88,24 @@ func TestEveryStubHasItsHints(t *testing.T) {
 		}
 		ch := filepath.Base(filepath.Dir(filepath.Dir(f)))[:2]
 		for _, m := range stub.FindAllStringSubmatch(string(b), -1) {
-			n++
-			if table.StepOf(ch, m[1]) == nil {
-				t.Errorf("%s: no hints for %q", f, m[1])
+			s := table.StepOf(ch, m[1])
+			switch {
+			case s == nil:
+				t.Errorf("%s: no row in workshop/hint/hints.json's steps for chapter %s's stub %q: add one (todo, goal, holds, hints)", f, ch, m[1])
+			case s.Goal.EN != m[1]:
+				t.Errorf("%s: the row %s %q says the goal is\n\t%q\nbut the stub says\n\t%q\nmake the row's goal.en (and goal.zh) say what the stub says", f, ch, s.Todo, s.Goal.EN, m[1])
+			}
+			if s != nil {
+				used[s] = true
 			}
 		}
 	}
-	if n == 0 {
+	if len(used) == 0 {
 		t.Fatal("found no stubs")
+	}
+	for i := range table.Steps {
+		if s := &table.Steps[i]; !used[s] {
+			t.Errorf("workshop/hint/hints.json: the row %s %q has no stub in chapter %s's exercise files: remove it, or rename it after its stub", s.Chapter, s.Todo, s.Chapter)
+		}
 	}
 }

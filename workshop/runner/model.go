@@ -10,6 +10,7 @@ package runner
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -454,7 +455,7 @@ func (m Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		}
 	case "v":
 		if m.env != nil {
-			return m, tea.ExecProcess(m.env.Visual(ch), func(err error) tea.Msg { return ExecDone{err} })
+			return m, tea.ExecProcess(m.inLang(m.env.Visual(ch)), func(err error) tea.Msg { return ExecDone{err} })
 		}
 	case "p":
 		cs := m.verdict(ch)
@@ -531,7 +532,23 @@ func (m Model) replay(ch string) tea.Cmd {
 	if m.env == nil || len(rd.Replays) == 0 {
 		return nil
 	}
-	return tea.ExecProcess(m.env.Replay(rd.Replays[0]), func(err error) tea.Msg { return ExecDone{err} })
+	return tea.ExecProcess(m.inLang(m.env.Replay(rd.Replays[0])), func(err error) tea.Msg { return ExecDone{err} })
+}
+
+// LangEnv names the variable that tells a program the runner starts (the
+// visualizer) the learner's language: it opens in Chinese after l.
+const LangEnv = "LOCKSTEP_LANG"
+
+// inLang gives c the runner's language in LangEnv.
+func (m Model) inLang(c *exec.Cmd) *exec.Cmd {
+	if c == nil {
+		return nil
+	}
+	if c.Env == nil {
+		c.Env = os.Environ()
+	}
+	c.Env = append(c.Env, LangEnv+"="+m.lang)
+	return c
 }
 
 // note is a line of news under the list: the news, and a tip (a key to

@@ -228,6 +228,8 @@ func TestGoldenFrames(t *testing.T) {
 		{"list 80x24", "en", nil},
 		{"herd with two hints 80x24", "en", []string{"down", "down", "h", "h"}},
 		{"herd with a hint in Chinese 80x24", "zh", []string{"down", "down", "h"}},
+		{"a step's goal and what must hold 80x24", "en", []string{"down", "down", "down"}},
+		{"a step's goal and what must hold in Chinese 80x24", "zh", []string{"down", "down", "down", "h"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tm := teatest.NewTestModel(t, update(newModel(t, nil, c.lang), progress...), teatest.WithInitialTermSize(80, 24))

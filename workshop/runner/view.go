@@ -96,8 +96,12 @@ func (m Model) View() string {
 	if cs := m.verdict(ch); cs != nil {
 		switch {
 		case cs.Kind == course.Todo:
-			b.WriteString(wrap(cs.Todo, w) + "\n")
-			if s := m.table.StepOf(ch, cs.Todo); s != nil {
+			s := m.table.StepOf(ch, cs.Todo)
+			if s == nil {
+				b.WriteString(wrap(cs.Todo, w) + "\n")
+			} else {
+				b.WriteString(wrap(fmt.Sprintf(t.Goal, s.Goal.In(m.lang)), w) + "\n")
+				b.WriteString(dimStyle.Render(wrap(fmt.Sprintf(t.Holds, s.Holds.In(m.lang)), w)) + "\n")
 				for i := 0; i < m.hints[ch] && i < s.Stages(); i++ {
 					b.WriteString(hintStyle.Render(wrap(fmt.Sprintf(t.Hint, i+1, s.Stages(), s.Hint(i, m.lang)), w)) + "\n")
 				}

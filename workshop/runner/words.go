@@ -10,6 +10,9 @@ type Texts struct {
 	Running, LastRun, Untouched, NotChecked, Changed, ChangedEnter, Passing,
 	LessonPasses, FullNotRun, ToWrite, NoBuild, Failing string
 	Tiers [4]string // course.Tier's: lesson, full suite, custom, recording
+	// The step the learner is on: its goal and what must hold afterwards
+	// (hints.json's steps).
+	Goal, Holds string
 	// The diff.
 	DiffFooter string
 	// The news under the list, and its tips.
@@ -23,6 +26,8 @@ type Texts struct {
 	// pointer to the next hint.
 	VerdictPass, VerdictTodo, VerdictNoBuild, VerdictMistake, VerdictFailing, VerdictNone,
 	TimeLesson, TimeFull, HintNext, HintLast string
+	// --hint's own lines (scripts/exercise NN --hint).
+	HintNoRun, HintChanged, HintPasses, HintStep, HintNoStep, HintNoMatch, HintGone string
 }
 
 var english = Texts{
@@ -35,6 +40,7 @@ var english = Texts{
 	LessonPasses: "lesson passes", FullNotRun: " · full suite not run (f)", ToWrite: "to write: %s",
 	NoBuild: "does not compile", Failing: "failing: %s",
 	Tiers: [4]string{"lesson", "full suite", "custom", "recording"},
+	Goal:  "goal: %s", Holds: "what must hold afterwards: %s",
 
 	DiffFooter: "the reference against your file · lines %d-%d of %d · ↑↓ pgup pgdn scroll · esc back",
 
@@ -71,7 +77,7 @@ var english = Texts{
 	HintsAgain:     "h starts again at hint 1",
 
 	VerdictPass:    "exercise %s: PASS — your lock passes every test of the chapter%s",
-	VerdictTodo:    "exercise %s: %s still to write → %s",
+	VerdictTodo:    "exercise %s: %s still to write → TODO(workshop): %s",
 	VerdictNoBuild: "exercise %s: FAIL — it does not compile: %s",
 	VerdictMistake: "exercise %s: FAIL — %s (%s)%s · a hint: scripts/exercise %s --hint",
 	VerdictFailing: "exercise %s: FAIL — %s: %s%s · see it happen: make exercise CH=%s VISUAL=1",
@@ -80,6 +86,13 @@ var english = Texts{
 	TimeFull:       "full suite %s",
 	HintNext:       "(the next one: scripts/exercise %s --hint; the first again: scripts/exercise %s --hint 1)",
 	HintLast:       "(the last one; the first again: scripts/exercise %s --hint 1)",
+	HintNoRun:      "exercise %s: no run yet: scripts/exercise %s first",
+	HintChanged:    "exercise %s: %s changed since its last check: scripts/exercise %s first",
+	HintPasses:     "exercise %s: it passes (%s): no hint needed",
+	HintStep:       "%s still to write: %s",
+	HintNoStep:     "exercise %s: %s is still to write: %s\nThe comment above it in the exercise file says what it must achieve.",
+	HintNoMatch:    "exercise %s: the last check (%s) matched no known mistake: read its first failure",
+	HintGone:       "exercise %s: no hints for %q any more: run the check again",
 
 	Done: "Every chapter passes.\n\nYou wrote a ZooKeeper lock from the naive retry loop to the semaphore:\nthe queue, the rules, the re-entry, the election. Run the visualizer on\nyour own locks (v on a chapter) and compare with the READMEs' numbers.\n\nesc back to the list · q quit",
 }
@@ -94,6 +107,7 @@ var chinese = Texts{
 	LessonPasses: "本课测试通过", FullNotRun: " · 完整测试未运行（f）", ToWrite: "待完成：%s",
 	NoBuild: "无法编译", Failing: "未通过：%s",
 	Tiers: [4]string{"本课测试", "完整测试", "自定义测试", "录制"},
+	Goal:  "目标：%s", Holds: "完成后必须成立：%s",
 
 	DiffFooter: "参考实现与你的文件的对比 · 第 %d-%d 行，共 %d 行 · ↑↓ pgup pgdn 滚动 · esc 返回",
 
@@ -139,6 +153,13 @@ var chinese = Texts{
 	TimeFull:       "完整测试 %s",
 	HintNext:       "（下一条：scripts/exercise %s --hint；从第一条重新开始：scripts/exercise %s --hint 1）",
 	HintLast:       "（这是最后一条；从第一条重新开始：scripts/exercise %s --hint 1）",
+	HintNoRun:      "练习 %s：还没有运行过：请先运行 scripts/exercise %s",
+	HintChanged:    "练习 %s：%s 在上次检查后有改动：请先运行 scripts/exercise %s",
+	HintPasses:     "练习 %s：已经通过（%s）：不需要提示",
+	HintStep:       "%s 还没写：%s",
+	HintNoStep:     "练习 %s：%s 还没写：%s\n练习文件里它上方的注释说明了它要做到什么。",
+	HintNoMatch:    "练习 %s：上次检查（%s）没有匹配到已知的错误：请阅读第一个失败",
+	HintGone:       "练习 %s：%q 已经没有提示了：请重新运行检查",
 
 	Done: "所有章节都通过了。\n\n你亲手写出了 ZooKeeper 锁：从简单的重试循环到信号量，\n包括队列、规则、重入和选举。可以在列表里按 v 用可视化工具\n观察你自己的锁，并和各章 README 里的数字比较。\n\nesc 返回列表 · q 退出",
 }

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"os/exec"
 	"reflect"
 	"regexp"
 	"slices"
@@ -51,5 +52,19 @@ func TestLShowsTheRunnersOwnTextInChinese(t *testing.T) {
 	m = update(m, key("l"))
 	if !strings.Contains(m.Status("04"), "正在运行完整测试") {
 		t.Errorf("the running state in Chinese: %q", m.Status("04"))
+	}
+}
+
+// v and p start the visualizer in the runner's language: after l, it
+// opens in Chinese (LOCKSTEP_LANG, which the visualizer reads).
+func TestTheVisualizerOpensInTheRunnersLanguage(t *testing.T) {
+	m := update(newModel(t, &fakeEnv{}, "en"), key("l"))
+	c := m.inLang(exec.Command("true"))
+	if !slices.Contains(c.Env, LangEnv+"=zh") {
+		t.Errorf("after l, the visualizer's command has no %s=zh", LangEnv)
+	}
+	c = update(m, key("l")).inLang(exec.Command("true"))
+	if !slices.Contains(c.Env, LangEnv+"=en") {
+		t.Errorf("after l again, the visualizer's command has no %s=en", LangEnv)
 	}
 }
