@@ -53,7 +53,7 @@ func TestBothFrontPagesMapEveryChapter(t *testing.T) {
 			mapped := mappedChapters(text)
 			for _, ch := range all {
 				if !slices.Contains(mapped, ch) {
-					t.Errorf("%s: chapter %s has no row in the course map (a table row linking %s/README.md)", page, ch, ch)
+					t.Errorf("%s: chapter %s has no row in the course map (a table row linking %s/README.md, or README.zh-CN.md on the Chinese page)", page, ch, ch)
 				}
 			}
 			if !slices.IsSorted(mapped) {
@@ -137,7 +137,7 @@ type mapRow struct {
 	last    string // the last column
 }
 
-var rowChapterLink = regexp.MustCompile(`^\|\s*\[([0-9]{2}-[a-z0-9-]+)\]\(([0-9]{2}-[a-z0-9-]+)/(?:README\.md)?\)`)
+var rowChapterLink = regexp.MustCompile(`^\|\s*\[([0-9]{2}-[a-z0-9-]+)\]\(([0-9]{2}-[a-z0-9-]+)/(?:README(?:\.zh-CN)?\.md)?\)`)
 
 // mapRows are the table rows whose first cell links a chapter.
 func mapRows(text string) []mapRow {
