@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -293,7 +295,8 @@ func TestReentryAfterSessionExpiryReportsTheLoss(t *testing.T) {
 	connS, proxy := seqlocktest.SessionViaProxy(t, sessionTimeout)
 	conn := connS.Conn()
 	adminS, admin := seqlocktest.SessionConn(t)
-	holder := newMutex(t, connS, dir)
+	var said infoLog
+	holder := newMutex(t, connS, dir, seqlock.WithObserver(said.observe))
 	other := newMutex(t, adminS, dir)
 	ctx := zktest.Context(t)
 
@@ -325,6 +328,7 @@ func TestReentryAfterSessionExpiryReportsTheLoss(t *testing.T) {
 	if got := holder.Depth(); got != 2 {
 		t.Fatalf("Depth = %d after a refused re-entry, want 2 (unchanged)", got)
 	}
+	said.mustHaveSaid(t, "re-entry refused at depth 2: ")
 	// Each level of the nested critical section learns it was not protected.
 	for depth := 2; depth >= 1; depth-- {
 		if err := holder.Unlock(ctx); !errors.Is(err, reentrant.ErrLost) {
@@ -334,6 +338,7 @@ func TestReentryAfterSessionExpiryReportsTheLoss(t *testing.T) {
 	if err := holder.Unlock(ctx); !errors.Is(err, reentrant.ErrNotHeld) {
 		t.Fatalf("Unlock after the last one = %v, want ErrNotHeld", err)
 	}
+	said.mustHaveSaid(t, "left depth 2 of a lost lock")
 	if got := other.Depth(); got != 1 {
 		t.Fatalf("the new holder's Depth = %d, want 1", got)
 	}
@@ -597,4 +602,57 @@ func ExampleMutex() {
 	// job unlocks again: seqlock: not held
 	// other tries again: <nil>
 	// other unlocks: <nil>
+}
+
+// infoLog keeps what a Mutex tells its observer as Info: the timeline of
+// the demos and the visualizer, where a learner sees the depth move.
+type infoLog struct {
+	mu   sync.Mutex
+	said []string
+}
+
+func (l *infoLog) observe(e event.Event) {
+	if e.Kind == event.Info {
+		l.mu.Lock()
+		l.said = append(l.said, e.Detail)
+		l.mu.Unlock()
+	}
+}
+
+func (l *infoLog) lines() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.said)
+}
+
+func (l *infoLog) mustHaveSaid(t testing.TB, prefix string) {
+	t.Helper()
+	for _, s := range l.lines() {
+		if strings.HasPrefix(s, prefix) {
+			return
+		}
+	}
+	t.Fatalf("the Mutex never said %q…; it said %q", prefix, l.lines())
+}
+
+// TestTheTimelineTellsEachDepth: each re-entry and each inner Unlock says
+// the depth it leaves the Mutex at, as the demos and the visualizer show it.
+func TestTheTimelineTellsEachDepth(t *testing.T) {
+	ctx := zktest.Context(t)
+	var said infoLog
+	m := newMutex(t, seqlocktest.Session(t), zktest.Root(t)+"/lock", seqlock.WithObserver(said.observe))
+	for range 3 {
+		if err := m.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 3 {
+		if err := m.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{"re-entered, depth 2", "re-entered, depth 3", "left depth 3, still held at depth 2", "left depth 2, still held at depth 1"}
+	if got := said.lines(); !slices.Equal(got, want) {
+		t.Fatalf("the Mutex said %q, want %q", got, want)
+	}
 }
