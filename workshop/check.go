@@ -20,12 +20,7 @@ import (
 // exit status.
 func check(ctx context.Context, w io.Writer, root, ch, from string, solution bool, args []string, lang string) int {
 	table := hint.MustLoad()
-	all, err := course.Discover(root)
-	if err != nil {
-		fmt.Fprintln(w, "exercise:", err)
-		return 2
-	}
-	ex, err := course.Find(all, ch)
+	all, ex, err := findExercise(root, ch)
 	if err != nil {
 		fmt.Fprintln(w, "exercise:", err)
 		return 2
@@ -115,12 +110,7 @@ func nextHint(w io.Writer, root, ch string, stage int, lang string) int {
 		fmt.Fprintln(w, "exercise:", err)
 		return 2
 	}
-	all, err := course.Discover(root)
-	if err != nil {
-		fmt.Fprintln(w, "exercise:", err)
-		return 2
-	}
-	ex, err := course.Find(all, ch)
+	_, ex, err := findExercise(root, ch)
 	if err != nil {
 		fmt.Fprintln(w, "exercise:", err)
 		return 2
@@ -216,4 +206,14 @@ func language(flagValue, saved string) string {
 		}
 	}
 	return "en"
+}
+
+// findExercise is every exercise under root and chapter ch's among them.
+func findExercise(root, ch string) ([]course.Exercise, course.Exercise, error) {
+	all, err := course.Discover(root)
+	if err != nil {
+		return nil, course.Exercise{}, err
+	}
+	ex, err := course.Find(all, ch)
+	return all, ex, err
 }
