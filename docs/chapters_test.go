@@ -21,6 +21,9 @@ import (
 // zhSummary starts the Chinese paragraph under each chapter's title.
 const zhSummary = "> **中文摘要**："
 
+// languageLine links an English chapter README to its Chinese lesson.
+const languageLine = "English · [中文](README.zh-CN.md)"
+
 var chapterDir = regexp.MustCompile(`^[0-9]{2}-[a-z0-9-]+$`)
 
 // chapters returns the NN-name directories at the root, in order.
@@ -193,6 +196,13 @@ func checkSummary(text string) error {
 	i := 1
 	for i < len(lines) && strings.TrimSpace(lines[i]) == "" {
 		i++
+	}
+	// A chapter with a Chinese lesson links it on the line under the title.
+	if i < len(lines) && lines[i] == languageLine {
+		i++
+		for i < len(lines) && strings.TrimSpace(lines[i]) == "" {
+			i++
+		}
 	}
 	if i == len(lines) || !strings.HasPrefix(lines[i], zhSummary) {
 		return fmt.Errorf("the first paragraph under the title should be the Chinese summary, starting %q (one paragraph: what the chapter teaches, its flaw and the test that proves it)", zhSummary)
