@@ -240,24 +240,10 @@ const (
 	switchToEn     = "[English](README.md) · 中文"
 )
 
-// notYetInChinese are the chapters whose lesson is still English only: the
-// course's open debt to its Chinese readers (issue 24), listed here so that
-// it can only shrink. A chapter not on it must have its Chinese lesson; a
-// chapter on it that has one must come off it.
-var notYetInChinese = []string{
-	"01-watch", "02-naive-lock", "03-watch-lock",
-}
-
 func TestEveryChapterHasAChineseLesson(t *testing.T) {
 	for _, ch := range chapters(t) {
-		_, err := os.Stat(filepath.Join("..", ch, "README.zh-CN.md"))
-		switch owed := slices.Contains(notYetInChinese, ch); {
-		case err != nil && !owed:
+		if _, err := os.Stat(filepath.Join("..", ch, "README.zh-CN.md")); err != nil {
 			t.Errorf("%s has no Chinese lesson: write %s/README.zh-CN.md (the English README, in Chinese, kept in step by TestChineseLessonsKeepInStepWithTheEnglish)", ch, ch)
-		case err == nil && owed:
-			t.Errorf("%s has its Chinese lesson now: take it off notYetInChinese", ch)
-		case owed:
-			t.Logf("%s: no Chinese lesson yet (notYetInChinese)", ch)
 		}
 	}
 }
