@@ -45,9 +45,9 @@ type Hold struct {
 // the Children reply carries the directory's Stat.
 func (q *Queue) hold(node string, session, pzxid int64) *Hold {
 	h := &Hold{q: q, node: node, token: pzxid, session: session, lost: make(chan struct{})}
-	q.opts.observer.Emit(event.Event{Lock: q.dir, Kind: event.Acquired, Node: node, Token: h.token})
+	q.opts.Observer.Emit(event.Event{Lock: q.dir, Kind: event.Acquired, Node: node, Token: h.token})
 	h.expired, h.silent = q.s.watch(session)
-	if q.opts.noDisconnectCheck {
+	if q.opts.NoDisconnectCheck {
 		h.silent = nil // lost only when the session is known to be over
 	}
 	h.listen()
