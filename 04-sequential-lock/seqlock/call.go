@@ -20,10 +20,6 @@ import (
 // Queue.create, which cleans up after itself.
 func call[T any](ctx context.Context, f func() (T, error)) (T, error) { return zkcall.Do(ctx, f) }
 
-// Call is call for chapters that send requests of their own beside the
-// core's (07's Leader and Observe read the directory themselves).
-func Call[T any](ctx context.Context, f func() (T, error)) (T, error) { return zkcall.Do(ctx, f) }
-
 // retry is call for reads: if the connection drops under the read, it is
 // sent again as long as the client is still in the same session — our node,
 // and our place in the queue, are still there, so there is no reason to
