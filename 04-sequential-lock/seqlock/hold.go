@@ -10,6 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/zkcall"
 )
 
 // A Hold is one acquisition, from Acquire to Release. While it lasts, its
@@ -145,7 +146,7 @@ func (h *Hold) Release(ctx context.Context) error {
 		err = nil
 	case q.conn.SessionID() != h.session:
 		h.lose("our session was gone at Unlock")
-	case errors.Is(err, zk.ErrConnectionClosed) && closed(ctx, q.conn):
+	case errors.Is(err, zk.ErrConnectionClosed) && zkcall.Closed(ctx, q.conn):
 		h.lose("the conn was closed: our session, and our node with it, are gone")
 		err = nil
 	}
