@@ -28,14 +28,14 @@ import (
 	"syscall"
 	"time"
 
-	watch "github.com/lockstep-zk/lockstep/01-watch/scene"
-	naivelock "github.com/lockstep-zk/lockstep/02-naive-lock/scene"
-	watchlock "github.com/lockstep-zk/lockstep/03-watch-lock/scene"
-	seqlock "github.com/lockstep-zk/lockstep/04-sequential-lock/scene"
-	rwlock "github.com/lockstep-zk/lockstep/05-rwlock/scene"
-	reentrant "github.com/lockstep-zk/lockstep/06-reentrant/scene"
-	leader "github.com/lockstep-zk/lockstep/07-leader/scene"
-	semaphore "github.com/lockstep-zk/lockstep/09-semaphore/scene"
+	watchscene "github.com/lockstep-zk/lockstep/01-watch/scene"
+	naivelockscene "github.com/lockstep-zk/lockstep/02-naive-lock/scene"
+	watchlockscene "github.com/lockstep-zk/lockstep/03-watch-lock/scene"
+	seqlockscene "github.com/lockstep-zk/lockstep/04-sequential-lock/scene"
+	rwlockscene "github.com/lockstep-zk/lockstep/05-rwlock/scene"
+	reentrantscene "github.com/lockstep-zk/lockstep/06-reentrant/scene"
+	leaderscene "github.com/lockstep-zk/lockstep/07-leader/scene"
+	semaphorescene "github.com/lockstep-zk/lockstep/09-semaphore/scene"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/scene"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
@@ -48,14 +48,14 @@ import (
 // way 04-sequential-lock/scene does, and adds one line here (09 did).
 func scenes(persistent bool) []scene.Scene {
 	return []scene.Scene{
-		watch.New(),
-		naivelock.New(persistent),
-		watchlock.New(),
-		seqlock.New(),
-		rwlock.New(),
-		reentrant.New(),
-		leader.New(),
-		semaphore.New(),
+		watchscene.New(),
+		naivelockscene.New(persistent),
+		watchlockscene.New(),
+		seqlockscene.New(),
+		rwlockscene.New(),
+		reentrantscene.New(),
+		leaderscene.New(),
+		semaphorescene.New(),
 	}
 }
 

@@ -2,8 +2,6 @@ package seqlock
 
 import (
 	"context"
-	"errors"
-	"time"
 
 	"github.com/go-zookeeper/zk"
 
@@ -20,21 +18,16 @@ import (
 // Queue.create, which cleans up after itself.
 func call[T any](ctx context.Context, f func() (T, error)) (T, error) { return zkcall.Do(ctx, f) }
 
-// Call is call for chapters that send requests of their own beside the
-// core's (07's Leader and Observe read the directory themselves).
-func Call[T any](ctx context.Context, f func() (T, error)) (T, error) { return zkcall.Do(ctx, f) }
-
 // retry is call for reads: if the connection drops under the read, it is
 // sent again as long as the client is still in the same session — our node,
 // and our place in the queue, are still there, so there is no reason to
-// give up. (go-zookeeper queues the new request until it has reconnected;
-// while it cycles through the servers it fails queued ones with ErrNoServer.)
+// give up (internal/zkcall.Retry).
 func retry[A, B any](ctx context.Context, conn *zk.Conn, session int64, f func() (A, B, error)) (A, B, error) {
 	type pair struct {
 		a A
 		b B
 	}
-	p, err := retryCall(ctx, conn, session, func() (pair, error) { a, b, err := f(); return pair{a, b}, err })
+	p, err := zkcall.Retry(ctx, conn, session, func() (pair, error) { a, b, err := f(); return pair{a, b}, err })
 	return p.a, p.b, err
 }
 
@@ -44,36 +37,6 @@ func retry3[A, B, C any](ctx context.Context, conn *zk.Conn, session int64, f fu
 		b B
 		c C
 	}
-	t, err := retryCall(ctx, conn, session, func() (triple, error) { a, b, c, err := f(); return triple{a, b, c}, err })
+	t, err := zkcall.Retry(ctx, conn, session, func() (triple, error) { a, b, c, err := f(); return triple{a, b, c}, err })
 	return t.a, t.b, t.c, err
-}
-
-func retryCall[T any](ctx context.Context, conn *zk.Conn, session int64, f func() (T, error)) (T, error) {
-	for {
-		v, err := call(ctx, f)
-		dropped := errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer)
-		if !dropped || session == 0 || conn.SessionID() != session || closed(ctx, conn) {
-			if cerr := ctx.Err(); dropped && cerr != nil {
-				return v, cerr // the caller gave up while the connection was down
-			}
-			return v, err
-		}
-	}
-}
-
-// closed tells a conn that was closed from one that is reconnecting: both
-// fail requests with ErrConnectionClosed, but only a closed one stays
-// StateDisconnected; a live one is StateConnecting again within moments.
-func closed(ctx context.Context, conn *zk.Conn) bool {
-	for range 4 {
-		select {
-		case <-ctx.Done():
-			return true
-		case <-time.After(50 * time.Millisecond):
-		}
-		if conn.State() != zk.StateDisconnected {
-			return false
-		}
-	}
-	return true
 }

@@ -79,7 +79,7 @@ func (q *Queue) createDir(ctx context.Context) error {
 	for p, i := q.dir, 0; ; i++ {
 		q.emit(event.Request, "create", p, "container")
 		_, err := call(ctx, func() (string, error) {
-			return q.conn.CreateContainer(p, nil, zk.FlagContainer, q.opts.acl)
+			return q.conn.CreateContainer(p, nil, zk.FlagContainer, q.opts.ACL)
 		})
 		switch {
 		case err == nil || errors.Is(err, zk.ErrNodeExists):

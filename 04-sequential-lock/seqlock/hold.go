@@ -10,6 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/zkcall"
 )
 
 // A Hold is one acquisition, from Acquire to Release. While it lasts, its
@@ -45,9 +46,9 @@ type Hold struct {
 // the Children reply carries the directory's Stat.
 func (q *Queue) hold(node string, session, pzxid int64) *Hold {
 	h := &Hold{q: q, node: node, token: pzxid, session: session, lost: make(chan struct{})}
-	q.opts.observer.Emit(event.Event{Lock: q.dir, Kind: event.Acquired, Node: node, Token: h.token})
+	q.opts.Observer.Emit(event.Event{Lock: q.dir, Kind: event.Acquired, Node: node, Token: h.token})
 	h.expired, h.silent = q.s.watch(session)
-	if q.opts.noDisconnectCheck {
+	if q.opts.NoDisconnectCheck {
 		h.silent = nil // lost only when the session is known to be over
 	}
 	h.listen()
@@ -145,7 +146,7 @@ func (h *Hold) Release(ctx context.Context) error {
 		err = nil
 	case q.conn.SessionID() != h.session:
 		h.lose("our session was gone at Unlock")
-	case errors.Is(err, zk.ErrConnectionClosed) && closed(ctx, q.conn):
+	case errors.Is(err, zk.ErrConnectionClosed) && zkcall.Closed(ctx, q.conn):
 		h.lose("the conn was closed: our session, and our node with it, are gone")
 		err = nil
 	}

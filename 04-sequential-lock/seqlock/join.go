@@ -140,7 +140,7 @@ func (q *Queue) create(ctx context.Context, prefix string) (string, error) {
 		}
 	}
 	node, err := zkcall.Send(ctx, func() (string, error) {
-		return q.conn.Create(prefix, q.opts.data, zk.FlagEphemeral|zk.FlagSequence, q.opts.acl)
+		return q.conn.Create(prefix, q.opts.Data, zk.FlagEphemeral|zk.FlagSequence, q.opts.ACL)
 	}, cleanUp)
 	if cerr := ctx.Err(); err != nil && cerr != nil && errors.Is(err, cerr) {
 		select { // normally milliseconds; never wait long past ctx

@@ -29,7 +29,7 @@ func (q *Queue) sequenceOf(name string) (int64, bool) {
 		return 0, false
 	}
 	before := name[:len(name)-zkpath.SequenceDigits]
-	if !slices.ContainsFunc(q.opts.contenders, func(c string) bool { return strings.HasSuffix(before, c) }) {
+	if !slices.ContainsFunc(q.opts.Contenders, func(c string) bool { return strings.HasSuffix(before, c) }) {
 		return 0, false
 	}
 	return seq, true

@@ -65,11 +65,11 @@ func NewQueue(s *Session, dir, name string, rule Rule, opts ...Option) (*Queue, 
 	for _, o := range opts {
 		o(&q.opts)
 	}
-	if q.opts.acl == nil {
-		q.opts.acl = s.acl()
+	if q.opts.ACL == nil {
+		q.opts.ACL = s.acl()
 	}
-	if !slices.Contains(q.opts.contenders, name) {
-		q.opts.contenders = append(q.opts.contenders, name)
+	if !slices.Contains(q.opts.Contenders, name) {
+		q.opts.Contenders = append(q.opts.Contenders, name)
 	}
 	return q, nil
 }
@@ -126,7 +126,7 @@ func (q *Queue) Acquire(ctx context.Context, wait bool) (*Hold, error) {
 var errNodeGone = errors.New("seqlock: our node is gone")
 
 func (q *Queue) emit(kind event.Kind, op, node, detail string) {
-	q.opts.observer.Emit(event.Event{Lock: q.dir, Kind: kind, Op: op, Node: node, Detail: detail})
+	q.opts.Observer.Emit(event.Event{Lock: q.dir, Kind: kind, Op: op, Node: node, Detail: detail})
 }
 
 // sessionGone is errNodeGone if a request failed because our session

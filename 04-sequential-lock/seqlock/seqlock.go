@@ -139,7 +139,7 @@ func Participants(ctx context.Context, conn *zk.Conn, dir string) ([]Participant
 	if err := zkpath.Validate(dir); err != nil {
 		return nil, fmt.Errorf("seqlock: lock directory: %w", err)
 	}
-	q := &Queue{conn: conn, dir: dir, opts: options{contenders: []string{""}}}
+	q := &Queue{conn: conn, dir: dir, opts: options{Contenders: []string{""}}}
 	session := conn.SessionID()
 	names, _, err := retry(ctx, conn, session, func() ([]string, *zk.Stat, error) { return conn.Children(dir) })
 	if errors.Is(err, zk.ErrNoNode) {

@@ -33,6 +33,7 @@ import (
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/lockopt"
 )
 
 var (
@@ -91,7 +92,7 @@ func New(s *seqlock.Session, dir string, opts ...seqlock.Option) (*Mutex, error)
 	if err != nil {
 		return nil, err // a nil Session or a bad path: seqlock says which
 	}
-	return counted(lock, s.Conn(), dir, seqlock.ObserverOf(opts)), nil
+	return counted(lock, s.Conn(), dir, lockopt.Of(opts).Observer), nil
 }
 
 // counted puts a hold count on lock.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/lockopt"
 )
 
 // This file is the candidate's bookkeeping: one campaign or leadership at
@@ -62,7 +63,7 @@ func New(s *seqlock.Session, dir string, opts ...seqlock.Option) (*Election, err
 	if err != nil {
 		return nil, fmt.Errorf("leader: %w", err)
 	}
-	return &Election{s: s, conn: s.Conn(), dir: dir, q: q, opts: opts, obs: seqlock.ObserverOf(opts)}, nil
+	return &Election{s: s, conn: s.Conn(), dir: dir, q: q, opts: opts, obs: lockopt.Of(opts).Observer}, nil
 }
 
 // Campaign joins the election and blocks until this candidate leads, ctx

@@ -40,6 +40,7 @@ import (
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/zkcall"
 )
 
 // succession is the election's rule (step 2): the lowest node leads, and
@@ -124,41 +125,34 @@ func (e *Election) Observe(ctx context.Context) <-chan Leadership {
 // children watch, or an exists watch while the directory does not exist).
 // The queue is ordered as the candidates order it (Queue.Sorted).
 func (e *Election) lookup(ctx context.Context, watch bool) (Leadership, <-chan zk.Event, error) {
-	type listing struct {
-		children []string
-		stat     *zk.Stat
-		changed  <-chan zk.Event
-	}
+	conn := zkcall.Conn{Conn: e.conn} // each request below is one call with ctx
 	for {
 		e.emit(event.Event{Kind: event.Request, Op: "children", Node: e.dir})
-		ls, err := seqlock.Call(ctx, func() (listing, error) {
-			if !watch {
-				c, s, err := e.conn.Children(e.dir)
-				return listing{c, s, nil}, err
-			}
-			c, s, w, err := e.conn.ChildrenW(e.dir)
-			return listing{c, s, w}, err
-		})
+		var (
+			children []string
+			stat     *zk.Stat
+			changed  <-chan zk.Event
+			err      error
+		)
+		if watch {
+			children, stat, changed, err = conn.ChildrenW(ctx, e.dir)
+		} else {
+			children, stat, err = conn.Children(ctx, e.dir)
+		}
 		if errors.Is(err, zk.ErrNoNode) {
 			if !watch {
 				return Leadership{}, nil, ErrNoLeader
 			}
 			e.emit(event.Event{Kind: event.Request, Op: "exists", Node: e.dir})
-			ex, err := seqlock.Call(ctx, func() (listing, error) {
-				ok, _, w, err := e.conn.ExistsW(e.dir)
-				if ok {
-					w = nil // it was created meanwhile: list it again
-				}
-				return listing{changed: w}, err
-			})
+			ok, _, appears, err := conn.ExistsW(ctx, e.dir)
 			if err != nil {
 				return Leadership{}, nil, err
 			}
-			if ex.changed == nil {
-				continue
+			if ok {
+				continue // it was created meanwhile: list it again
 			}
 			e.emit(event.Event{Kind: event.WatchSet, Op: "exists", Node: e.dir})
-			return Leadership{}, ex.changed, ErrNoLeader
+			return Leadership{}, appears, ErrNoLeader
 		}
 		if err != nil {
 			return Leadership{}, nil, err
@@ -166,22 +160,19 @@ func (e *Election) lookup(ctx context.Context, watch bool) (Leadership, <-chan z
 		if watch {
 			e.emit(event.Event{Kind: event.WatchSet, Op: "children", Node: e.dir})
 		}
-		queue := e.q.Sorted(ls.children)
+		queue := e.q.Sorted(children)
 		if len(queue) == 0 {
-			return Leadership{}, ls.changed, ErrNoLeader
+			return Leadership{}, changed, ErrNoLeader
 		}
 		node := e.dir + "/" + queue[0].Name
 		e.emit(event.Event{Kind: event.Request, Op: "get", Node: node})
-		data, err := seqlock.Call(ctx, func() ([]byte, error) {
-			d, _, err := e.conn.Get(node)
-			return d, err
-		})
+		data, _, err := conn.Get(ctx, node)
 		if errors.Is(err, zk.ErrNoNode) {
 			continue // the leader left between our two reads: look again
 		}
 		if err != nil {
 			return Leadership{}, nil, err
 		}
-		return Leadership{Value: string(data), Node: node, Token: ls.stat.Pzxid}, ls.changed, nil
+		return Leadership{Value: string(data), Node: node, Token: stat.Pzxid}, changed, nil
 	}
 }

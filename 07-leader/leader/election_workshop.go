@@ -51,9 +51,10 @@ func (e *Election) Observe(ctx context.Context) <-chan Leadership {
 // lookup reads the lowest candidate node (order the children with
 // e.q.Sorted, as the candidates do) and its data; Token is the pzxid of
 // the listing. With watch, it also returns a channel that fires at the
-// next change of the directory. Honour ctx on every request
-// (seqlock.Call); if the leader leaves between the listing and the read of
-// its data, look again.
+// next change of the directory. Honour ctx on every request: send it
+// through zkcall.Conn{Conn: e.conn} (internal/zkcall), whose methods take
+// ctx (conn.ChildrenW(ctx, e.dir)); if the leader leaves between the
+// listing and the read of its data, look again.
 func (e *Election) lookup(ctx context.Context, watch bool) (Leadership, <-chan zk.Event, error) {
 	panic("TODO(workshop): lookup — list (with a watch if asked), sort, read the first node's data")
 }

@@ -13,14 +13,14 @@ import (
 func ExampleElection() {
 	ctx := context.Background()
 	// Each candidate has its own session, as separate processes would.
-	connA, connB := zktest.ExampleSession(seqlock.NewSession), zktest.ExampleSession(seqlock.NewSession)
-	defer connA.Close()
-	defer connB.Close()
+	sessionA, sessionB := zktest.ExampleSession(seqlock.NewSession), zktest.ExampleSession(seqlock.NewSession)
+	defer sessionA.Close()
+	defer sessionB.Close()
 	dir := "/examples/leader/billing"
-	defer zktest.DeleteTree(connA.Conn(), "/examples/leader")
+	defer zktest.DeleteTree(sessionA.Conn(), "/examples/leader")
 
-	a, _ := leader.New(connA, dir)
-	b, _ := leader.New(connB, dir)
+	a, _ := leader.New(sessionA, dir)
+	b, _ := leader.New(sessionB, dir)
 
 	if err := a.Campaign(ctx, "host-a"); err != nil {
 		panic(err)

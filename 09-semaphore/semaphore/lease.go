@@ -38,7 +38,7 @@ const revokeMessage = "__REVOKE__"
 //
 // A watch lives as long as the session, across reconnects (the client sets
 // it again on the new connection), so only the read that sets it can fail
-// on a dropped connection; seqlock.Retry sends it again while our session
+// on a dropped connection; zkcall.Retry sends it again while our session
 // lives, and one dropped connection does not end the watching for good.
 // It ends when the node goes (Release, or the session expired: our lease
 // is lost then) or the conn is closed.
@@ -50,7 +50,7 @@ func (l *Lease) watchRevocation(s *Semaphore) {
 	}
 	go func() {
 		for {
-			r, err := seqlock.Retry(context.Background(), l.conn, func() (reading, error) {
+			r, err := zkcall.Retry(context.Background(), l.conn, l.conn.SessionID(), func() (reading, error) {
 				s.emit(event.Request, "get", node, "our lease")
 				data, _, watch, err := l.conn.GetW(node)
 				return reading{data, watch}, err

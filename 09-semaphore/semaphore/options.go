@@ -3,6 +3,7 @@ package semaphore
 import (
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/lockopt"
 )
 
 // Option is chapter 04's option: New takes seqlock.WithObserver (which
@@ -13,12 +14,9 @@ import (
 // list.
 type Option = seqlock.Option
 
-// revocableKey is WithRevocable's key among the options (seqlock.WithValue).
-type revocableKey struct{}
-
 // WithRevocable makes every lease listen for revocation requests (Revoke):
 // Lease.Revoked closes when one arrives. It costs one watch per lease.
-func WithRevocable() Option { return seqlock.WithValue(revocableKey{}, true) }
+func WithRevocable() Option { return func(o *lockopt.Options) { o.Revocable = true } }
 
 // options is what New reads from its Options for itself; the rest is for
 // the queue core.
@@ -28,6 +26,6 @@ type options struct {
 }
 
 func configure(opts []Option) options {
-	revocable, _ := seqlock.ValueOf(opts, revocableKey{}).(bool)
-	return options{observer: seqlock.ObserverOf(opts), revocable: revocable}
+	o := lockopt.Of(opts)
+	return options{observer: o.Observer, revocable: o.Revocable}
 }

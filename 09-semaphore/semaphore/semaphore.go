@@ -44,6 +44,7 @@ import (
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/zkcall"
 	"github.com/lockstep-zk/lockstep/internal/zkpath"
 )
 
@@ -123,7 +124,7 @@ func (s *Semaphore) emit(kind event.Kind, op, node, detail string) {
 // the next lease created or deleted, and counts the leases. No directory
 // yet: no lease is out (and no watch is needed, we do not wait). The list
 // honours ctx, and is sent again if the connection drops under it while
-// our session (and so our gate) lives: seqlock.Retry, the core's own read.
+// our session (and so our gate) lives: zkcall.Retry, the core's own read.
 func (s *Semaphore) count(ctx context.Context) (int, <-chan zk.Event, error) {
 	type listing struct {
 		names   []string
@@ -134,7 +135,7 @@ func (s *Semaphore) count(ctx context.Context) (int, <-chan zk.Event, error) {
 	}
 	dir := s.leaseDir()
 	s.emit(event.Request, "children", dir, "")
-	ls, err := seqlock.Retry(ctx, s.conn, func() (listing, error) {
+	ls, err := zkcall.Retry(ctx, s.conn, s.conn.SessionID(), func() (listing, error) {
 		names, _, changed, err := s.conn.ChildrenW(dir)
 		return listing{names, changed}, err
 	})
