@@ -132,6 +132,9 @@ func run(ch string, list bool, only string) error {
 		if list || match != nil {
 			continue // a partial run writes no report
 		}
+		if n := count(vs, "error"); n > 0 {
+			return fmt.Errorf("%s: %d mutants could not be judged (see above): fix the tree and run again", ref, n)
+		}
 		if err := writeReport(root, ex.Chapter, ref, src, vs, time.Since(start)); err != nil {
 			return err
 		}
@@ -172,6 +175,9 @@ func check(ctx context.Context, root string, all []course.Exercise, ex course.Ex
 		switch {
 		case timedOut:
 			return verdict{m: m, kind: "killed", by: fmt.Sprintf("%s: still running after %v (a hang)", tier, limit)}
+		case r.Kind == course.NoBuild && !strings.Contains(r.First, "_workshop.go"):
+			// Something else does not build (a half-merged file?): no verdict.
+			return verdict{m: m, kind: "error", by: firstLine(r.First)}
 		case r.Kind == course.NoBuild:
 			return verdict{m: m, kind: "no build", by: firstLine(r.First)}
 		case r.Kind == course.Pass:
