@@ -34,69 +34,11 @@ func TestNearSolutionHintsThatAreGoCompileInTheSkeleton(t *testing.T) {
 	}
 	for _, ex := range all {
 		t.Run(ex.Chapter, func(t *testing.T) {
-			files := map[string]string{}
-			applied := 0
-			for _, s := range table.Steps {
-				if s.Chapter != ex.Chapter {
-					continue
-				}
-				last := s.Hints.EN[len(s.Hints.EN)-1]
-				if !isGo(last) {
-					t.Logf("%s: its last hint is prose, not checked: %.60s", s.Todo, last)
-					continue
-				}
-				name := course.StubName(s.Todo)
-				done := false
-				for _, f := range ex.Files {
-					src, ok := files[f]
-					if !ok {
-						b, err := os.ReadFile(filepath.Join(root, f))
-						if err != nil {
-							t.Fatal(err)
-						}
-						src = string(b)
-					}
-					if out, ok := applyHint(src, name, last); ok {
-						files[f], done = withImports(out, last), true
-						break
-					}
-				}
-				if !done {
-					t.Errorf("%s: no stub %q in %v for its hint", s.Todo, name, ex.Files)
-					continue
-				}
-				applied++
-			}
+			files, applied := writeAsHinted(t, root, ex, table.Steps)
 			if applied == 0 {
 				t.Skip("no hint of this chapter is Go")
 			}
-			dir := t.TempDir()
-			replace := map[string]string{}
-			for f, src := range files {
-				p := filepath.Join(dir, strings.ReplaceAll(f, "/", "_"))
-				if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				replace[filepath.Join(root, f)] = p
-			}
-			overlay := `{"Replace":{`
-			first := true
-			for from, to := range replace {
-				if !first {
-					overlay += ","
-				}
-				first = false
-				overlay += quote(from) + ":" + quote(to)
-			}
-			overlay += "}}"
-			op := filepath.Join(dir, "overlay.json")
-			if err := os.WriteFile(op, []byte(overlay), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			pkg := "./" + filepath.Dir(ex.Files[0])
-			cmd := exec.Command("go", "vet", "-tags", "workshop", "-overlay", op, pkg)
-			cmd.Dir = root
-			if out, err := cmd.CombinedOutput(); err != nil {
+			if out, err := buildSkeleton(t, root, ex, files); err != nil {
 				t.Fatalf("the skeleton with its %d Go hints applied does not build: %v\n%s", applied, err, out)
 			}
 			// Where the hints wrote every stub, the result must pass the
@@ -119,6 +61,115 @@ func TestNearSolutionHintsThatAreGoCompileInTheSkeleton(t *testing.T) {
 			}
 			t.Logf("every stub written as its hints say: the lesson tier passes (%s)", r.Elapsed.Round(time.Millisecond))
 		})
+	}
+}
+
+// writeAsHinted writes each stub of ex whose step's last hint is Go as that
+// hint says, in the order of steps, and returns the files so written and how
+// many hints it applied.
+func writeAsHinted(t testing.TB, root string, ex course.Exercise, steps []hint.Step) (map[string]string, int) {
+	t.Helper()
+	files := map[string]string{}
+	applied := 0
+	for _, s := range steps {
+		if s.Chapter != ex.Chapter {
+			continue
+		}
+		last := s.Hints.EN[len(s.Hints.EN)-1]
+		if !isGo(last) {
+			t.Logf("%s: its last hint is prose, not checked: %.60s", s.Todo, last)
+			continue
+		}
+		name := course.StubName(s.Todo)
+		done := false
+		for _, f := range ex.Files {
+			src, ok := files[f]
+			if !ok {
+				b, err := os.ReadFile(filepath.Join(root, f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				src = string(b)
+			}
+			if out, ok := applyHint(src, name, last); ok {
+				files[f], done = withImports(out, last), true
+				break
+			}
+		}
+		if !done {
+			t.Errorf("%s: no stub %q in %v for its hint", s.Todo, name, ex.Files)
+			continue
+		}
+		applied++
+	}
+	return files, applied
+}
+
+// buildSkeleton vets ex's package with -tags workshop and files in place of
+// the exercise files.
+func buildSkeleton(t testing.TB, root string, ex course.Exercise, files map[string]string) ([]byte, error) {
+	t.Helper()
+	dir := t.TempDir()
+	replace := map[string]string{}
+	for f, src := range files {
+		p := filepath.Join(dir, strings.ReplaceAll(f, "/", "_"))
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		replace[filepath.Join(root, f)] = p
+	}
+	overlay := `{"Replace":{`
+	first := true
+	for from, to := range replace {
+		if !first {
+			overlay += ","
+		}
+		first = false
+		overlay += quote(from) + ":" + quote(to)
+	}
+	overlay += "}}"
+	op := filepath.Join(dir, "overlay.json")
+	if err := os.WriteFile(op, []byte(overlay), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pkg := "./" + filepath.Dir(ex.Files[0])
+	cmd := exec.Command("go", "vet", "-tags", "workshop", "-overlay", op, pkg)
+	cmd.Dir = root
+	return cmd.CombinedOutput()
+}
+
+// TestAHintThatPassesAConnWhereASessionIsTakenDoesNotBuild is the check's
+// own test: 07's campaign hint as it once was.
+func TestAHintThatPassesAConnWhereASessionIsTakenDoesNotBuild(t *testing.T) {
+	root := moduleRootOf(t)
+	all, err := course.Discover(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := course.Find(all, "07")
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := hint.MustLoad()
+	var steps []hint.Step
+	for _, s := range table.Steps {
+		if s.Chapter == "07" && s.Todo == "campaign —" {
+			last := s.Hints.EN[len(s.Hints.EN)-1]
+			broken := strings.Replace(last, "seqlock.NewQueue(e.s,", "seqlock.NewQueue(e.conn,", 1)
+			if broken == last {
+				t.Fatalf("07's campaign hint no longer calls seqlock.NewQueue(e.s, …): %s", last)
+			}
+			s.Hints.EN = []string{broken}
+			steps = append(steps, s)
+		}
+	}
+	files, applied := writeAsHinted(t, root, ex, steps)
+	if applied != 1 {
+		t.Fatalf("applied %d hints, want 1", applied)
+	}
+	out, err := buildSkeleton(t, root, ex, files)
+	if err == nil || !strings.Contains(string(out), "*seqlock.Session") {
+		t.Fatalf("the hint passing e.conn to seqlock.NewQueue built (err %v):\n%s", err, out)
 	}
 }
 
