@@ -9,7 +9,7 @@
 // InterProcessMutexes; the node names are Curator's, so a Java
 // InterProcessReadWriteLock on the same path takes part in the same queue.
 //
-//	m, err := rwlock.New(conn, "/locks/orders")
+//	m, err := rwlock.New(s, "/locks/orders") // s: a *seqlock.Session
 //	err = m.Read().Lock(ctx)   // shared
 //	err = m.Write().Lock(ctx)  // exclusive
 package rwlock

@@ -106,3 +106,40 @@ func TestEveryReportIsAboutTheLessonFileAsItIsAndNoMutantSurvives(t *testing.T) 
 		})
 	}
 }
+
+// TestEveryEquivalentMutantIsOneTheLessonFileStillHasAndSaysWhy keeps the
+// equivalence list reviewed: an entry names a mutant the generator still
+// makes of the lesson file as it is, and gives a reason; a stale entry would
+// hide a survivor of the next version.
+func TestEveryEquivalentMutantIsOneTheLessonFileStillHasAndSaysWhy(t *testing.T) {
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	equivs, err := loadEquivalents(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	made := map[string]bool{}
+	for _, e := range equivs {
+		src, err := os.ReadFile(filepath.Join(root, e.File))
+		if err != nil {
+			t.Fatalf("equivalent %q: %v", e.ID, err)
+		}
+		ms, err := Generate(e.File, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range ms {
+			made[key(e.Chapter, e.File, m.ID)] = true
+		}
+	}
+	for k, e := range equivs {
+		if !made[k] {
+			t.Errorf("equivalent.json lists %s %q, which %s no longer yields: remove it, or run the chapter's mutants again", e.Chapter, e.ID, e.File)
+		}
+		if len(strings.Fields(e.Why)) < 8 {
+			t.Errorf("equivalent.json: %s %q gives no real reason: %q", e.Chapter, e.ID, e.Why)
+		}
+	}
+}
