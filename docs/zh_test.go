@@ -82,6 +82,13 @@ func glossaryLines(text string) func(n int) bool {
 // root.
 func chinesePages(t *testing.T) []string {
 	t.Helper()
+	return repoFiles(t, ".zh-CN.md")
+}
+
+// repoFiles returns every file of the repository whose name ends in
+// suffix, by path from the root; hidden directories (.git) are skipped.
+func repoFiles(t *testing.T, suffix string) []string {
+	t.Helper()
 	var out []string
 	err := filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -90,7 +97,7 @@ func chinesePages(t *testing.T) []string {
 		if d.IsDir() && p != ".." && strings.HasPrefix(d.Name(), ".") {
 			return filepath.SkipDir
 		}
-		if !d.IsDir() && strings.HasSuffix(p, ".zh-CN.md") {
+		if !d.IsDir() && strings.HasSuffix(p, suffix) {
 			rel, err := filepath.Rel("..", p)
 			if err != nil {
 				return err
@@ -387,26 +394,10 @@ func testNamesInTheRepository(t *testing.T) map[string]bool {
 	t.Helper()
 	decl := regexp.MustCompile(`(?m)^func (Test[A-Z][A-Za-z0-9_]*)\(`)
 	names := map[string]bool{}
-	err := filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	for _, f := range repoFiles(t, "_test.go") {
+		for _, m := range decl.FindAllStringSubmatch(readRoot(t, f), -1) {
+			names[m[1]] = true
 		}
-		if d.IsDir() && p != ".." && strings.HasPrefix(d.Name(), ".") {
-			return filepath.SkipDir
-		}
-		if !d.IsDir() && strings.HasSuffix(p, "_test.go") {
-			src, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			for _, m := range decl.FindAllStringSubmatch(string(src), -1) {
-				names[m[1]] = true
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	if !names["TestFirst"] || !names["TestWatchAllWakesEveryWaiter"] {
 		t.Fatalf("found %d tests, not TestFirst or TestWatchAllWakesEveryWaiter: the walk is wrong", len(names))

@@ -20,15 +20,7 @@ import (
 // the lowest node), recorded with LOCKSTEP_RECORD_DIR.
 func herdRecording(t testing.TB) event.Recording {
 	t.Helper()
-	f, err := os.Open("testdata/replay/04-herd.events.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rec, err := event.ReadRecording(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := readRecording(t, "testdata/replay/04-herd.events.jsonl")
 	return rec
 }
 
@@ -155,15 +147,7 @@ func TestReplayGoldenAtTheBreakingEvent(t *testing.T) {
 // no-relist mistake (04's waitTurn holding right after its wait, without
 // listing the queue again) stops where the token did not increase.
 func TestTheConformanceSuitesRecordingStopsWhereTheTokenRepeated(t *testing.T) {
-	f, err := os.Open("testdata/replay/04-no-relist-conformance.events.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rec, err := event.ReadRecording(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := readRecording(t, "testdata/replay/04-no-relist-conformance.events.jsonl")
 	rp := NewReplay(rec, sceneOf(t, "04"))
 	m := replayPress(NewReplayModel(rp), "b")
 	v := m.View()
@@ -181,15 +165,7 @@ func TestTheConformanceSuitesRecordingStopsWhereTheTokenRepeated(t *testing.T) {
 // the replay finds the first event against the chapter's expectation, the
 // second holder, and stops there.
 func TestAnUnmarkedRecordingStopsWhereTheChaptersExpectationBroke(t *testing.T) {
-	f, err := os.Open("testdata/replay/04-no-relist-quitter.events.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rec, err := event.ReadRecording(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := readRecording(t, "testdata/replay/04-no-relist-quitter.events.jsonl")
 	if rec.Header.BrokeAt != -1 {
 		t.Fatalf("the fixture is marked (%d): want an unmarked one", rec.Header.BrokeAt)
 	}
@@ -208,15 +184,7 @@ func TestAnUnmarkedRecordingStopsWhereTheChaptersExpectationBroke(t *testing.T) 
 // recording the test did not mark: the headline says what the test
 // asserted, and never that the test missed anything.
 func TestAnUnmarkedRecordingSaysWhatItsTestAsserted(t *testing.T) {
-	f, err := os.Open("testdata/replay/04-no-relist-quitter.events.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rec, err := event.ReadRecording(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := readRecording(t, "testdata/replay/04-no-relist-quitter.events.jsonl")
 	rec.Header.Why = "took the lock without listing the queue again"
 	v := replayPress(NewReplayModel(NewReplay(rec, sceneOf(t, "04"))), "b").View()
 	if !strings.Contains(v, "the test: took the lock") || strings.Contains(v, "did not say") {
@@ -227,4 +195,19 @@ func TestAnUnmarkedRecordingSaysWhatItsTestAsserted(t *testing.T) {
 	if !strings.Contains(v, "the test: took the lock") || strings.Contains(v, "did not say") {
 		t.Errorf("with no event to stop at, the headline must still say what the test asserted:\n%s", v)
 	}
+}
+
+// readRecording reads one of testdata's recordings.
+func readRecording(t testing.TB, path string) event.Recording {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rec, err := event.ReadRecording(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
 }
