@@ -672,7 +672,13 @@ func TestLeaderSaysWhoLeads(t *testing.T) {
 	root := zktest.Root(t)
 	dir := root + "/election"
 	ctx := zktest.Context(t)
-	asker := newElection(t, seqlocktest.Session(t), dir)
+	var askerEvents event.Tally
+	asker := newElection(t, seqlocktest.Session(t), dir, seqlock.WithObserver(askerEvents.Observe))
+	t.Cleanup(func() {
+		if n := askerEvents.Count(event.WatchSet); n != 0 {
+			t.Errorf("Leader set %d watches: a question needs none, and each would stay on the server until the directory changes", n)
+		}
+	})
 	t.Run("no directory means no leader", func(t *testing.T) {
 		if _, err := asker.Leader(ctx); !errors.Is(err, leader.ErrNoLeader) {
 			t.Fatalf("Leader = %v, want ErrNoLeader", err)
