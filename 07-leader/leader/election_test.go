@@ -678,6 +678,11 @@ func TestLeaderSaysWhoLeads(t *testing.T) {
 		if n := askerEvents.Count(event.WatchSet); n != 0 {
 			t.Errorf("Leader set %d watches: a question needs none, and each would stay on the server until the directory changes", n)
 		}
+		// Three questions: no directory, then an empty one (one listing
+		// each), and one with a leader (a listing and a get).
+		if n := askerEvents.Requests("children"); n != 3 {
+			t.Errorf("Leader listed the directory %d times in three questions, want 3 (one listing each, each one reported)", n)
+		}
 	})
 	t.Run("no directory means no leader", func(t *testing.T) {
 		if _, err := asker.Leader(ctx); !errors.Is(err, leader.ErrNoLeader) {
@@ -778,4 +783,71 @@ func TestALeaderWhoLeavesBetweenTheListingAndTheReadIsNoError(t *testing.T) {
 		t.Fatalf("Leader = %q, want beta: alpha left before its data was read", l.Value)
 	}
 	waitFor(t, betaDone, "beta")
+}
+
+// TestObserveWaitsOnItsWatch: an observer whose watch is set must wait for
+// it to fire, not list the directory again on a timer — whether it found no
+// leader (nobody has joined yet) or the same leader as before (a candidate
+// joined behind it). Every listing after the first comes after a
+// notification. Nobody leaves before the end, so every get succeeds and
+// lookup never has to list again at once.
+func TestObserveWaitsOnItsWatch(t *testing.T) {
+	dir := zktest.Root(t) + "/election"
+	ctx := zktest.Context(t)
+	if _, err := zktest.Connect(t).Create(dir, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var armed bool
+	var polled string
+	var seen event.Tally
+	pace := func(e event.Event) {
+		seen.Observe(e)
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case e.Kind == event.WatchSet:
+			armed = true
+		case e.Kind == event.Notified:
+			armed = false
+		case e.Kind == event.Request && e.Op == "children" && armed && polled == "":
+			polled = e.Node
+		}
+	}
+	report := func(who string, changes <-chan leader.Leadership) {
+		t.Helper()
+		select {
+		case l := <-changes:
+			if l.Value != who {
+				t.Fatalf("observed %q, want %s", l.Value, who)
+			}
+		case <-time.After(reportWithin):
+			t.Fatalf("the observer did not report %s within %v of its leading", who, reportWithin)
+		}
+		mu.Lock()
+		p := polled
+		mu.Unlock()
+		if p != "" {
+			t.Fatalf("Observe listed %s again while its watch was set and had not fired: it polls instead of waiting on its watch", p)
+		}
+	}
+	octx, stop := context.WithCancel(ctx)
+	defer stop()
+	changes := newElection(t, seqlocktest.Session(t), dir, seqlock.WithObserver(pace)).Observe(octx)
+	zktest.Eventually(t, zktest.Patience, "the observer set its children watch on the empty election", func() bool {
+		return seen.Count(event.WatchSet) > 0
+	})
+	alpha := leadNow(t, seqlocktest.Session(t), dir, "alpha")
+	report("alpha", changes)
+
+	// bravo joins behind alpha: one notification, one listing, the same leader.
+	bravo := campaignInBackground(ctx, newElection(t, seqlocktest.Session(t), dir), "bravo")
+	zktest.Eventually(t, zktest.Patience, "the observer looked again after bravo joined", func() bool {
+		return seen.Requests("get") >= 2
+	})
+	if err := alpha.Resign(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, bravo, "bravo")
+	report("bravo", changes)
 }
