@@ -97,15 +97,7 @@ func TestChineseFramesFitTheLearnersTerminal(t *testing.T) {
 			tm.Send(keyMsg("q"))
 			m := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
 			v := m.View()
-			lines := strings.Split(v, "\n")
-			if len(lines) > 24 {
-				t.Errorf("%d lines, want at most 24", len(lines))
-			}
-			for i, l := range lines {
-				if w := ansi.StringWidth(l); w > 80 {
-					t.Errorf("line %d is %d cells wide, want at most 80: %q", i+1, w, l)
-				}
-			}
+			mustFitTheLearnersTerminal(t, v)
 			flat := regexp.MustCompile(` +`).ReplaceAllString(v, " ")
 			for _, want := range c.wants {
 				if !strings.Contains(flat, want) {
@@ -142,7 +134,14 @@ func TestAReplayInChineseFitsTheLearnersTerminal(t *testing.T) {
 			t.Errorf("no %q in:\n%s", want, v)
 		}
 	}
-	lines := strings.Split(v, "\n")
+	mustFitTheLearnersTerminal(t, v)
+}
+
+// mustFitTheLearnersTerminal fails unless frame fits 80×24, measured in
+// terminal cells (a CJK character takes two).
+func mustFitTheLearnersTerminal(t *testing.T, frame string) {
+	t.Helper()
+	lines := strings.Split(frame, "\n")
 	if len(lines) > 24 {
 		t.Errorf("%d lines, want at most 24", len(lines))
 	}
