@@ -15,6 +15,7 @@ import (
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
@@ -169,7 +170,7 @@ func BenchmarkGozkUncontended(b *testing.B) {
 
 func benchmarkUncontended(b *testing.B, newLock func(s *seqlock.Session, dir string) locker) {
 	w := newWire()
-	benchmarkOn(b, zktest.DialSession(b, seqlock.NewSession, seqlock.WithDialer(w.dialer())), w, newLock)
+	benchmarkOn(b, zktest.DialSession(b, seqlock.NewSession, zksession.DialWith(w.dialer())), w, newLock)
 }
 
 // benchmarkOn is benchmarkUncontended on a session counted by w.

@@ -15,6 +15,7 @@ import (
 	"github.com/lockstep-zk/lockstep/internal/contend"
 	"github.com/lockstep-zk/lockstep/internal/randhex"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/internal/znode"
 )
 
@@ -141,7 +142,7 @@ func (b *bench) measure(ctx context.Context, s spec, budget time.Duration) (x sa
 // 64 sessions take seconds of a default run on a busy machine. The
 // sessions opened so far are returned with an error too, to be closed.
 func (b *bench) openSessions(ctx context.Context, n int, w *wire) ([]*seqlock.Session, error) {
-	opts := []seqlock.SessionOption{seqlock.WithSessionTimeout(b.session), seqlock.WithDialer(w.dialer())}
+	opts := []seqlock.SessionOption{seqlock.WithSessionTimeout(b.session), zksession.DialWith(w.dialer())}
 	auth, err := zkconn.AuthFromEnv()
 	if err != nil {
 		return nil, err

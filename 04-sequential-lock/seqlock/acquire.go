@@ -3,17 +3,12 @@
 
 package seqlock
 
-import (
-	"context"
-	"slices"
-
-	"github.com/lockstep-zk/lockstep/event"
-)
+import "context"
 
 // This file is the lesson: steps 2 to 4 of the recipe (waitTurn) and the
-// mutex's rule (First). Queue.Acquire, in queue.go, is the loop around
-// them: it joins the queue (step 1), calls waitTurn, and queues up again
-// when waitTurn says our node is gone.
+// mutex's rule (First). acquire, in queue.go, is the loop around them: it
+// joins the queue (step 1), calls waitTurn, and queues up again or gives
+// up when waitTurn returns an error.
 
 // First is the mutex's rule: the lowest node holds the lock, and everyone
 // else watches only the node just before its own. When that node goes away
@@ -25,32 +20,23 @@ func First(queue []Node, ours int) (bool, string) {
 	return false, queue[ours-1].Name
 }
 
-// waitTurn runs steps 2 to 4 until the rule says we hold the lock. If our
-// node is no longer ours (gone from the queue, or left in a session that
-// has ended) it returns errNodeGone, and Acquire queues up again; on any
-// other error Acquire removes our node.
-func (q *Queue) waitTurn(ctx context.Context, node string, session int64, wait bool) (*Hold, error) {
-	name := event.Short(node)
+// waitTurn runs steps 2 to 4 for our node until the rule says we hold the
+// lock, and returns our hold.
+func (q *queue) waitTurn(ctx context.Context, node string, wait bool) (*hold, error) {
 	for {
-		queue, pzxid, err := q.list(ctx, session) // step 2
+		queue, ours, pzxid, err := q.list(ctx, node) // step 2
 		if err != nil {
-			return nil, q.sessionGone(ctx, session, err)
-		}
-		ours := slices.IndexFunc(queue, func(n Node) bool { return n.Name == name })
-		if ours < 0 {
-			return nil, errNodeGone
+			return nil, err
 		}
 		holds, watch := q.rule(queue, ours) // step 3
-		switch {
-		case holds && q.conn.SessionID() != session:
-			return nil, errNodeGone // a node of a session that has just expired
-		case holds:
-			return q.hold(node, session, pzxid), nil
-		case !wait:
+		if holds {
+			return q.hold(node, pzxid), nil
+		}
+		if !wait {
 			return nil, ErrLocked
 		}
-		if err := q.waitFor(ctx, q.dir+"/"+watch, session); err != nil { // step 4
-			return nil, q.sessionGone(ctx, session, err)
+		if err := q.waitFor(ctx, watch); err != nil { // step 4
+			return nil, err
 		}
 	}
 }

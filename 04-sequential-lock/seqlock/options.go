@@ -7,7 +7,7 @@ import (
 	"github.com/lockstep-zk/lockstep/internal/lockopt"
 )
 
-// Option configures a Mutex (or a Queue), and every lock of the later
+// Option configures a Mutex, and every lock of the later
 // chapters: 05's rwlock.New, 06's reentrant.New, 07's leader.New and 09's
 // semaphore.New take these same Options. What they set is an
 // internal/lockopt.Options: a later chapter reads it there, and one with an
@@ -16,8 +16,6 @@ import (
 type Option func(*options)
 
 type options = lockopt.Options
-
-func configure(opts []Option) options { return lockopt.Of(opts) }
 
 // WithObserver makes the lock report every request, watch, notification,
 // acquisition, release and loss to o.

@@ -11,13 +11,14 @@
 // disappear when empty, a fencing token, and a Lost channel that tells the
 // holder when the lock is gone without Unlock.
 //
-// The package is in two parts, as Curator's locks are. The queue core
-// (queue.go and the small files beside it, acquire.go, hold.go) creates,
-// lists, waits, holds and deletes; a Rule decides who holds the lock.
-// Mutex is the core with the rule First.
-// Every later chapter is the same core with its own rule: 05's reader
-// waits only for writers, 07's leader is the first candidate, 09's
-// semaphore lets n holders in.
+// The package reads top to bottom in four files, as Curator's locks are
+// built: session.go (one ZooKeeper session, and how a hold on it is lost),
+// queue.go (the queue core: join, list, wait, remove — the engine every
+// lock runs), acquire.go (the lesson: waitTurn and the rule First), hold.go
+// (a hold, its fencing token, its loss and release), and this file, the
+// Mutex: the core with the rule First. Every later chapter is a Mutex with
+// its own Rule (NewWithRule): 05's reader waits only for writers, 07's
+// leader is the first candidate, 09's semaphore lets n holders in.
 //
 // Node names are compatible with Curator and with go-zookeeper's zk.Lock
 // (_c_<uuid>-lock-<sequence>), so all three can contend for the same lock.
@@ -30,6 +31,8 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/lockstep-zk/lockstep/internal/slot"
+	"github.com/lockstep-zk/lockstep/internal/zkcall"
 	"github.com/lockstep-zk/lockstep/internal/zkpath"
 )
 
@@ -50,6 +53,11 @@ var (
 	ErrLost = errors.New("seqlock: lock lost")
 	// ErrNilSession is returned by New for a nil *Session.
 	ErrNilSession = errors.New("seqlock: nil *Session")
+	// ErrSessionExpired is returned by Lock and TryLock on a Session whose
+	// ZooKeeper session the server expired: open a new Session.
+	ErrSessionExpired = errors.New("seqlock: session expired")
+	// ErrSessionClosed is returned by Lock and TryLock on a closed Session.
+	ErrSessionClosed = errors.New("seqlock: session closed")
 
 	// ErrNilConn is returned by the calls that take a plain *zk.Conn
 	// (Participants, and the later chapters' fencing.SetIfHeld and
@@ -62,8 +70,8 @@ var (
 // same directory; each lives on a Session. A Mutex is used by one goroutine
 // at a time; Token, Node and Lost may be called from any goroutine.
 type Mutex struct {
-	q *Queue
-	h Handle // the bookkeeping: busy, the current hold, the last (handle.go)
+	q    *queue
+	slot slot.Slot[*hold] // busy, the current hold, the last (internal/slot)
 }
 
 // New returns a Mutex for the lock directory dir (for example
@@ -74,10 +82,12 @@ func New(s *Session, dir string, opts ...Option) (*Mutex, error) {
 
 // NewWithRule returns a Mutex whose nodes are named …<name><sequence> and
 // whose holder is chosen by rule instead of First. It is how later chapters
-// reuse the Mutex, as Curator's read/write lock builds both its sides from
-// an InterProcessMutex with another LockInternalsDriver.
+// build their locks, as Curator builds its read/write lock, semaphore and
+// leader latch from the InterProcessMutex with another driver: 05's
+// reader and writer, 07's candidate and 09's lease are each a Mutex with a
+// rule of their own.
 func NewWithRule(s *Session, dir, name string, rule Rule, opts ...Option) (*Mutex, error) {
-	q, err := NewQueue(s, dir, name, rule, opts...)
+	q, err := newQueue(s, dir, name, rule, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -87,38 +97,67 @@ func NewWithRule(s *Session, dir, name string, rule Rule, opts ...Option) (*Mute
 // Lock blocks until this Mutex holds the lock or ctx ends. If ctx ends
 // first, Lock deletes its node (so it does not hold up the queue) and
 // returns ctx's error. It returns ErrAlreadyHeld while this Mutex holds
-// the lock, is locking, or has lost a hold it has not Unlocked yet.
-func (m *Mutex) Lock(ctx context.Context) error { return m.h.Acquire(ctx, m.wait) }
+// the lock, is locking, or has lost a hold it has not Unlocked yet (a
+// second hold would leak: Unlock lets go of one), and ErrSessionExpired
+// once its Session's session has ended.
+func (m *Mutex) Lock(ctx context.Context) error {
+	if !m.slot.Begin() {
+		return ErrAlreadyHeld
+	}
+	h, err := m.q.acquire(ctx, true)
+	return m.slot.End(h, err)
+}
 
 // TryLock takes the lock if the rule lets us have it now, and returns
 // ErrLocked at once otherwise, leaving nothing behind.
-func (m *Mutex) TryLock(ctx context.Context) error { return m.h.Acquire(ctx, m.try) }
-
-func (m *Mutex) wait(ctx context.Context) (*Hold, error) { return m.q.Acquire(ctx, true) }
-func (m *Mutex) try(ctx context.Context) (*Hold, error)  { return m.q.Acquire(ctx, false) }
+func (m *Mutex) TryLock(ctx context.Context) error {
+	if !m.slot.Begin() {
+		return ErrAlreadyHeld
+	}
+	h, err := m.q.acquire(ctx, false)
+	return m.slot.End(h, err)
+}
 
 // Unlock releases the lock by deleting our node; the next contender in
 // line is notified. It returns ErrNotHeld if this Mutex does not hold the
 // lock, and an error wrapping ErrLost if the hold was lost before Unlock
-// (it still deletes the node, in case it exists).
-func (m *Mutex) Unlock(ctx context.Context) error { return m.h.Release(ctx) }
+// (it still deletes the node, in case it exists). The Mutex may Lock again
+// once Unlock has returned.
+func (m *Mutex) Unlock(ctx context.Context) error {
+	h, ok := m.slot.Take()
+	if !ok {
+		return ErrNotHeld
+	}
+	defer m.slot.Free()
+	return h.release(ctx)
+}
 
 // Token returns the fencing token of the current hold, 0 if none. Pass it
 // to the resource the lock protects, which must reject any token lower
 // than the highest it has seen: a holder that lost the lock without
 // knowing it (a long GC pause) is then stopped by the resource itself.
-func (m *Mutex) Token() int64 { return m.h.Token() }
+func (m *Mutex) Token() int64 {
+	if h, ok := m.slot.Current(); ok {
+		return h.token
+	}
+	return 0
+}
 
 // Node returns the full path of our node while we hold the lock, "" otherwise.
-func (m *Mutex) Node() string { return m.h.Node() }
+func (m *Mutex) Node() string {
+	if h, ok := m.slot.Current(); ok {
+		return h.node
+	}
+	return ""
+}
 
 // Lost returns a channel that is closed when the current hold is lost
-// without Unlock: the session expired, or the conn has had no session for
+// without Unlock: the session ended, or the conn has had no session for
 // a sixth of the session timeout, or (seen at Unlock) our node was deleted.
 // Unlock never closes it otherwise. Each hold has its own channel; between
 // holds Lost returns the last hold's channel, and nil (which never fires)
 // before the first.
-func (m *Mutex) Lost() <-chan struct{} { return m.h.Lost() }
+func (m *Mutex) Lost() <-chan struct{} { return m.slot.Lost() }
 
 // Participant is one contender in a lock's queue.
 type Participant struct {
@@ -127,11 +166,13 @@ type Participant struct {
 	Data []byte // what it wrote (WithData)
 }
 
-// Participants returns the lock's queue in order: [0] holds the lock (or is
-// about to notice that it does), the others wait in that order. Like
-// Curator's getParticipantNodes and kazoo's contenders. Any conn may ask,
-// contender or not; a read whose connection drops is sent again while
-// conn keeps its session, as the core's own reads are.
+// Participants returns the queue of the lock in dir, in order: [0] holds
+// the lock (or is about to notice that it does), the others wait in that
+// order. Like Curator's getParticipantNodes and kazoo's contenders. Any
+// conn may ask, contender or not; a read whose connection drops is sent
+// again while conn keeps its session, as the core's own reads are. Every
+// sequential child of dir counts, whatever its name (a reader's, a
+// writer's, a lease's).
 func Participants(ctx context.Context, conn *zk.Conn, dir string) ([]Participant, error) {
 	if conn == nil {
 		return nil, ErrNilConn
@@ -139,9 +180,8 @@ func Participants(ctx context.Context, conn *zk.Conn, dir string) ([]Participant
 	if err := zkpath.Validate(dir); err != nil {
 		return nil, fmt.Errorf("seqlock: lock directory: %w", err)
 	}
-	q := &Queue{conn: conn, dir: dir, opts: options{Contenders: []string{""}}}
-	session := conn.SessionID()
-	names, _, err := retry(ctx, conn, session, func() ([]string, *zk.Stat, error) { return conn.Children(dir) })
+	c := zkcall.Conn{Conn: conn, Session: conn.SessionID()}
+	children, _, err := c.Children(ctx, dir)
 	if errors.Is(err, zk.ErrNoNode) {
 		return nil, nil
 	}
@@ -149,16 +189,17 @@ func Participants(ctx context.Context, conn *zk.Conn, dir string) ([]Participant
 		return nil, fmt.Errorf("seqlock: list %s: %w", dir, err)
 	}
 	var out []Participant
-	for _, n := range q.sorted(names) {
-		p := dir + "/" + n.Name
-		data, _, err := retry(ctx, conn, session, func() ([]byte, *zk.Stat, error) { return conn.Get(p) })
+	for _, name := range zkpath.Queue(children, "") {
+		p := dir + "/" + name
+		data, _, err := c.Get(ctx, p)
 		if errors.Is(err, zk.ErrNoNode) {
 			continue // it left while we looked
 		}
 		if err != nil {
 			return nil, fmt.Errorf("seqlock: read %s: %w", p, err)
 		}
-		out = append(out, Participant{Node: p, Seq: n.Seq, Data: data})
+		seq, _ := zkpath.SequenceOf(name)
+		out = append(out, Participant{Node: p, Seq: seq, Data: data})
 	}
 	return out, nil
 }

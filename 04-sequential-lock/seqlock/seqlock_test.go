@@ -18,6 +18,7 @@ import (
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/contend"
 	"github.com/lockstep-zk/lockstep/internal/locktest"
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
@@ -316,84 +317,52 @@ func TestQueue(t *testing.T) {
 // the session ends at the worst moment, and the hold must not be on the
 // dead node. (Not in the workshop's lesson tier: expiring a session for
 // real takes go-zookeeper about 2 s, and the lesson tier stays under 5 s.)
-func TestAcquireQueuesUpAgainWhenTheSessionExpiresBetweenTheListingAndTheHold(t *testing.T) {
+func TestALockWhoseSessionExpiresBetweenTheListingAndTheHoldHoldsNothing(t *testing.T) {
 	// The listing shows our node first. Right then, before the hold,
-	// the server expires our session and deletes our node with it;
-	// go-zookeeper opens a new session on the same conn. Holding with
-	// the dead node would be holding a lock that protects nothing: the
-	// next client takes it at once. The core checks that the node is
-	// of the session the conn still has, and queues up again in the
-	// new one. The rule is asked between the listing and the hold, and
-	// no request is sent there, so this Queue's rule is where the test
-	// expires the session: the first time it is asked.
+	// the server expires our session and deletes our node with it.
+	// Holding with the dead node would be holding a lock that protects
+	// nothing: the next client takes it at once. Lock must say the
+	// session expired instead, and leave nothing behind. The rule is
+	// asked between the listing and the hold, and no request is sent
+	// there, so this Mutex's rule is where the test expires the session:
+	// the first time it is asked.
 	root := zktest.Root(t)
 	dir := root + "/lock"
 	ctx := zktest.Context(t)
 	lo, _ := zktest.SessionBounds(t)
 	s, proxy := seqlocktest.SessionViaProxy(t, lo) // the shortest session: the quickest expiry
 	conn := s.Conn()
-	old := conn.SessionID()
 	var asked atomic.Int32
-	var dead string // our node, as the listing before the expiry showed it
 	expireFirst := func(queue []seqlock.Node, ours int) (bool, string) {
 		if asked.Add(1) == 1 {
-			dead = queue[ours].Name
 			if err := proxy.Expire(ctx, conn, s.Timeout()); err != nil {
 				t.Fatal(err)
 			}
-			zktest.Eventually(t, zktest.Patience, "the conn never got a new session", func() bool {
-				id := conn.SessionID()
-				return conn.State() == zk.StateHasSession && id != old && id != 0
-			})
+			zktest.Await(t, s.Done(), "the Session never said its session had expired")
 		}
 		return seqlock.First(queue, ours)
 	}
-	q, err := seqlock.NewQueue(s, dir, "lock-", expireFirst, seqlock.WithObserver(zktest.Observe(t, "client")))
+	m, err := seqlock.NewWithRule(s, dir, "lock-", expireFirst, seqlock.WithObserver(zktest.Observe(t, "client")))
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := q.Acquire(ctx, true)
+	err = m.Lock(ctx)
 	if asked.Load() == 0 {
-		t.Fatalf("Acquire = %v without asking the Queue's rule: waitTurn must ask q.rule, the rule the Queue was made with", err)
+		t.Fatalf("Lock = %v without asking the Mutex's rule: waitTurn must ask q.rule, the rule the Mutex was made with", err)
 	}
-	if err != nil {
-		t.Fatalf("Acquire after the session expired: %v, want a hold in the new session", err)
-	}
-	defer h.Release(ctx)
-	session := conn.SessionID()
-	other := newMutex(t, seqlocktest.Session(t), dir, seqlock.WithObserver(zktest.Observe(t, "other")))
-	if event.Short(h.Node()) == dead {
-		why := fmt.Sprintf("Acquire held with %s, a node of the session that had just expired (the server deletes it with that session)", dead)
-		tctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-		defer cancel()
-		if other.TryLock(tctx) == nil {
-			why += ", and another client took the lock at once: two holders"
-			other.Unlock(ctx)
-		}
+	if !errors.Is(err, seqlock.ErrSessionExpired) {
+		why := fmt.Sprintf("Lock after its session expired between the listing and the hold = %v (token %d), want ErrSessionExpired", err, m.Token())
 		zktest.Recorder(t).Broke(why)
 		t.Fatal(why)
 	}
-	if asked.Load() < 2 {
-		t.Errorf("the rule was asked %d times, want a second time in the new session", asked.Load())
+	if m.Node() != "" {
+		t.Fatalf("Lock failed but the Mutex holds %s", m.Node())
 	}
-	// The hold is in the new session, like any other. (The session is
-	// as short as the server allows: should it expire too, on a loaded
-	// machine, there is nothing more to judge.)
-	tried := tryLock(t, ctx, other, dir)
-	ok, stat, err := conn.Exists(h.Node())
-	if conn.SessionID() != session {
-		t.Skipf("the new session (%v) expired too: a loaded machine; the scene itself passed", s.Timeout())
+	if asked.Load() != 1 {
+		t.Errorf("the rule was asked %d times, want once: an expired session is not joined again", asked.Load())
 	}
-	if err != nil || !ok || stat.EphemeralOwner != session {
-		t.Fatalf("the hold's node %s: exists %v (%v), want it owned by the new session %#x", h.Node(), ok, err, session)
-	}
-	if !errors.Is(tried, seqlock.ErrLocked) {
-		t.Fatalf("another client's TryLock while we hold = %v, want ErrLocked", tried)
-	}
-	if err := h.Release(ctx); err != nil && !errors.Is(err, seqlock.ErrLost) {
-		t.Fatal(err)
-	}
-	locktest.AssertClean(t, conn, root, dir)
+	admin := seqlocktest.Session(t).Conn()
+	locktest.AssertClean(t, admin, root, dir)
 }
 
 func TestFencingTokens(t *testing.T) {
@@ -631,7 +600,7 @@ func TestLostReply(t *testing.T) {
 }
 
 func TestSessionExpiredWhileJoining(t *testing.T) {
-	t.Run("Lock joins again in the new session and holds with that node alone", func(t *testing.T) {
+	t.Run("Lock says the session expired and leaves nothing behind", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
 		as := seqlocktest.Session(t)
@@ -654,8 +623,9 @@ func TestSessionExpiredWhileJoining(t *testing.T) {
 		// The create lands, its reply is held back, and the link is cut
 		// until the server has expired the session (and the node with it).
 		// Whether the reply then comes or is lost, and whether Lock is
-		// listing or creating when it learns of the new session, it must
-		// queue up again: the old node died with the old session.
+		// listing or creating when it learns of the expiry, it must return
+		// ErrSessionExpired: the node died with the session, and a Session
+		// is one session (nothing opens a new one behind the caller).
 		if err := proxy.Latency(time.Hour, 0); err != nil {
 			t.Fatal(err)
 		}
@@ -664,24 +634,25 @@ func TestSessionExpiredWhileJoining(t *testing.T) {
 		waitQueue(t, admin, dir, 2)
 		zktest.Expire(t, conn, proxy)
 
-		// In the new session Lock joins again: the holder's node and ours.
-		ps := waitQueueOrLock(t, admin, dir, 2, done)
+		err := zktest.Await(t, done, "the waiter's Lock never returned after its session expired")
+		if !errors.Is(err, seqlock.ErrSessionExpired) {
+			t.Fatalf("Lock whose session expired while joining = %v, want ErrSessionExpired", err)
+		}
+		select {
+		case <-cs.Done():
+		default:
+			t.Fatal("Lock said the session expired, but the Session's Done is open")
+		}
+		if id := conn.SessionID(); id != old && id != 0 {
+			t.Fatalf("the conn is in a new session %#x: nothing may open one behind the caller", id)
+		}
+		if n := tally.Requests("create"); n != 1 {
+			t.Errorf("%d creates, want 1: nothing is created in an expired session", n)
+		}
+		if ps := waitQueue(t, admin, dir, 1); ps[0].Node != holder.Node() {
+			t.Fatalf("queue = %v, want only the holder", ps)
+		}
 		if err := holder.Unlock(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if err := zktest.Await(t, done, "the waiter's Lock never returned after the holder's Unlock"); err != nil {
-			t.Fatalf("Lock: %v", err)
-		}
-		if conn.SessionID() == old {
-			t.Fatal("the session did not expire: the scene did not happen")
-		}
-		if m.Node() != ps[1].Node {
-			t.Errorf("holds with %s, want the node of the new session, %s", m.Node(), ps[1].Node)
-		}
-		if n := tally.Requests("create"); n != 2 {
-			t.Errorf("%d creates, want 2: one in each session", n)
-		}
-		if err := m.Unlock(ctx); err != nil {
 			t.Fatal(err)
 		}
 		locktest.AssertClean(t, admin, root, dir)
@@ -764,7 +735,7 @@ func TestALockSentWhileTheServerIsUnreachableWaitsForIt(t *testing.T) {
 	_, hi := zktest.SessionBounds(t)
 	disconnected := make(chan struct{}, 1)
 	s, proxy := zktest.DialSessionViaProxy(t, seqlock.NewSession, seqlock.WithSessionTimeout(min(hi, 20*time.Second)),
-		seqlock.WithEventCallback(func(e zk.Event) {
+		zksession.OnEvent(func(e zk.Event) {
 			if e.Type == zk.EventSession && e.State == zk.StateDisconnected {
 				select {
 				case disconnected <- struct{}{}:
@@ -843,7 +814,7 @@ func TestHolderCrash(t *testing.T) {
 		}
 	})
 
-	t.Run("the holder's session expires: the next in line gets the lock and the old holder's Lost closes", func(t *testing.T) {
+	t.Run("the holder's session expires: the next in line gets the lock, the old holder's Lost and Session's Done close, and its Lock says ErrSessionExpired", func(t *testing.T) {
 		root := zktest.Root(t)
 		dir := root + "/lock"
 		hs, proxy := zktest.DialSessionViaProxy(t, seqlock.NewSession, seqlock.WithSessionTimeout(time.Second))
@@ -873,14 +844,23 @@ func TestHolderCrash(t *testing.T) {
 		if err := holder.Unlock(ctx); !errors.Is(err, seqlock.ErrLost) {
 			t.Errorf("Unlock after the loss = %v, want ErrLost", err)
 		}
-		// The conn has a new session: the same Mutex can lock again.
-		if err := waiter.Unlock(ctx); err != nil {
+		// A Session is one session: it ended, and nothing opened another.
+		zktest.Await(t, hs.Done(), "the Session's Done never closed after its session expired")
+		var tally event.Tally
+		again, err := seqlock.New(hs, dir, seqlock.WithObserver(tally.Observe))
+		if err != nil {
 			t.Fatal(err)
 		}
-		if err := holder.Lock(ctx); err != nil {
-			t.Fatalf("Lock on the conn's new session: %v", err)
+		if err := again.Lock(ctx); !errors.Is(err, seqlock.ErrSessionExpired) {
+			t.Fatalf("Lock on the expired Session = %v, want ErrSessionExpired", err)
 		}
-		if err := holder.Unlock(ctx); err != nil {
+		if n := tally.Count(event.Request); n != 0 {
+			t.Errorf("Lock on the expired Session sent %d requests, want none", n)
+		}
+		if id := hconn.SessionID(); id != 0 && hconn.State() == zk.StateHasSession {
+			t.Errorf("the expired Session's conn is in session %#x: nothing may open one behind the caller", id)
+		}
+		if err := waiter.Unlock(ctx); err != nil {
 			t.Fatal(err)
 		}
 		locktest.AssertClean(t, admin, root, dir)

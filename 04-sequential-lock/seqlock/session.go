@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/lockstep-zk/lockstep/internal/zkcall"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
 )
 
@@ -17,89 +18,42 @@ import (
 // with the ZooKeeper session that created it, and with it our hold. So a
 // lock must know its session — how long the server waits before it
 // expires it (what it GRANTED, not what we asked: a stock server grants at
-// least 4 s), and whether the conn still has it. A Session owns one conn
-// and knows both, for every lock built on it, as etcd's
+// least 4 s), and whether the conn still has it. A Session is one
+// ZooKeeper session and knows both, for every lock built on it, as etcd's
 // concurrency.Session does for its locks.
 
 // A Session is one ZooKeeper client session and its conn. Build locks on
 // it (New(s, dir)); use Conn for requests of your own; Close it when done.
+//
+// It is one session from NewSession to its end: when the server expires
+// it (or Close ends it), Done is closed, every hold on it is lost, and a
+// Lock on it returns ErrSessionExpired (ErrSessionClosed) at once. Nothing
+// reopens it: a program that must go on opens a new Session, as an etcd
+// program opens a new concurrency.Session when the old one's Done fires:
+//
+//	for {
+//		s, err := seqlock.NewSession(ctx, servers)
+//		…
+//		work(s) // until <-s.Done()
+//	}
 type Session struct {
-	conn *zk.Conn
-	auth *zksession.Auth // the credentials it was dialled with, nil if none
-	rec  *zksession.Dialled
-	done chan struct{}
-	dirs sync.Map // lock directories made on this Session (dir.go: ensureDir)
-
-	mu      sync.Mutex
-	id      int64   // the ZooKeeper session the conn is in; 0 if none
-	expired *signal // fires when session id is over
-	silent  *signal // fires when the conn has had no session for d/6
-	timer   *time.Timer
-	armed   int  // which disconnection the timer is for
-	closed  bool // Close was called
+	conn    *zk.Conn
+	calls   zkcall.Conn // conn, with a ctx on every request, in this session
+	timeout time.Duration
+	auth    *zksession.Auth // the credentials it was dialled with, nil if none
+	done    chan struct{}
+	dirs    sync.Map // lock directories made on this Session (queue.go: ensureDir)
 	onEvent func(zk.Event)
-}
 
-// A signal fires once, with a reason, and tells the holds that asked
-// (tell) when it does: holding the lock then costs no goroutine.
-type signal struct {
 	mu     sync.Mutex
-	fired  bool
-	reason string
-	holds  map[*Hold]struct{} // to tell when it fires; nil once it has
+	err    error   // why the session ended: ErrSessionExpired or ErrSessionClosed; nil while it lives
+	ended  *signal // fires when the session ends
+	silent *signal // fires when the conn has had no session for d/6
+	timer  *time.Timer
+	armed  int // which disconnection the timer is for
 }
 
-func newSignal() *signal { return &signal{} }
-
-func (g *signal) fire(reason string) {
-	g.mu.Lock()
-	if g.fired {
-		g.mu.Unlock()
-		return
-	}
-	g.fired, g.reason = true, reason
-	holds := g.holds
-	g.holds = nil
-	g.mu.Unlock()
-	// fire runs on go-zookeeper's event goroutine or a timer's, under the
-	// Session's lock: each hold hears it in a goroutine of its own (losing
-	// a hold takes the hold's lock and tells its observer). A loss is rare;
-	// this is the only goroutine a hold ever costs.
-	for h := range holds {
-		go h.loseWhileHeld(reason)
-	}
-}
-
-// hasFired says whether g has fired.
-func (g *signal) hasFired() bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.fired
-}
-
-// tell has h told (h.loseWhileHeld) when g fires, or at once if it has.
-func (g *signal) tell(h *Hold) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.fired {
-		go h.loseWhileHeld(g.reason)
-		return
-	}
-	if g.holds == nil {
-		g.holds = map[*Hold]struct{}{}
-	}
-	g.holds[h] = struct{}{}
-}
-
-// forget undoes tell: h is being released.
-func (g *signal) forget(h *Hold) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	delete(g.holds, h)
-}
-
-// SessionOption configures a Session: WithSessionTimeout, WithDigest,
-// WithDialer, WithZKOptions, WithEventCallback.
+// SessionOption configures a Session: WithSessionTimeout, WithDigest.
 type SessionOption = zksession.Option
 
 // WithSessionTimeout asks the server for session timeout d (default 4 s).
@@ -114,52 +68,33 @@ func WithDigest(user, password string) SessionOption {
 	return func(c *zksession.Config) { c.Auth = &zksession.Auth{Scheme: "digest", User: user, Password: password} }
 }
 
-// WithDialer opens the session's TCP connections with d (a proxy, a
-// counter of bytes). The Session still reads what the server grants.
-func WithDialer(d zk.Dialer) SessionOption { return func(c *zksession.Config) { c.Dialer = d } }
-
-// WithZKOptions passes go-zookeeper options to the conn. An event callback
-// among them is replaced by the Session's own: use WithEventCallback.
-func WithZKOptions(opts ...func(*zk.Conn)) SessionOption {
-	return func(c *zksession.Config) { c.ZKOptions = append(c.ZKOptions, opts...) }
-}
-
-// WithEventCallback lets f see every event of the conn, after the Session.
-// It runs on go-zookeeper's goroutine: it must not block.
-func WithEventCallback(f func(zk.Event)) SessionOption {
-	return func(c *zksession.Config) {
-		prev := c.OnEvent
-		c.OnEvent = func(ev zk.Event) {
-			if prev != nil {
-				prev(ev)
-			}
-			f(ev)
-		}
-	}
-}
-
 // NewSession dials servers and waits for the session: it returns once the
 // server has granted one, or with an error once every server was tried,
 // ctx ended, or a server has a chroot ("host:2181/app": go-zookeeper does
 // not support one).
 func NewSession(ctx context.Context, servers []string, opts ...SessionOption) (*Session, error) {
-	s := &Session{done: make(chan struct{}), expired: newSignal(), silent: newSignal()}
+	s := &Session{done: make(chan struct{}), ended: newSignal(), silent: newSignal()}
 	var cfg zksession.Config
 	for _, o := range opts {
 		o(&cfg)
 	}
 	s.onEvent = cfg.OnEvent
 	cfg.Dialer = readAhead(cfg.Dialer)
-	// The Session learns the conn before its first event can arrive, and
-	// hears every state change on go-zookeeper's goroutine, in order.
-	cfg.ZKOptions = append(cfg.ZKOptions, func(c *zk.Conn) { s.conn = c })
+	// The Session hears every state change on go-zookeeper's goroutine, in
+	// order; until Dial returns it only passes them on.
 	cfg.OnEvent = s.handle
 	d, err := zksession.Dial(ctx, servers, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("seqlock: new session: %w", err)
 	}
 	s.mu.Lock()
-	s.rec, s.auth = d, d.Auth
+	if s.err != nil { // it expired while Dial returned
+		s.mu.Unlock()
+		d.Conn.Close()
+		return nil, fmt.Errorf("seqlock: new session: %w", s.err)
+	}
+	s.conn, s.auth, s.timeout = d.Conn, d.Auth, d.Timeout()
+	s.calls = zkcall.Conn{Conn: d.Conn, Session: d.Conn.SessionID()}
 	if s.conn.State() != zk.StateHasSession {
 		s.arm() // it went away while Dial returned
 	}
@@ -203,25 +138,41 @@ func (c *bufferedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
 func (s *Session) Conn() *zk.Conn { return s.conn }
 
 // Timeout is the session timeout the server granted.
-func (s *Session) Timeout() time.Duration { return s.rec.Timeout() }
+func (s *Session) Timeout() time.Duration { return s.timeout }
 
-// Done is closed when the Session is closed.
+// Done is closed when the session ends: the server expired it, or Close.
 func (s *Session) Done() <-chan struct{} { return s.done }
 
 // Close ends the session: the server deletes its ephemeral nodes at once,
 // and every hold on it is lost.
 func (s *Session) Close() {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return
+	if s.end(ErrSessionClosed, "the session was closed") {
+		s.conn.Close()
 	}
-	s.closed = true
+}
+
+// end ends the session for reason: Done closes and every hold on it is
+// lost. It reports whether this call ended it (later calls do nothing);
+// the caller then closes the conn, so that go-zookeeper opens no other
+// session on it.
+func (s *Session) end(err error, reason string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return false
+	}
+	s.err = err
 	s.disarm()
-	s.expired.fire("the session was closed")
+	s.ended.fire(reason)
 	close(s.done)
-	s.mu.Unlock()
-	s.conn.Close()
+	return s.conn != nil
+}
+
+// alive returns nil while the session lives, else why it ended.
+func (s *Session) alive() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
 }
 
 // handle sees every event of the conn. It only takes s.mu and closes
@@ -229,8 +180,8 @@ func (s *Session) Close() {
 //
 // When is a hold lost behind the holder's back?
 //
-//	(a) our session expired: go-zookeeper says StateExpired and opens a
-//	    new session on the same conn, so the session id changes;
+//	(a) our session ended: the server expired it (go-zookeeper says
+//	    StateExpired), or Close;
 //	(b) the conn has had no session for d/6, d the granted timeout.
 //
 // Why d/6 in (b)? While cut off, the client hears nothing, and a
@@ -242,26 +193,28 @@ func (s *Session) Close() {
 // left; we give up after half of it, keeping the other half as margin for
 // a busy machine and the clocks of two processes. A quick reconnect (a
 // server restart, a short blip) stays well inside d/6 and keeps the lock.
+// The Session lives on after (b): a lock taken after the reconnect holds.
 func (s *Session) handle(ev zk.Event) {
 	if ev.Type == zk.EventSession {
-		s.mu.Lock()
 		switch ev.State {
+		case zk.StateExpired:
+			if s.end(ErrSessionExpired, "session expired") {
+				// go-zookeeper's Close waits for its event loop, which
+				// is the goroutine calling us: close it from another.
+				go s.conn.Close()
+			}
 		case zk.StateHasSession:
+			s.mu.Lock()
 			s.disarm()
-			if id := s.conn.SessionID(); id != s.id {
-				s.expired.fire("session expired (the conn has a new session)")
-				s.id, s.expired, s.silent = id, newSignal(), newSignal()
-			} else if s.silent.hasFired() {
+			if s.silent.hasFired() {
 				s.silent = newSignal() // back in time for the server, too late for the holds of before
 			}
-		case zk.StateExpired:
-			s.disarm()
-			s.expired.fire("session expired")
-			s.id, s.expired, s.silent = 0, newSignal(), newSignal()
+			s.mu.Unlock()
 		case zk.StateDisconnected, zk.StateConnecting, zk.StateConnected:
+			s.mu.Lock()
 			s.arm()
+			s.mu.Unlock()
 		}
-		s.mu.Unlock()
 	}
 	if s.onEvent != nil {
 		s.onEvent(ev)
@@ -270,10 +223,10 @@ func (s *Session) handle(ev zk.Event) {
 
 // arm starts the d/6 countdown of (b), unless it runs already. s.mu is held.
 func (s *Session) arm() {
-	if s.timer != nil || s.closed || s.id == 0 || s.rec == nil {
-		return // counting already; closed; no session to lose; still dialling
+	if s.timer != nil || s.err != nil || s.conn == nil {
+		return // counting already; ended; still dialling
 	}
-	grace := s.rec.Timeout() / 6
+	grace := s.timeout / 6
 	s.armed++
 	armed, silent := s.armed, s.silent
 	s.timer = time.AfterFunc(grace, func() {
@@ -294,18 +247,12 @@ func (s *Session) disarm() {
 	s.armed++
 }
 
-// watch returns what tells a hold in session id that it is lost: expired
-// fires when that session is over, silent when the conn has been without it
-// for d/6. For a session that is over already, both have fired.
-func (s *Session) watch(id int64) (expired, silent *signal) {
+// signals returns what tells a hold that it is lost: ended fires when the
+// session ends, silent when the conn has been without it for d/6.
+func (s *Session) signals() (ended, silent *signal) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if id != s.id || s.closed {
-		over := newSignal()
-		over.fire("session expired")
-		return over, over
-	}
-	return s.expired, s.silent
+	return s.ended, s.silent
 }
 
 // acl is the ACL of the nodes our locks create: creator-only when the
@@ -314,3 +261,61 @@ func (s *Session) acl() []zk.ACL { return zksession.ACL(s.auth) }
 
 // explain adds a hint to ErrNoAuth (see zksession.Explain).
 func (s *Session) explain(err error) error { return zksession.Explain(s.auth, err) }
+
+// A signal fires once, with a reason, and tells the holds that asked
+// (tell) when it does: holding the lock then costs no goroutine.
+type signal struct {
+	mu     sync.Mutex
+	fired  bool
+	reason string
+	holds  map[*hold]struct{} // to tell when it fires; nil once it has
+}
+
+func newSignal() *signal { return &signal{} }
+
+func (g *signal) fire(reason string) {
+	g.mu.Lock()
+	if g.fired {
+		g.mu.Unlock()
+		return
+	}
+	g.fired, g.reason = true, reason
+	holds := g.holds
+	g.holds = nil
+	g.mu.Unlock()
+	// fire runs on go-zookeeper's event goroutine or a timer's, under the
+	// Session's lock: each hold hears it in a goroutine of its own (losing
+	// a hold takes the hold's lock and tells its observer). A loss is rare;
+	// this is the only goroutine a hold ever costs.
+	for h := range holds {
+		go h.loseWhileHeld(reason)
+	}
+}
+
+// hasFired says whether g has fired.
+func (g *signal) hasFired() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.fired
+}
+
+// tell has h told (h.loseWhileHeld) when g fires, or at once if it has.
+func (g *signal) tell(h *hold) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.fired {
+		go h.loseWhileHeld(g.reason)
+		return
+	}
+	if g.holds == nil {
+		g.holds = map[*hold]struct{}{}
+	}
+	g.holds[h] = struct{}{}
+}
+
+// forget undoes tell: h is being released.
+func (g *signal) forget(h *hold) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.holds, h)
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 
 	"github.com/go-zookeeper/zk"
 
@@ -133,7 +134,7 @@ func cutOff(t *testing.T, dir string) *cutOffClient {
 	}
 	dctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s, err := seqlock.NewSession(dctx, []string{proxy.Addr()}, seqlock.WithSessionTimeout(cutOffSession), seqlock.WithDialer(dialer))
+	s, err := seqlock.NewSession(dctx, []string{proxy.Addr()}, seqlock.WithSessionTimeout(cutOffSession), zksession.DialWith(dialer))
 	must(t, err)
 	t.Cleanup(s.Close)
 	conn := s.Conn()

@@ -811,12 +811,13 @@ func TestLostSession(t *testing.T) {
 		if err := m.Write().Unlock(ctx); !errors.Is(err, rwlock.ErrLost) {
 			t.Errorf("Unlock after the loss = %v, want ErrLost", err)
 		}
-		// The lock is free for others, and for us again on the new session.
+		// The lock is free for others; ours is over with its session.
 		other := mutex(t, dir, "other", nil)
 		must(t, other.Write().TryLock(ctx))
 		must(t, other.Write().Unlock(ctx))
-		must(t, m.Write().Lock(ctx))
-		must(t, m.Write().Unlock(ctx))
+		if err := m.Write().Lock(ctx); !errors.Is(err, seqlock.ErrSessionExpired) {
+			t.Errorf("Lock on the expired Session = %v, want ErrSessionExpired", err)
+		}
 		locktest.AssertClean(t, zktest.Connect(t), root, dir)
 	})
 

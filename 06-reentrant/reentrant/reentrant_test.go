@@ -346,15 +346,13 @@ func TestReentryAfterSessionExpiryReportsTheLoss(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// The Mutex is usable again: a fresh hold on the new session.
-	if err := holder.Lock(ctx); err != nil {
-		t.Fatalf("Lock after the loss was reported: %v", err)
+	// The Session was one session, and it is over: a Lock on it says so,
+	// and takes nothing.
+	if err := holder.Lock(ctx); !errors.Is(err, seqlock.ErrSessionExpired) {
+		t.Fatalf("Lock after the loss was reported = %v, want ErrSessionExpired (a Session is one session)", err)
 	}
-	if holder.Depth() != 1 || holder.Token() <= oldToken {
-		t.Errorf("new hold: depth %d token %d, want depth 1 and a token above %d", holder.Depth(), holder.Token(), oldToken)
-	}
-	if err := holder.Unlock(ctx); err != nil {
-		t.Fatal(err)
+	if holder.Depth() != 0 || holder.Token() != 0 {
+		t.Errorf("after a refused Lock: depth %d token %d, want 0 and 0 (old token %d)", holder.Depth(), holder.Token(), oldToken)
 	}
 	locktest.AssertClean(t, admin, root, dir)
 }

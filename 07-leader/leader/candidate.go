@@ -9,6 +9,7 @@ import (
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/lockopt"
+	"github.com/lockstep-zk/lockstep/internal/slot"
 )
 
 // This file is the candidate's bookkeeping: one campaign or leadership at
@@ -30,11 +31,10 @@ type Election struct {
 	s    *seqlock.Session
 	conn *zk.Conn // s.Conn()
 	dir  string
-	q    *seqlock.Queue   // the queue as Leader and Observe read it
-	opts []seqlock.Option // for each campaign's queue
+	opts []seqlock.Option // for each campaign's lock
 	obs  event.Observer
 
-	h seqlock.Handle // busy, the current leadership, the last: chapter 04's bookkeeping
+	slot slot.Slot[*seqlock.Mutex] // busy, our leadership, the last: the Mutex's bookkeeping (internal/slot)
 }
 
 // Leadership is who leads an election, as anyone can read it from
@@ -59,11 +59,10 @@ type Leadership struct {
 // cut-off leader learn it lost only once it reconnects, the flaw
 // TestCutOffLeaderWithoutSessionTimeoutStillBelievesItLeads measures.
 func New(s *seqlock.Session, dir string, opts ...seqlock.Option) (*Election, error) {
-	q, err := seqlock.NewQueue(s, dir, nodeName, seqlock.First, opts...)
-	if err != nil {
-		return nil, fmt.Errorf("leader: %w", err)
+	if _, err := seqlock.NewWithRule(s, dir, nodeName, seqlock.First, opts...); err != nil {
+		return nil, fmt.Errorf("leader: %w", err) // a nil Session, a bad directory
 	}
-	return &Election{s: s, conn: s.Conn(), dir: dir, q: q, opts: opts, obs: lockopt.Of(opts).Observer}, nil
+	return &Election{s: s, conn: s.Conn(), dir: dir, opts: opts, obs: lockopt.Of(opts).Observer}, nil
 }
 
 // Campaign joins the election and blocks until this candidate leads, ctx
@@ -73,13 +72,14 @@ func New(s *seqlock.Session, dir string, opts ...seqlock.Option) (*Election, err
 // ErrAlreadyHeld while this Election campaigns or leads, and after a lost
 // leadership until Resign.
 func (e *Election) Campaign(ctx context.Context, value string) error {
-	return e.h.Acquire(ctx, func(ctx context.Context) (*seqlock.Hold, error) {
-		h, err := e.campaign(ctx, value)
-		if err != nil {
-			return nil, fmt.Errorf("leader: campaign in %s: %w", e.dir, err)
-		}
-		return h, nil
-	})
+	if !e.slot.Begin() {
+		return ErrAlreadyHeld
+	}
+	m, err := e.campaign(ctx, value)
+	if err != nil {
+		err = fmt.Errorf("leader: campaign in %s: %w", e.dir, err)
+	}
+	return e.slot.End(m, err)
 }
 
 // Resign ends our leadership by deleting our node: the candidate watching
@@ -87,16 +87,33 @@ func (e *Election) Campaign(ctx context.Context, value string) error {
 // leader's work before calling it. Resign returns ErrNotHeld if this
 // Election does not lead, and an error wrapping ErrLost if the leadership
 // was lost before Resign (it still makes sure the node is gone).
-func (e *Election) Resign(ctx context.Context) error { return e.h.Release(ctx) }
+func (e *Election) Resign(ctx context.Context) error {
+	m, ok := e.slot.Take()
+	if !ok {
+		return ErrNotHeld
+	}
+	defer e.slot.Free()
+	return m.Unlock(ctx)
+}
 
 // Token is the fencing token of our leadership, 0 if we do not lead: every
 // later leader of the election has a larger one (chapter 04's definition,
-// seqlock.Hold.Token). Stamp what the leader writes with it, and have the
+// seqlock.Mutex.Token). Stamp what the leader writes with it, and have the
 // resource refuse a token lower than one it has seen (chapter 08).
-func (e *Election) Token() int64 { return e.h.Token() }
+func (e *Election) Token() int64 {
+	if m, ok := e.slot.Current(); ok {
+		return m.Token()
+	}
+	return 0
+}
 
 // Node is the full path of our node while we lead, "" otherwise.
-func (e *Election) Node() string { return e.h.Node() }
+func (e *Election) Node() string {
+	if m, ok := e.slot.Current(); ok {
+		return m.Node()
+	}
+	return ""
+}
 
 // Lost returns a channel that is closed when our leadership is lost
 // without Resign: the session expired, or the conn has had no session for
@@ -104,7 +121,7 @@ func (e *Election) Node() string { return e.h.Node() }
 // A leader's work loop selects on it. Resign does not close it. Each
 // leadership has its own channel; between leaderships Lost returns the
 // last one's, and nil (which never fires) before the first.
-func (e *Election) Lost() <-chan struct{} { return e.h.Lost() }
+func (e *Election) Lost() <-chan struct{} { return e.slot.Lost() }
 
 func (e *Election) emit(ev event.Event) {
 	ev.Lock = e.dir

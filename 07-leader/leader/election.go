@@ -41,6 +41,7 @@ import (
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/zkcall"
+	"github.com/lockstep-zk/lockstep/internal/zkpath"
 )
 
 // succession is the election's rule (step 2): the lowest node leads, and
@@ -48,17 +49,20 @@ import (
 // 04's mutex rule, word for word.
 var succession seqlock.Rule = seqlock.First
 
-// campaign is steps 1 to 3: chapter 04's acquisition with value as our
-// node's data, under the rule "the lowest leads, each other candidate
-// watches its predecessor". It returns once we lead; on an error it has
+// campaign is steps 1 to 3: chapter 04's lock with value as our node's
+// data, under the rule "the lowest leads, each other candidate watches its
+// predecessor". It returns our candidacy once we lead; on an error it has
 // left no node behind.
-func (e *Election) campaign(ctx context.Context, value string) (*seqlock.Hold, error) {
+func (e *Election) campaign(ctx context.Context, value string) (*seqlock.Mutex, error) {
 	opts := append(slices.Clip(e.opts), seqlock.WithData([]byte(value)))
-	q, err := seqlock.NewQueue(e.s, e.dir, nodeName, succession, opts...)
+	m, err := seqlock.NewWithRule(e.s, e.dir, nodeName, succession, opts...)
 	if err != nil {
 		return nil, err
 	}
-	return q.Acquire(ctx, true)
+	if err := m.Lock(ctx); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // Leader says who leads now, or returns ErrNoLeader. Any Election can ask,
@@ -123,7 +127,7 @@ func (e *Election) Observe(ctx context.Context) <-chan Leadership {
 // lookup reads the lowest candidate node and its data. With watch, it also
 // returns a channel that fires at the next change of the directory (a
 // children watch, or an exists watch while the directory does not exist).
-// The queue is ordered as the candidates order it (Queue.Sorted).
+// The queue is ordered as the candidates order it (zkpath.Queue).
 func (e *Election) lookup(ctx context.Context, watch bool) (Leadership, <-chan zk.Event, error) {
 	conn := zkcall.Conn{Conn: e.conn} // each request below is one call with ctx
 	for {
@@ -160,11 +164,11 @@ func (e *Election) lookup(ctx context.Context, watch bool) (Leadership, <-chan z
 		if watch {
 			e.emit(event.Event{Kind: event.WatchSet, Op: "children", Node: e.dir})
 		}
-		queue := e.q.Sorted(children)
+		queue := zkpath.Queue(children, nodeName)
 		if len(queue) == 0 {
 			return Leadership{}, changed, ErrNoLeader
 		}
-		node := e.dir + "/" + queue[0].Name
+		node := e.dir + "/" + queue[0]
 		e.emit(event.Event{Kind: event.Request, Op: "get", Node: node})
 		data, _, err := conn.Get(ctx, node)
 		if errors.Is(err, zk.ErrNoNode) {

@@ -24,12 +24,13 @@ var succession seqlock.Rule = func(queue []seqlock.Node, ours int) (bool, string
 	panic("TODO(workshop): succession — who leads, and whom each other candidate watches")
 }
 
-// campaign joins the election and returns once we lead: chapter 04's
-// acquisition (seqlock.NewQueue, then Queue.Acquire) with value as our
-// node's data (seqlock.WithData, after e.opts), our nodes named nodeName,
-// under the rule "the lowest node leads, each other candidate watches the
-// one just before its own". On an error it must leave no node behind.
-func (e *Election) campaign(ctx context.Context, value string) (*seqlock.Hold, error) {
+// campaign joins the election and returns our candidacy once we lead:
+// chapter 04's lock (seqlock.NewWithRule, then Lock) on e.s and e.dir, with
+// value as our node's data (seqlock.WithData, after e.opts), our nodes
+// named nodeName, under the rule "the lowest node leads, each other
+// candidate watches the one just before its own". On an error it must
+// leave no node behind.
+func (e *Election) campaign(ctx context.Context, value string) (*seqlock.Mutex, error) {
 	panic("TODO(workshop): campaign — a core acquisition whose rule is: the lowest node leads")
 }
 
@@ -49,7 +50,7 @@ func (e *Election) Observe(ctx context.Context) <-chan Leadership {
 }
 
 // lookup reads the lowest candidate node (order the children with
-// e.q.Sorted, as the candidates do) and its data; Token is the pzxid of
+// zkpath.Queue(children, nodeName), as the candidates do) and its data; Token is the pzxid of
 // the listing. With watch, it also returns a channel that fires at the
 // next change of the directory. Honour ctx on every request: send it
 // through zkcall.Conn{Conn: e.conn} (internal/zkcall), whose methods take

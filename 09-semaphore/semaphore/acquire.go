@@ -74,11 +74,14 @@ func (s *Semaphore) acquire(ctx context.Context, wait bool) (*Lease, error) {
 
 	// Step 3: our lease. Under the gate nobody else creates one, so the
 	// rule lets us hold at once.
-	h, err := s.leases.Acquire(ctx, false)
+	lease, err := seqlock.NewWithRule(s.sess, s.leaseDir(), leaseName, Leases(s.n), s.gate...)
 	if err != nil {
+		return nil, err
+	}
+	if err := lease.TryLock(ctx); err != nil {
 		return nil, fmt.Errorf("semaphore: lease: %w", err)
 	}
-	l := &Lease{Hold: h, conn: s.conn, revoked: make(chan struct{})}
+	l := &Lease{m: lease, conn: s.conn, revoked: make(chan struct{})}
 	if s.opts.revocable {
 		l.watchRevocation(s)
 	}

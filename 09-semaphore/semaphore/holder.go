@@ -3,7 +3,7 @@ package semaphore
 import (
 	"context"
 
-	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
+	"github.com/lockstep-zk/lockstep/internal/slot"
 )
 
 // Holder is one client's hold on a lease, with the Lock and Unlock every
@@ -12,44 +12,57 @@ import (
 // that; the demo and the visualizer drive the semaphore through it like
 // any other lock. One goroutine at a time uses a Holder; make one per
 // contender (Semaphore.Holder sends nothing). Its bookkeeping is chapter
-// 04's seqlock.Handle, as the Mutex's is: a Lock while a lease is held, or
+// 04's, as the Mutex's is (internal/slot): a Lock while a lease is held, or
 // being taken, is ErrAlreadyHeld, and no second lease is taken (it would
 // leak: Unlock gives back one).
 type Holder struct {
-	s *Semaphore
-	h seqlock.Handle
+	s    *Semaphore
+	slot slot.Slot[*Lease] // busy, the current lease, the last: the Mutex's bookkeeping (internal/slot)
 }
 
 // Holder returns a new Holder on s, holding nothing.
 func (s *Semaphore) Holder() *Holder { return &Holder{s: s} }
 
 // Lock is Acquire: it blocks until a lease is ours or ctx ends.
-func (h *Holder) Lock(ctx context.Context) error { return h.h.Acquire(ctx, lease(h.s.Acquire)) }
+func (h *Holder) Lock(ctx context.Context) error { return h.take(ctx, h.s.Acquire) }
 
 // TryLock is TryAcquire: ErrLocked at once when all n leases are out.
-func (h *Holder) TryLock(ctx context.Context) error { return h.h.Acquire(ctx, lease(h.s.TryAcquire)) }
+func (h *Holder) TryLock(ctx context.Context) error { return h.take(ctx, h.s.TryAcquire) }
 
-// lease gives the Handle the core's Hold of the lease acquire takes: a
-// Lease's Release is its Hold's (the revocation watch ends with the node).
-func lease(acquire func(context.Context) (*Lease, error)) func(context.Context) (*seqlock.Hold, error) {
-	return func(ctx context.Context) (*seqlock.Hold, error) {
-		l, err := acquire(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return l.Hold, nil
+func (h *Holder) take(ctx context.Context, acquire func(context.Context) (*Lease, error)) error {
+	if !h.slot.Begin() {
+		return ErrAlreadyHeld
 	}
+	l, err := acquire(ctx)
+	return h.slot.End(l, err)
 }
 
 // Unlock releases the lease: ErrNotHeld if none is held.
-func (h *Holder) Unlock(ctx context.Context) error { return h.h.Release(ctx) }
+func (h *Holder) Unlock(ctx context.Context) error {
+	l, ok := h.slot.Take()
+	if !ok {
+		return ErrNotHeld
+	}
+	defer h.slot.Free()
+	return l.Release(ctx)
+}
 
 // Token is the held lease's fencing token, 0 if none.
-func (h *Holder) Token() int64 { return h.h.Token() }
+func (h *Holder) Token() int64 {
+	if l, ok := h.slot.Current(); ok {
+		return l.Token()
+	}
+	return 0
+}
 
 // Node is the held lease's node, "" if none.
-func (h *Holder) Node() string { return h.h.Node() }
+func (h *Holder) Node() string {
+	if l, ok := h.slot.Current(); ok {
+		return l.Node()
+	}
+	return ""
+}
 
 // Lost is the held lease's lost-hold channel; between leases the last
 // one's, and nil (which never fires) before the first, as a Mutex's.
-func (h *Holder) Lost() <-chan struct{} { return h.h.Lost() }
+func (h *Holder) Lost() <-chan struct{} { return h.slot.Lost() }

@@ -15,13 +15,27 @@ import (
 )
 
 // Lease is one of the n leases, held from Acquire to Release. Its Node,
-// Token, Lost and Release are the core's Hold (chapter 04).
+// Token, Lost and Release are its lock's: a lease is chapter 04's Mutex
+// with the rule Leases(n), locked once.
 type Lease struct {
-	*seqlock.Hold
+	m       *seqlock.Mutex
 	conn    *zk.Conn
 	revoked chan struct{}
 	once    sync.Once
 }
+
+// Node is the lease's node, as a full path.
+func (l *Lease) Node() string { return l.m.Node() }
+
+// Token is the lease's fencing token (chapter 04's definition).
+func (l *Lease) Token() int64 { return l.m.Token() }
+
+// Lost is closed when the lease is lost without Release.
+func (l *Lease) Lost() <-chan struct{} { return l.m.Lost() }
+
+// Release gives the lease back by deleting its node: ErrNotHeld if it was
+// released already, an error wrapping ErrLost if it was lost before.
+func (l *Lease) Release(ctx context.Context) error { return l.m.Unlock(ctx) }
 
 // Revoked is closed when another client asks for this lease back (Revoke)
 // and the Semaphore was made WithRevocable. It is a request, not a kill:

@@ -65,8 +65,7 @@ type Semaphore struct {
 	dir    string   // the semaphore: gateDir and leaseDir are in it
 	n      int
 	opts   options          // what New's options say to this chapter
-	gate   []seqlock.Option // New's options, for each acquisition's gate mutex
-	leases *seqlock.Queue
+	gate   []seqlock.Option // New's options, for each acquisition's gate and lease
 }
 
 // New returns a semaphore with n leases on the directory dir. Every client
@@ -81,13 +80,7 @@ func New(sess *seqlock.Session, dir string, n int, opts ...Option) (*Semaphore, 
 	if n < 1 {
 		return nil, fmt.Errorf("semaphore: %d leases: want at least 1", n)
 	}
-	s := &Semaphore{sess: sess, conn: sess.Conn(), dir: dir, n: n, opts: configure(opts), gate: opts}
-	leases, err := seqlock.NewQueue(sess, s.leaseDir(), leaseName, Leases(n), opts...)
-	if err != nil {
-		return nil, err
-	}
-	s.leases = leases
-	return s, nil
+	return &Semaphore{sess: sess, conn: sess.Conn(), dir: dir, n: n, opts: configure(opts), gate: opts}, nil
 }
 
 // gateDir and leaseDir are Curator's: path/locks and path/leases.

@@ -73,32 +73,22 @@ func TestACtxThatNeverEndsCostsNoGoroutine(t *testing.T) {
 	}
 }
 
-func TestAWatchedCtxRunsTheCallInTheCallersGoroutine(t *testing.T) {
-	t.Run("Do runs f without a goroutine and returns its result", func(t *testing.T) {
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		before := goroutinesCreated()
-		if v, err := Do(Watched(ctx), func() (int, error) { return 7, nil }); v != 7 || err != nil {
-			t.Fatalf("Do = %d, %v; want 7, nil", v, err)
+func TestRequestsWhoseCtxCanEndReuseIdleWorkers(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	Do(ctx, func() (int, error) { return 1, nil }) // a worker, idle now
+	before := goroutinesCreated()
+	for i := range 100 {
+		if v, err := Do(ctx, func() (int, error) { return i, nil }); v != i || err != nil {
+			t.Fatalf("Do = %d, %v; want %d, nil", v, err, i)
 		}
-		if n := goroutinesCreated() - before; n != 0 {
-			t.Fatalf("Do with a Watched ctx started %d goroutines, want 0", n)
-		}
-	})
-	t.Run("Do drops the answer of a call during which ctx ended", func(t *testing.T) {
-		ctx, cancel := context.WithCancel(context.Background())
-		if _, err := Do(Watched(ctx), func() (int, error) { cancel(); return 7, nil }); !errors.Is(err, context.Canceled) {
-			t.Fatalf("Do = %v, want context.Canceled", err)
-		}
-	})
-	t.Run("Send hands the answer that came too late to late before it returns", func(t *testing.T) {
-		ctx, cancel := context.WithCancel(context.Background())
-		got := 0
-		_, err := Send(Watched(ctx), func() (int, error) { cancel(); return 9, nil }, func(v int, err error) { got = v })
-		if !errors.Is(err, context.Canceled) || got != 9 {
-			t.Fatalf("Send = %v, late got %d; want context.Canceled and 9", err, got)
-		}
-	})
+	}
+	// One after another, each request finds the worker of the one before
+	// idle (a second one may start if the first has not gone back to
+	// waiting yet): far fewer than one goroutine per request.
+	if n := goroutinesCreated() - before; n > 10 {
+		t.Fatalf("100 requests one after another started %d goroutines, want the idle worker reused", n)
+	}
 }
 
 func goroutinesCreated() uint64 {

@@ -1,6 +1,9 @@
 package zkpath
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestSequenceOfReadsOnlyTenTrailingDigits(t *testing.T) {
 	cases := []struct {
@@ -33,5 +36,20 @@ func TestProtectedPrefixMatchesOnlyAtTheStart(t *testing.T) {
 	}
 	if ProtectedPrefix.MatchString("lock-_c_0f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b-") {
 		t.Error("matched a GUID that is not at the start")
+	}
+}
+
+func TestQueueKeepsTheNamedContendersInSequenceOrder(t *testing.T) {
+	children := []string{
+		"_c_0f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b-write-0000000012",
+		"counter",
+		"_c_1f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b-lock-0000000003",
+		"read-0000000007",
+		"lock-000000009", // nine digits: not a sequential node
+	}
+	got := Queue(children, "read-", "write-")
+	want := []string{"read-0000000007", "_c_0f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b-write-0000000012"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Queue = %q, want %q", got, want)
 	}
 }

@@ -178,3 +178,24 @@ type slogLogger struct{}
 func (slogLogger) Printf(format string, args ...any) {
 	slog.Debug(fmt.Sprintf(format, args...), "component", "go-zookeeper")
 }
+
+// DialWith is the Option that opens the session's TCP connections with d
+// (a proxy, a counter of bytes); the Recorder still reads what the server
+// grants. The lockstep tests, demos and bench give it to seqlock.NewSession
+// (seqlock.SessionOption is an Option).
+func DialWith(d zk.Dialer) Option { return func(c *Config) { c.Dialer = d } }
+
+// OnEvent is the Option that lets f see every event of the conn, after
+// whoever set OnEvent before. It runs on go-zookeeper's goroutine: it must
+// not block.
+func OnEvent(f func(zk.Event)) Option {
+	return func(c *Config) {
+		prev := c.OnEvent
+		c.OnEvent = func(ev zk.Event) {
+			if prev != nil {
+				prev(ev)
+			}
+			f(ev)
+		}
+	}
+}
