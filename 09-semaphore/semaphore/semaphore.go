@@ -60,12 +60,12 @@ var (
 // Semaphore is one client's handle on a semaphore directory with n leases.
 // It may be shared by goroutines: each Acquire returns its own Lease.
 type Semaphore struct {
-	sess   *seqlock.Session
-	conn   *zk.Conn // sess.Conn()
-	dir    string   // the semaphore: gateDir and leaseDir are in it
-	n      int
-	opts   options          // what New's options say to this chapter
-	gate   []seqlock.Option // New's options, for each acquisition's gate and lease
+	sess *seqlock.Session
+	conn *zk.Conn // sess.Conn()
+	dir  string   // the semaphore: gateDir and leaseDir are in it
+	n    int
+	opts options          // what New's options say to this chapter
+	gate []seqlock.Option // New's options, for each acquisition's gate and lease
 }
 
 // New returns a semaphore with n leases on the directory dir. Every client
