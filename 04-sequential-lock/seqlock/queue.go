@@ -104,6 +104,9 @@ func (q *queue) acquire(ctx context.Context, wait bool) (*hold, error) {
 			return nil, q.ended(err)
 		}
 		h, err := q.waitTurn(ctx, node, wait) // steps 2 to 4
+		if err == nil && h == nil {
+			err = errNoHold // a waitTurn of the workshop's that returned neither
+		}
 		if err == nil && q.s.alive() != nil {
 			h.release(context.Background()) // held in a session that has just ended
 			err = q.s.alive()
@@ -122,6 +125,9 @@ func (q *queue) acquire(ctx context.Context, wait bool) (*hold, error) {
 // errNodeGone: our own node is no longer in the queue. list returns it,
 // and acquire queues up again (or says the session ended).
 var errNodeGone = errors.New("seqlock: our node is gone")
+
+// errNoHold: waitTurn returned neither a hold nor an error.
+var errNoHold = errors.New("seqlock: waitTurn returned no hold and no error")
 
 // ended says why a request failed when the reason is that our session
 // ended meanwhile (our node died with it): ErrSessionExpired or
