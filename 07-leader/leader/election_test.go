@@ -854,9 +854,11 @@ func TestObserveWaitsOnItsWatch(t *testing.T) {
 }
 
 // eventStream hands an Election's events to the test in the order the
-// Election emitted them: the visualizer draws an observer from these same
-// events (a request counts, a watch is drawn on its node), so their order is
-// part of what Observe promises. The test reads only the first few; a full
+// Election emitted them. Whoever follows an Election through its observer
+// knows what it did from these events alone: a timeline prints each one, and
+// the visualizer counts each request and draws each watch on its node
+// (visualizer/tui/fold.go). So which events come, and in what order, is part
+// of what Observe promises. The test reads only the first few; a full
 // buffer drops the rest rather than block the Election.
 type eventStream chan event.Event
 
@@ -900,8 +902,8 @@ func (s eventStream) expect(t testing.TB, why string, want ...string) {
 // An observer can start before anyone has campaigned: the election's
 // directory does not exist yet, so there is nothing to set a children watch
 // on. Observe then asks whether the directory exists and watches for its
-// creation (an exists watch) — and says so, as every request and watch is
-// said, for the demo's timeline and the visualizer to show.
+// creation (an exists watch) — and says so, as it says every request and
+// watch, for a timeline or the visualizer to show.
 func TestObservingAnElectionThatDoesNotExistYet(t *testing.T) {
 	t.Run("the observer asks whether the directory exists, says it watches for it, and reports the first leader", func(t *testing.T) {
 		dir := zktest.Root(t) + "/election"
@@ -910,7 +912,7 @@ func TestObservingAnElectionThatDoesNotExistYet(t *testing.T) {
 		defer stop()
 		events := newEventStream()
 		changes := newElection(t, seqlocktest.Session(t), dir, seqlock.WithObserver(events.observe)).Observe(octx)
-		events.expect(t, "with no directory to list, the observer asks whether it exists and watches for its creation; the visualizer draws that request and that watch from these events",
+		events.expect(t, "with no directory to list, the observer asks whether it exists and watches for its creation; without these two events, a timeline or the visualizer shows an observer that asked nothing and watches nothing",
 			"request children election", "request exists election", "watch exists election")
 
 		alpha := leadNow(t, seqlocktest.Session(t), dir, "alpha")
