@@ -7,6 +7,7 @@ import (
 	"path"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -850,4 +851,133 @@ func TestObserveWaitsOnItsWatch(t *testing.T) {
 	}
 	waitFor(t, bravo, "bravo")
 	report("bravo", changes)
+}
+
+// eventStream hands an Election's events to the test in the order the
+// Election emitted them. Whoever follows an Election through its observer
+// knows what it did from these events alone: a timeline prints each one, and
+// the visualizer counts each request and draws each watch on its node
+// (visualizer/tui/fold.go). So which events come, and in what order, is part
+// of what Observe promises. The test reads only the first few; a full
+// buffer drops the rest rather than block the Election.
+type eventStream chan event.Event
+
+func newEventStream() eventStream { return make(eventStream, 256) }
+
+func (s eventStream) observe(e event.Event) {
+	select {
+	case s <- e:
+	default:
+	}
+}
+
+// next is the next event, as "kind op node detail" without the empty
+// fields ("request exists election", "notified election EventNodeCreated");
+// the test fails if none comes within reportWithin of the one before.
+func (s eventStream) next(t testing.TB, after string) string {
+	t.Helper()
+	select {
+	case e := <-s:
+		return strings.Join(slices.DeleteFunc([]string{e.Kind.String(), e.Op, path.Base(e.Node), e.Detail},
+			func(f string) bool { return f == "" }), " ")
+	case <-time.After(reportWithin):
+		t.Fatalf("after %q, the observer emitted nothing within %v", after, reportWithin)
+		return ""
+	}
+}
+
+// expect reads the next events and fails at the first one that differs
+// from want; why says what a difference means.
+func (s eventStream) expect(t testing.TB, why string, want ...string) {
+	t.Helper()
+	after := "Observe"
+	for _, w := range want {
+		if got := s.next(t, after); got != w {
+			t.Fatalf("after %q the observer emitted %q, want %q: %s", after, got, w, why)
+		}
+		after = w
+	}
+}
+
+// An observer can start before anyone has campaigned: the election's
+// directory does not exist yet, so there is nothing to set a children watch
+// on. Observe then asks whether the directory exists and watches for its
+// creation (an exists watch) — and says so, as it says every request and
+// watch, for a timeline or the visualizer to show.
+func TestObservingAnElectionThatDoesNotExistYet(t *testing.T) {
+	t.Run("the observer asks whether the directory exists, says it watches for it, and reports the first leader", func(t *testing.T) {
+		dir := zktest.Root(t) + "/election"
+		ctx := zktest.Context(t)
+		octx, stop := context.WithCancel(ctx)
+		defer stop()
+		events := newEventStream()
+		changes := newElection(t, seqlocktest.Session(t), dir, seqlock.WithObserver(events.observe)).Observe(octx)
+		events.expect(t, "with no directory to list, the observer asks whether it exists and watches for its creation; without these two events, a timeline or the visualizer shows an observer that asked nothing and watches nothing",
+			"request children election", "request exists election", "watch exists election")
+
+		alpha := leadNow(t, seqlocktest.Session(t), dir, "alpha")
+		events.expect(t, "the directory's creation fires the exists watch, and the observer lists it",
+			"notified election "+zk.EventNodeCreated.String(), "request children election")
+		select {
+		case l, ok := <-changes:
+			if !ok || l.Value != "alpha" {
+				t.Fatalf("Observe reported %+v (open: %v), want alpha", l, ok)
+			}
+		case <-time.After(reportWithin):
+			t.Fatalf("the observer did not report alpha within %v of its leading", reportWithin)
+		}
+		if err := alpha.Resign(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("a directory created between the listing and the exists check is listed again, and its first leader reported", func(t *testing.T) {
+		// The moment is made to happen: the test's observer creates the
+		// directory when the Election says it is about to ask whether it
+		// exists. The exists check then finds it. An exists watch on a
+		// directory that exists fires only when the directory itself
+		// changes, never when a candidate joins it: only a second listing
+		// (and its children watch) lets the observer see the first leader.
+		dir := zktest.Root(t) + "/election"
+		ctx := zktest.Context(t)
+		admin := zktest.Connect(t)
+		octx, stop := context.WithCancel(ctx)
+		defer stop()
+		events := newEventStream()
+		created := make(chan error, 1)
+		var once sync.Once
+		obs := func(e event.Event) {
+			if e.Kind == event.Request && e.Op == "exists" {
+				once.Do(func() {
+					_, err := admin.Create(dir, nil, 0, zktest.ACL(admin))
+					created <- err
+				})
+			}
+			events.observe(e)
+		}
+		changes := newElection(t, seqlocktest.Session(t), dir, seqlock.WithObserver(obs)).Observe(octx)
+		select {
+		case err := <-created:
+			if err != nil {
+				t.Fatalf("creating %s just before the exists check: %v", dir, err)
+			}
+		case <-time.After(reportWithin):
+			t.Fatalf("the observer did not ask whether %s exists within %v of finding it missing", dir, reportWithin)
+		}
+		events.expect(t, "the exists check found the directory, so the observer must list it again (and watch its children): an exists watch on it would never fire for a candidate joining",
+			"request children election", "request exists election", "request children election", "watch children election")
+
+		alpha := leadNow(t, seqlocktest.Session(t), dir, "alpha")
+		select {
+		case l, ok := <-changes:
+			if !ok || l.Value != "alpha" {
+				t.Fatalf("Observe reported %+v (open: %v), want alpha", l, ok)
+			}
+		case <-time.After(reportWithin):
+			t.Fatalf("the observer did not report alpha within %v of its leading: it watches the directory for its creation though it exists", reportWithin)
+		}
+		if err := alpha.Resign(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
 }

@@ -11,8 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zookeeper/zk"
+
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock/seqlocktest"
+	"github.com/lockstep-zk/lockstep/07-leader/leader"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
@@ -324,4 +327,84 @@ func (w *tripwire) pipe(client net.Conn) {
 			return
 		}
 	}
+}
+
+// A question to the election can lose its connection too: the asker's
+// listing, or its read of the leader's data, is cut on its way. That is no
+// answer. Leader must say it could not tell — not that nobody leads, not a
+// leader without its value — and Observe must ask again once the session is
+// back, since its caller is still listening.
+func TestAQuestionCutByADroppedConnectionIsNoAnswer(t *testing.T) {
+	const sessionTimeout = 15 * time.Second // far longer than any outage below
+	// After a drop, go-zookeeper waits a second before it dials its only
+	// server again (conn.go's connect, when its server list has come round):
+	// an observer can report only after that.
+	const reconnectedWithin = reportWithin + time.Second
+
+	// cut makes a candidate lead, opens an asker through a tripwire that
+	// drops the asker's next request with opcode op, and returns both.
+	cut := func(t *testing.T, op int32) (*leader.Election, *leader.Election, *tripwire) {
+		t.Helper()
+		dir := zktest.Root(t) + "/election"
+		alpha := leadNow(t, seqlocktest.Session(t), dir, "alpha")
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), zktest.Patience)
+			defer cancel()
+			if err := alpha.Resign(ctx); err != nil {
+				t.Error(err)
+			}
+		})
+		trip := newTripwire(t)
+		asker := newElection(t, dialVia(t, trip, sessionTimeout), dir)
+		trip.dropOn(op)
+		return alpha, asker, trip
+	}
+	dropped := func(t *testing.T, trip *tripwire) {
+		t.Helper()
+		if n := trip.drops(); n != 1 {
+			t.Fatalf("the proxy dropped %d connections, want 1", n)
+		}
+	}
+	observe := func(t *testing.T, asker, alpha *leader.Election, trip *tripwire, why string) {
+		t.Helper()
+		octx, stop := context.WithCancel(zktest.Context(t))
+		defer stop()
+		select {
+		case l, ok := <-asker.Observe(octx):
+			if !ok {
+				t.Fatalf("Observe's channel closed after one dropped connection: %s", why)
+			}
+			if l.Value != "alpha" || l.Node != alpha.Node() {
+				t.Fatalf("Observe reported %+v, want alpha (%s): %s", l, alpha.Node(), why)
+			}
+		case <-time.After(reconnectedWithin):
+			t.Fatalf("Observe reported nothing within %v while alpha leads: %s", reconnectedWithin, why)
+		}
+		dropped(t, trip)
+	}
+
+	t.Run("Leader whose listing is cut says it could not tell, not that nobody leads", func(t *testing.T) {
+		_, asker, trip := cut(t, opGetChildren2)
+		l, err := asker.Leader(zktest.Context(t))
+		dropped(t, trip)
+		if errors.Is(err, leader.ErrNoLeader) || !errors.Is(err, zk.ErrConnectionClosed) {
+			t.Fatalf("Leader = %+v, %v; want zk.ErrConnectionClosed: alpha leads, the asker just could not see it", l, err)
+		}
+	})
+	t.Run("Leader whose read of the leader's data is cut returns the error, not a leader without a value", func(t *testing.T) {
+		_, asker, trip := cut(t, opGetData)
+		l, err := asker.Leader(zktest.Context(t))
+		dropped(t, trip)
+		if !errors.Is(err, zk.ErrConnectionClosed) || l != (leader.Leadership{}) {
+			t.Fatalf("Leader = %+v, %v; want no leadership and zk.ErrConnectionClosed: the leader's value was never read", l, err)
+		}
+	})
+	t.Run("Observe whose listing is cut lists again once reconnected and reports the leader", func(t *testing.T) {
+		alpha, asker, trip := cut(t, opGetChildren2)
+		observe(t, asker, alpha, trip, "a listing that failed set no watch, so only a new listing can report a leader; and while ctx lives, a lost connection is no reason to stop")
+	})
+	t.Run("Observe whose read of the leader's data is cut reads again and reports the leader with its value", func(t *testing.T) {
+		alpha, asker, trip := cut(t, opGetData)
+		observe(t, asker, alpha, trip, "the read failed, so the leader's value is unknown: ask again, do not report it empty")
+	})
 }
