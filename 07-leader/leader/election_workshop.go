@@ -55,7 +55,12 @@ func (e *Election) Observe(ctx context.Context) <-chan Leadership {
 // next change of the directory. Honour ctx on every request: send it
 // through zkcall.Conn{Conn: e.conn} (internal/zkcall), whose methods take
 // ctx (conn.ChildrenW(ctx, e.dir)); if the leader leaves between the
-// listing and the read of its data, look again.
+// listing and the read of its data, look again. Tell the observer what
+// you do, as chapter 04's core does (the tests and the visualizer read it):
+// e.emit(event.Event{Kind: event.Request, Op: "children", Node: e.dir})
+// before each request (Op "children", "exists", "get"), Kind
+// event.WatchSet once a watch is set (Op "children" or "exists"), and, in
+// Observe, Kind event.Notified when the watch fires.
 func (e *Election) lookup(ctx context.Context, watch bool) (Leadership, <-chan zk.Event, error) {
 	panic("TODO(workshop): lookup — list (with a watch if asked), sort, read the first node's data")
 }
