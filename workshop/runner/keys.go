@@ -90,7 +90,8 @@ func (m Model) doneKey(key string) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-// diffKey scrolls the diff.
+// diffKey scrolls the diff. Not with space, as a pager would: space is
+// the visualizer's pause, and a key means one thing in both (keys_test.go).
 func (m Model) diffKey(key string) (tea.Model, tea.Cmd) {
 	page := max(1, m.height-2)
 	last := max(0, len(m.diff)-page)
@@ -104,7 +105,7 @@ func (m Model) diffKey(key string) (tea.Model, tea.Cmd) {
 		m.top++
 	case "up":
 		m.top--
-	case "pgdown", " ":
+	case "pgdown":
 		m.top += page
 	case "pgup":
 		m.top -= page
