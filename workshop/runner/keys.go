@@ -89,31 +89,3 @@ func (m Model) doneKey(key string) (tea.Model, tea.Cmd) {
 	}
 	return m, nil
 }
-
-// diffKey scrolls the diff. Not with space, as a pager would: space is
-// the visualizer's pause, and a key means one thing in both (keys_test.go).
-func (m Model) diffKey(key string) (tea.Model, tea.Cmd) {
-	page := max(1, m.height-2)
-	last := max(0, len(m.diff)-page)
-	switch key {
-	case "q", "ctrl+c":
-		m.quitting = true
-		return m, tea.Quit
-	case "esc", "d", "backspace":
-		m.screen = List
-	case "down":
-		m.top++
-	case "up":
-		m.top--
-	case "pgdown":
-		m.top += page
-	case "pgup":
-		m.top -= page
-	case "home":
-		m.top = 0
-	case "end":
-		m.top = last
-	}
-	m.top = max(0, min(m.top, last))
-	return m, nil
-}

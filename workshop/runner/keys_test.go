@@ -66,26 +66,28 @@ func callName(call *ast.CallExpr) string {
 	return ""
 }
 
-// runnerKeys reads the keys the runner's screens act on from keys.go's
-// case clauses.
+// runnerKeys reads the keys the runner's screens act on from the case
+// clauses of keys.go (the list, the done screen) and diff.go.
 func runnerKeys(t *testing.T) []string {
 	t.Helper()
-	file, err := parser.ParseFile(token.NewFileSet(), "keys.go", nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []string
-	ast.Inspect(file, func(n ast.Node) bool {
-		if cc, ok := n.(*ast.CaseClause); ok {
-			for _, e := range cc.List {
-				if lit, ok := e.(*ast.BasicLit); ok && lit.Kind == token.STRING {
-					s, _ := strconv.Unquote(lit.Value)
-					out = append(out, s)
+	for _, f := range []string{"keys.go", "diff.go"} {
+		file, err := parser.ParseFile(token.NewFileSet(), f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			if cc, ok := n.(*ast.CaseClause); ok {
+				for _, e := range cc.List {
+					if lit, ok := e.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+						s, _ := strconv.Unquote(lit.Value)
+						out = append(out, s)
+					}
 				}
 			}
-		}
-		return true
-	})
+			return true
+		})
+	}
 	slices.Sort(out)
 	return slices.Compact(out)
 }

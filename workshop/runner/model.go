@@ -9,15 +9,15 @@
 // Where to look: model.go is the Model and Update, which hands each message
 // on; env.go is what the runner asks of the world and what the world
 // reports back; keys.go is what each key does (hints.go for h, visual.go
-// for v and p); checks.go is a check's life: a save, a start, a verdict
-// kept with the hash of the file it judged; note.go is the line of news
-// under the list; view.go draws it all, in the words of words.go.
+// for v and p, diff.go for d and the diff's own keys); checks.go is a
+// check's life: a save, a start, a verdict kept with the hash of the file
+// it judged; note.go is the line of news under the list; view.go draws the
+// list, in the words of words.go.
 package runner
 
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/spinner"
@@ -121,12 +121,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.note = news(msg.Chapter, fmt.Sprintf(m.say().ResetDone, msg.Chapter), fmt.Sprintf(m.say().ResetKept, msg.Backup))
 		return m, m.save()
 	case DiffReady:
-		if msg.Err != nil {
-			m.note = news(msg.Chapter, fmt.Sprintf(m.say().DiffFailed, msg.Err))
-			return m, nil
-		}
-		m.screen, m.diff, m.top = Diff, strings.Split(strings.TrimRight(msg.Text, "\n"), "\n"), 0
-		return m, nil
+		return m.diffReady(msg)
 	case ExecDone:
 		// The replay or the visualizer is over: so is what was said
 		// about it.
