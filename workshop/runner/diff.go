@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 )
 
 // The diff screen: d asks the env for the reference against the learner's
@@ -17,7 +18,36 @@ func (m Model) diffReady(msg DiffReady) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	m.screen, m.diff, m.top = Diff, strings.Split(strings.TrimRight(msg.Text, "\n"), "\n"), 0
+	for i, l := range m.diff {
+		m.diff[i] = expandTabs(l)
+	}
 	return m, nil
+}
+
+// tabWidth is how far apart the diff's tab stops are.
+const tabWidth = 4
+
+// expandTabs puts spaces where s has tabs, up to the next tab stop. Go code
+// is indented with tabs, and a tab on the screen moves the cursor over the
+// cells it skips without clearing them: what the screen showed there before
+// would show through the diff's indentation.
+func expandTabs(s string) string {
+	if !strings.Contains(s, "\t") {
+		return s
+	}
+	var b strings.Builder
+	col := 0
+	for _, r := range s {
+		if r == '\t' {
+			n := tabWidth - col%tabWidth
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
+			continue
+		}
+		b.WriteRune(r)
+		col += lipgloss.Width(string(r))
+	}
+	return b.String()
 }
 
 // diffKey scrolls the diff. Not with space, as a pager would: space is

@@ -391,6 +391,20 @@ func TestTheDiffScrolls(t *testing.T) {
 	}
 }
 
+func TestTheDiffShowsGoCodesTabsAsSpacesToTheSameStops(t *testing.T) {
+	m := newModel(t, &fakeEnv{}, "en")
+	m = update(m, key("d"), DiffReady{Chapter: "02", Text: "+\tif ours == 0 {\n-\t\treturn false, queue[0].Name\n \t}\n+\tx := 1\t// 一 note\n"})
+	v := m.View()
+	if strings.Contains(v, "\t") {
+		t.Fatalf("a tab reached the screen, where the cells it skips keep what was there before:\n%s", v)
+	}
+	for _, want := range []string{"+   if ours == 0 {\n", "-       return false, queue[0].Name\n", "    }\n", "+   x := 1  // 一 note\n"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the diff does not show %q:\n%s", want, v)
+		}
+	}
+}
+
 func TestAfterAPassTheNextChapterIsOffered(t *testing.T) {
 	m := newModel(t, &fakeEnv{}, "en")
 	m = update(m, RunDone{Chapter: "02", Result: course.Result{Tier: course.Full, Kind: course.Pass, Elapsed: 12 * time.Second}})
