@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
@@ -368,26 +367,6 @@ func TestEveryFaultKeyNamesAMistakeOfTheTable(t *testing.T) {
 		if table.Find(ch, id) == nil {
 			t.Errorf("faultKeys has %s, which is no mistake of hints.json", k)
 		}
-	}
-}
-
-func TestTheDiffScrolls(t *testing.T) {
-	m := newModel(t, &fakeEnv{}, "en")
-	var lines []string
-	for i := 1; i <= 100; i++ {
-		lines = append(lines, fmt.Sprintf("line %d", i))
-	}
-	m = update(m, key("d"), DiffReady{Chapter: "02", Text: strings.Join(lines, "\n")})
-	if v := m.View(); !strings.Contains(v, "line 1\n") || strings.Contains(v, "line 30\n") {
-		t.Fatalf("the diff's first page:\n%s", v)
-	}
-	m = update(m, tea.KeyMsg{Type: tea.KeyPgDown}, key("down"))
-	if v := m.View(); !strings.Contains(v, "line 24\n") || strings.Contains(v, "line 23\n") {
-		t.Errorf("after pgdown and ↓:\n%s", v)
-	}
-	m = update(m, tea.KeyMsg{Type: tea.KeyEnd})
-	if v := m.View(); !strings.Contains(v, "line 100\n") || !strings.Contains(v, "of 100") {
-		t.Errorf("at the end:\n%s", v)
 	}
 }
 

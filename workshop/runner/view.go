@@ -131,13 +131,6 @@ func (m Model) View() string {
 	return b.String()
 }
 
-func (m Model) diffView() string {
-	page := max(1, m.height-2)
-	end := min(len(m.diff), m.top+page)
-	lines := m.diff[m.top:end]
-	return strings.Join(lines, "\n") + "\n" + dimStyle.Render(fmt.Sprintf(m.say().DiffFooter, m.top+1, end, len(m.diff)))
-}
-
 func (m Model) doneView() string {
 	return titleStyle.Render(m.say().Title) + "\n\n" + m.say().Done
 }

@@ -1,0 +1,86 @@
+package runner
+
+import (
+	"fmt"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+)
+
+// The diff screen: d asks the env for the reference against the learner's
+// file; it arrives as a DiffReady and is shown a page at a time.
+
+// diffReady shows the diff that arrived, from its first line.
+func (m Model) diffReady(msg DiffReady) (tea.Model, tea.Cmd) {
+	if msg.Err != nil {
+		m.note = news(msg.Chapter, fmt.Sprintf(m.say().DiffFailed, msg.Err))
+		return m, nil
+	}
+	m.screen, m.diff, m.top = Diff, strings.Split(strings.TrimRight(msg.Text, "\n"), "\n"), 0
+	for i, l := range m.diff {
+		m.diff[i] = expandTabs(l)
+	}
+	return m, nil
+}
+
+// tabWidth is how far apart the diff's tab stops are.
+const tabWidth = 4
+
+// expandTabs puts spaces where s has tabs, up to the next tab stop. Go code
+// is indented with tabs, and a tab on the screen moves the cursor over the
+// cells it skips without clearing them: what the screen showed there before
+// would show through the diff's indentation.
+func expandTabs(s string) string {
+	if !strings.Contains(s, "\t") {
+		return s
+	}
+	var b strings.Builder
+	col := 0
+	for _, r := range s {
+		if r == '\t' {
+			n := tabWidth - col%tabWidth
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
+			continue
+		}
+		b.WriteRune(r)
+		col += lipgloss.Width(string(r))
+	}
+	return b.String()
+}
+
+// diffKey scrolls the diff. Not with space, as a pager would: space is
+// the visualizer's pause, and a key means one thing in both (keys_test.go).
+func (m Model) diffKey(key string) (tea.Model, tea.Cmd) {
+	page := max(1, m.height-2)
+	last := max(0, len(m.diff)-page)
+	switch key {
+	case "q", "ctrl+c":
+		m.quitting = true
+		return m, tea.Quit
+	case "esc", "d", "backspace":
+		m.screen = List
+	case "down":
+		m.top++
+	case "up":
+		m.top--
+	case "pgdown":
+		m.top += page
+	case "pgup":
+		m.top -= page
+	case "home":
+		m.top = 0
+	case "end":
+		m.top = last
+	}
+	m.top = max(0, min(m.top, last))
+	return m, nil
+}
+
+func (m Model) diffView() string {
+	page := max(1, m.height-2)
+	end := min(len(m.diff), m.top+page)
+	lines := m.diff[m.top:end]
+	return strings.Join(lines, "\n") + "\n" + dimStyle.Render(fmt.Sprintf(m.say().DiffFooter, m.top+1, end, len(m.diff)))
+}

@@ -1,0 +1,33 @@
+package runner
+
+import (
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/lockstep-zk/lockstep/workshop/course"
+)
+
+// hint shows one more stage of the hints for what the check said of ch;
+// after the last one, h hides them, and the next h starts at hint 1 again.
+// A new mistake, or a new step to write, starts at no hint (done, in
+// checks.go); view.go shows the stages reached.
+func (m Model) hint(ch string) (tea.Model, tea.Cmd) {
+	stages := 0
+	cs := m.verdict(ch)
+	if cs != nil && cs.Mistake != "" && m.table.Find(ch, cs.Mistake) != nil {
+		stages = m.table.Find(ch, cs.Mistake).Stages()
+	} else if cs != nil && cs.Kind == course.Todo && m.table.StepOf(ch, cs.Todo) != nil {
+		stages = m.table.StepOf(ch, cs.Todo).Stages()
+	}
+	if stages == 0 {
+		m.note = news(ch, m.say().NoHint, m.say().EnterChecks)
+		return m, nil
+	}
+	if m.hints[ch] >= stages {
+		m.hints[ch] = 0
+		m.note = news(ch, m.say().HintsHidden, m.say().HintsAgain)
+	} else {
+		m.hints[ch]++
+	}
+	cs.Hints = m.hints[ch]
+	return m, m.save()
+}
