@@ -16,6 +16,9 @@ import (
 type Session interface {
 	Conn() *zk.Conn
 	Timeout() time.Duration
+	// Done is closed when the session ends: the server expired it, or
+	// Close. Nothing reopens it; a worker that must go on opens another.
+	Done() <-chan struct{}
 	Close()
 }
 
