@@ -157,7 +157,7 @@ func play(ctx context.Context, env *demo.Env, v variant, tl *demo.Timeline) (ver
 	// resource client, like a database client, reconnects and writes.
 	// client-A's goes over the same link: a paused process is silent on
 	// every connection it has.
-	resA, err := env.DialOver(ctx, link, zkconn.DefaultSessionTimeout)
+	resA, err := env.DialConnOver(ctx, link, zkconn.DefaultSessionTimeout)
 	if err != nil {
 		return verdict{}, err
 	}

@@ -72,11 +72,11 @@ func (e *Env) DialCuttable(ctx context.Context, opts ...func(*zk.Conn)) (*zk.Con
 	return conn, link, err
 }
 
-// DialOver opens another session, asking for session, over link (one
+// DialConnOver opens another session, asking for session, over link (one
 // DialCuttable returned): a second client of the same process, which the
 // same cut silences (08's client-A has one for its lock and one for the
 // resource it writes). It is closed at the end of the run.
-func (e *Env) DialOver(ctx context.Context, link *Link, session time.Duration, opts ...func(*zk.Conn)) (*zk.Conn, error) {
+func (e *Env) DialConnOver(ctx context.Context, link *Link, session time.Duration, opts ...func(*zk.Conn)) (*zk.Conn, error) {
 	return e.dial(ctx, e.Servers, session, append([]func(*zk.Conn){zkconn.WithDialer(link.dial)}, opts...)...)
 }
 

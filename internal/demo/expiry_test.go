@@ -2,6 +2,7 @@ package demo
 
 import (
 	"context"
+	"errors"
 	"regexp"
 	"strings"
 	"sync"
@@ -85,3 +86,25 @@ func (l expiringLock) Lock(ctx context.Context) error {
 	l.expire(ctx)
 	return l.Mutex.Lock(ctx)
 }
+
+// Only a session's end makes a worker open a new one: any other error ends
+// the run, and says what it was.
+func TestAWorkerWhoseLockFailsOnALiveSessionStops(t *testing.T) {
+	boom := errors.New("the lock broke")
+	ch := Chapter{Name: "00-test", Title: "a lock that fails",
+		Sessions: OnSession(seqlock.NewSession, func(s *seqlock.Session, path string, obs event.Observer) (Locker, error) {
+			return failingLock{boom}, nil
+		}, nil)}
+	out, _, err := execute(t, ch, "-workers", "1", "-rounds", "2")
+	if !errors.Is(err, boom) {
+		t.Fatalf("err = %v, want the lock's error", err)
+	}
+	if strings.Contains(out, "lost its session") {
+		t.Fatalf("the worker opened a new session on a live one's error:\n%s", out)
+	}
+}
+
+type failingLock struct{ err error }
+
+func (l failingLock) Lock(context.Context) error   { return l.err }
+func (l failingLock) Unlock(context.Context) error { return nil }

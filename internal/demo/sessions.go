@@ -41,6 +41,23 @@ func DialCuttable[S Session](ctx context.Context, e *Env, newSession NewSession[
 	return s, link, err
 }
 
+// DialOver is Dial over link (one DialCuttable returned): a client that
+// opens its next session after its first ended keeps the link, so that
+// the story can still cut it off.
+func DialOver[S Session](ctx context.Context, e *Env, link *Link, newSession NewSession[S], opts ...zksession.Option) (S, error) {
+	return dialSession(ctx, e, link, newSession, opts...)
+}
+
+// Ended says whether s has ended: the server expired it, or Close.
+func Ended(s Session) bool {
+	select {
+	case <-s.Done():
+		return true
+	default:
+		return false
+	}
+}
+
 // dialSession dials over link when it is not nil.
 func dialSession[S Session](ctx context.Context, e *Env, link *Link, newSession NewSession[S], opts ...zksession.Option) (S, error) {
 	defaults := func(c *zksession.Config) {

@@ -102,8 +102,9 @@ func (ch Chapter) work(ctx context.Context, env *Env, cfg Config, w Worker, tl *
 			return err
 		}
 		err = ch.rounds(ctx, cfg, w, obs, s, cfg.Rounds-done, &done)
+		ended := s.ended() // under the worker, before our close
 		s.close()
-		if err == nil || ctx.Err() != nil || !s.ended() {
+		if err == nil || ctx.Err() != nil || !ended {
 			return err
 		}
 		tl.Say(w.Name, "lost its session (%v); it opens a new one and goes on, %d of %d rounds done", err, done, cfg.Rounds)
