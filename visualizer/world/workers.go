@@ -177,9 +177,8 @@ func (w *World) live(ctx context.Context, wk *worker, part scene.Part, gen int64
 		if ctx.Err() != nil || s.ended == nil || wk.dead.Load() {
 			return
 		}
-		// The server expired it: everything built on it is gone.
-		wk.cut.Store(false)
-		w.tell(wk, gen, expired(wk.name))
+		// The server expired it (work said so): everything built on it
+		// is gone.
 		if part = w.reopen(ctx, wk, gen); part == nil {
 			return
 		}
@@ -243,8 +242,9 @@ func (w *World) work(ctx context.Context, ended <-chan struct{}, wk *worker, par
 	say := func(format string, args ...any) {
 		w.tell(wk, gen, tui.Notice{Text: wk.name + " " + fmt.Sprintf(format, args...)})
 	}
-	// sctx ends with ctx or with the session: a Lock waiting on a session
-	// that ended returns, and so do the waits between steps.
+	// sctx ends with ctx or with the session: a Lock or an Unlock on a
+	// session that ended returns, and so do the waits between steps. The
+	// view hears of the end at once, whatever the worker was doing.
 	sctx := ctx
 	if ended != nil {
 		var cancel context.CancelFunc
@@ -253,6 +253,10 @@ func (w *World) work(ctx context.Context, ended <-chan struct{}, wk *worker, par
 		go func() {
 			select {
 			case <-ended:
+				if ctx.Err() == nil && !wk.dead.Load() { // not our own stop or kill
+					wk.cut.Store(false)
+					w.tell(wk, gen, expired(wk.name))
+				}
 				cancel()
 			case <-sctx.Done():
 			}
@@ -271,7 +275,7 @@ func (w *World) work(ctx context.Context, ended <-chan struct{}, wk *worker, par
 			// Stopped: unlock what we got. The session ended: whatever we
 			// got is gone with it, and so is the part.
 			if err == nil && ctx.Err() != nil && !wk.dead.Load() {
-				w.unlock(wk, part, say)
+				w.unlock(nil, wk, part, say) // stopped: ended has not fired
 			}
 			return
 		}
@@ -291,7 +295,7 @@ func (w *World) work(ctx context.Context, ended <-chan struct{}, wk *worker, par
 		if sctx.Err() != nil && ctx.Err() == nil {
 			return // the session ended while we held: the hold went with it
 		}
-		if !w.unlock(wk, part, say) {
+		if !w.unlock(ended, wk, part, say) {
 			return
 		}
 		if !sleep(sctx, w.holdTime()/2) {
@@ -300,16 +304,28 @@ func (w *World) work(ctx context.Context, ended <-chan struct{}, wk *worker, par
 	}
 }
 
-// unlock releases; false if the lock panicked (the view then ends).
-func (w *World) unlock(wk *worker, part scene.Part, say func(string, ...any)) bool {
+// unlock releases; false if the lock panicked (the view then ends). It
+// takes up to 5 s, even once the world is closing (a clean stop unlocks),
+// but no longer than the session lives (ended; nil: no end to wait for):
+// once it has ended there is nothing left to release.
+func (w *World) unlock(ended <-chan struct{}, wk *worker, part scene.Part, say func(string, ...any)) bool {
 	uctx, cancel := context.WithTimeout(context.WithoutCancel(w.ctx), 5*time.Second)
 	defer cancel()
+	if ended != nil {
+		go func() {
+			select {
+			case <-ended:
+				cancel()
+			case <-uctx.Done():
+			}
+		}()
+	}
 	err := w.protect(wk.name, func() error { return part.Unlock(uctx) })
 	if errors.As(err, new(*PanicError)) {
 		w.fail(err)
 		return false
 	}
-	if err != nil {
+	if err != nil && (ended == nil || !hasEnded(ended)) {
 		say("unlock: %v", err)
 	}
 	return true
