@@ -108,6 +108,12 @@ func (s *shop) run(ctx context.Context, env *demo.Env, cfg demo.Config) error {
 		})
 	}
 	wg.Wait()
+	// The buyers share one session: if the server expired it, every lock
+	// on it went with it, and every buyer still in line failed the same
+	// way. One sentence says it better than a thousand errors.
+	if demo.Ended(sess) && ctx.Err() == nil {
+		return fmt.Errorf("the shop's one session expired after %d sales: every buyer's lock went with it; run the shop again", sold.Load())
+	}
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}

@@ -109,15 +109,18 @@ func run(ctx context.Context, env *demo.Env) error {
 }
 
 // candidate is one process of the demo: a session over its own link (so
-// the demo can silence it alone) and an Election.
+// the demo can silence it alone) and an Election on it. Both change when
+// the server ends the session under a candidate the demo did not kill: it
+// opens the next session over the same link, and campaigns again.
 type candidate struct {
 	name string
-	sess *seqlock.Session
+	env  *demo.Env
 	link *demo.Link
-	e    *leader.Election
 	s    *story
 
-	mu     sync.Mutex
+	mu     sync.Mutex // guards the three below
+	sess   *seqlock.Session
+	e      *leader.Election
 	killed bool
 }
 
@@ -126,20 +129,42 @@ func newCandidate(ctx context.Context, env *demo.Env, name string, s *story) (*c
 	if err != nil {
 		return nil, err
 	}
-	e, err := leader.New(sess, env.Path, seqlock.WithObserver(event.Observer(s.observe).WithOwner(name)))
+	c := &candidate{name: name, env: env, link: link, s: s}
+	e, err := c.elect(sess)
 	if err != nil {
 		return nil, err
 	}
-	return &candidate{name: name, sess: sess, link: link, e: e, s: s}, nil
+	c.sess, c.e = sess, e
+	return c, nil
+}
+
+// elect is the candidate's Election on sess.
+func (c *candidate) elect(sess *seqlock.Session) (*leader.Election, error) {
+	return leader.New(sess, c.env.Path, seqlock.WithObserver(event.Observer(c.s.observe).WithOwner(c.name)))
+}
+
+// election is the candidate's Election now, and its session.
+func (c *candidate) election() (*leader.Election, *seqlock.Session) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.e, c.sess
 }
 
 // run campaigns, works while it leads, and campaigns again if it loses.
+// A session is one ZooKeeper session: when the server ends it (and the
+// demo did not kill the candidate), the candidate opens the next one, as
+// an etcd program does when its session's Done fires, and campaigns on it.
 func (c *candidate) run(ctx context.Context) {
 	for ctx.Err() == nil && !c.isKilled() {
-		if err := c.e.Campaign(ctx, c.name); err != nil {
-			if ctx.Err() == nil && !c.isKilled() {
-				c.s.tl.Say(c.name, "campaign failed: %v", err)
+		e, sess := c.election()
+		if err := e.Campaign(ctx, c.name); err != nil {
+			if ctx.Err() != nil || c.isKilled() {
+				return
 			}
+			if demo.Ended(sess) && c.renew(ctx, err) {
+				continue
+			}
+			c.s.tl.Say(c.name, "campaign failed: %v", err)
 			return
 		}
 		tick := time.NewTicker(job)
@@ -149,13 +174,17 @@ func (c *candidate) run(ctx context.Context) {
 				if c.isKilled() {
 					continue // a dead process does no work
 				}
-				c.s.tl.Say(c.name, "(token %d) processed job %d", c.e.Token(), n)
+				c.s.tl.Say(c.name, "(token %d) processed job %d", e.Token(), n)
 				c.s.served(c.name, n)
 				continue
-			case <-c.e.Lost(): // lost: campaign again (unless dead)
+			case <-e.Lost(): // lost: campaign again (unless dead), on a new session if it ended
+				if demo.Ended(sess) && !c.isKilled() && !c.renew(ctx, seqlock.ErrSessionExpired) {
+					tick.Stop()
+					return
+				}
 			case <-ctx.Done():
 				rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-				c.e.Resign(rctx)
+				e.Resign(rctx)
 				cancel()
 			}
 			break
@@ -164,14 +193,41 @@ func (c *candidate) run(ctx context.Context) {
 	}
 }
 
+// renew opens the candidate's next session, over its link, and an
+// Election on it, after its session ended with why; false if it could not
+// or the candidate was killed meanwhile.
+func (c *candidate) renew(ctx context.Context, why error) bool {
+	sess, err := demo.DialOver(ctx, c.env, c.link, seqlock.NewSession)
+	if err != nil {
+		c.s.tl.Say(c.name, "lost its session (%v) and could not open another: %v", why, err)
+		return false
+	}
+	e, err := c.elect(sess)
+	if err != nil {
+		sess.Close()
+		c.s.tl.Say(c.name, "lost its session (%v) and could not campaign on a new one: %v", why, err)
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.killed {
+		sess.Close()
+		return false
+	}
+	c.sess, c.e = sess, e
+	c.s.tl.Say(c.name, "lost its session (%v); it opens a new one and campaigns again", why)
+	return true
+}
+
 // kill silences the candidate's link, then closes its connection: the
 // close request is swallowed, so the server never hears the goodbye.
 func (c *candidate) kill() {
 	c.mu.Lock()
 	c.killed = true
+	sess := c.sess
 	c.mu.Unlock()
 	c.link.Cut()
-	c.sess.Close()
+	sess.Close()
 }
 
 func (c *candidate) isKilled() bool {

@@ -150,7 +150,23 @@ func play(ctx context.Context, env *demo.Env, v variant, tl *demo.Timeline) (ver
 		return verdict{}, err
 	}
 	defer sessB.Close()
-	connA, connB := sessA.Conn(), sessB.Conn()
+	// The resource is not the lock service: each client writes the data
+	// znode through a client of its own, opened now, not through its
+	// lock's Session. client-A's lock Session ends with the expiry (its
+	// conn is closed: a ZooKeeper handle is dead after Expired), but its
+	// resource client, like a database client, reconnects and writes.
+	// client-A's goes over the same link: a paused process is silent on
+	// every connection it has.
+	resA, err := env.DialConnOver(ctx, link, zkconn.DefaultSessionTimeout)
+	if err != nil {
+		return verdict{}, err
+	}
+	defer resA.Close()
+	resB, err := env.DialTimeout(ctx, zkconn.DefaultSessionTimeout)
+	if err != nil {
+		return verdict{}, err
+	}
+	defer resB.Close()
 
 	bWaits := make(chan struct{})
 	var once sync.Once
@@ -206,7 +222,7 @@ func play(ctx context.Context, env *demo.Env, v variant, tl *demo.Timeline) (ver
 		return verdict{}, fmt.Errorf("client-B lock: %w", err)
 	}
 	newValue := fmt.Sprintf("client-B, token %d", b.Token())
-	if err := v.write(ctx, connB, b, newValue); err != nil {
+	if err := v.write(ctx, resB, b, newValue); err != nil {
 		return verdict{}, fmt.Errorf("client-B write: %w", err)
 	}
 	tl.Say("client-B", "writes %q: ok", newValue)
@@ -214,7 +230,7 @@ func play(ctx context.Context, env *demo.Env, v variant, tl *demo.Timeline) (ver
 	// client-A resumes where it stopped: it writes.
 	link.Restore()
 	tl.Say("client-A", "resumes after %.2fs and writes %q", time.Since(paused).Seconds(), staleValue)
-	staleErr := v.write(ctx, connA, a, staleValue)
+	staleErr := v.write(ctx, resA, a, staleValue)
 	if staleErr != nil {
 		tl.Say("client-A", "write refused: %v", staleErr)
 	} else {
@@ -244,7 +260,7 @@ func play(ctx context.Context, env *demo.Env, v variant, tl *demo.Timeline) (ver
 }
 
 // retry repeats a ZooKeeper write that failed only because client-A's
-// connection was being torn down and rebuilt after its pause, as any
+// resource client was reconnecting after its pause, as any
 // ZooKeeper client retries on connection loss. The answer that counts is
 // the server's.
 func retry(ctx context.Context, write func() error) error {

@@ -81,28 +81,11 @@ func run(ctx context.Context, env *demo.Env) error {
 	errs := make(chan error, workers)
 	for i := 1; i <= workers; i++ {
 		name := fmt.Sprintf("worker-%d", i)
-		sess, err := demo.Dial(ctx, env, seqlock.NewSession)
-		if err != nil {
-			return err
-		}
-		s, err := semaphore.New(sess, env.Path, leases,
-			seqlock.WithObserver(event.Observer(tl.Observe).WithOwner(name)), seqlock.WithData([]byte(name)))
-		if err != nil {
-			return err
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, err := contend.Loop(ctx, s.Holder(), rounds, func(ctx context.Context) error {
-				now := held.Enter()
-				defer held.Leave()
-				tl.Say(name, "holds a lease: %d of %d out", now, leases)
-				return contend.Hold(hold)(ctx)
-			})
-			if err != nil {
-				errs <- err
+		wg.Go(func() {
+			if err := work(ctx, env, tl, name, &held); err != nil {
+				errs <- fmt.Errorf("%s: %w", name, err)
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	close(errs)
@@ -152,6 +135,43 @@ func run(ctx context.Context, env *demo.Env) error {
 		return fmt.Errorf("%d held at once with %d leases", held.Peak(), leases)
 	}
 	return nil
+}
+
+// work is one worker: -rounds leases, one after the other, on a session of
+// its own. A session is one ZooKeeper session: if the server ends it under
+// the worker, the worker opens a new one, on it a new semaphore, and takes
+// the leases it has left, as an etcd program does when its session's Done
+// fires.
+func work(ctx context.Context, env *demo.Env, tl *demo.Timeline, name string, held *contend.Occupancy) error {
+	taken := 0 // leases held to the end of their -hold
+	for {
+		sess, err := demo.Dial(ctx, env, seqlock.NewSession)
+		if err != nil {
+			return err
+		}
+		s, err := semaphore.New(sess, env.Path, leases,
+			seqlock.WithObserver(event.Observer(tl.Observe).WithOwner(name)), seqlock.WithData([]byte(name)))
+		if err != nil {
+			sess.Close()
+			return err
+		}
+		_, err = contend.Loop(ctx, s.Holder(), rounds-taken, func(ctx context.Context) error {
+			now := held.Enter()
+			defer held.Leave()
+			tl.Say(name, "holds a lease: %d of %d out", now, leases)
+			err := contend.Hold(hold)(ctx)
+			if err == nil {
+				taken++
+			}
+			return err
+		})
+		ended := demo.Ended(sess) // under the worker, before our Close
+		sess.Close()
+		if err == nil || ctx.Err() != nil || !ended {
+			return err
+		}
+		tl.Say(name, "lost its session (%v); it opens a new one and goes on, %d of %d leases taken", err, taken, rounds)
+	}
 }
 
 func collect(errs <-chan error) []error {

@@ -188,10 +188,18 @@ func closeSessions(conns []*seqlock.Session) {
 // stops early, without an error, when the row's time budget runs out; a
 // lock taken just before is still released (the loop's Unlock runs on a
 // deadline of its own) and counted.
+//
+// A Session is one ZooKeeper session: if the server expires a contender's
+// during the row, its locks fail from then on (seqlock.ErrSessionExpired)
+// and the bench opens no other, for a row half on a new session is not the
+// row it set out to measure. The error says so.
 func runContender(budget context.Context, l locker, rounds int, hold time.Duration) (acquired, released int, waits []time.Duration, err error) {
 	s, err := contend.Loop(budget, l, rounds, contend.Hold(hold))
 	if err != nil && budget.Err() != nil && errors.Is(err, budget.Err()) && s.Released == s.Acquired {
 		err = nil // out of time: a partial row, not a failure
+	}
+	if errors.Is(err, seqlock.ErrSessionExpired) {
+		err = fmt.Errorf("a contender's session expired during the row (a loaded machine, or -session too short): %w", err)
 	}
 	return s.Acquired, s.Released, s.Waits, err
 }

@@ -96,8 +96,8 @@ func newRWLock(s *seqlock.Session, dir string, obs event.Observer) (holder, erro
 
 type leaderHolder struct{ e *leader.Election }
 
-// Lock campaigns until we lead (the core queues again by itself if our node
-// vanished with an expired session).
+// Lock campaigns until we lead; on a Session that has ended it returns
+// seqlock.ErrSessionExpired at once, as every kind's Lock does.
 func (h leaderHolder) Lock(ctx context.Context) error   { return h.e.Campaign(ctx, "reliability") }
 func (h leaderHolder) Unlock(ctx context.Context) error { return h.e.Resign(ctx) }
 func (h leaderHolder) Token() int64                     { return h.e.Token() }

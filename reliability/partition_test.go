@@ -1,6 +1,7 @@
 package reliability_test
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock/seqlocktest"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
@@ -148,8 +150,34 @@ func TestLongPartition(t *testing.T) {
 			proxy.Restore()
 			err := holder.Unlock(ctxFor(t))
 			t.Logf("the lost holder's Unlock after the link healed: %v", err)
+
+			// The holder's Session was one ZooKeeper session, and the server
+			// ended it: once the conn hears so, Done closes and a lock on it
+			// says ErrSessionExpired at once. The holder goes on as an etcd
+			// program does: a new Session, a new lock, in line again.
+			select {
+			case <-hs.Done():
+			case <-time.After(patience):
+				t.Fatalf("the holder's Session is still open %v after the link healed", patience)
+			}
+			if err := newHolder(t, k, hs, dir, nil).Lock(ctxFor(t)); !errors.Is(err, seqlock.ErrSessionExpired) {
+				t.Errorf("a lock on the expired Session: Lock = %v, want seqlock.ErrSessionExpired", err)
+			}
+			again := newHolder(t, k, sessionOn(t, []string{proxy.Addr()}, d), dir, nil)
+			relocked := make(chan error, 1)
+			go func() { relocked <- again.Lock(ctxFor(t)) }()
+			waiterToken := waiter.Token()
 			if err := waiter.Unlock(ctxFor(t)); err != nil {
 				t.Errorf("waiter's Unlock: %v", err)
+			}
+			if err := zktest.Await(t, relocked, "the holder's Lock on its new Session never returned"); err != nil {
+				t.Fatalf("the holder's Lock on its new Session: %v", err)
+			}
+			if got := again.Token(); got <= waiterToken {
+				t.Errorf("token %d on the new Session is not above the waiter's %d", got, waiterToken)
+			}
+			if err := again.Unlock(ctxFor(t)); err != nil {
+				t.Errorf("Unlock on the new Session: %v", err)
 			}
 		})
 	}

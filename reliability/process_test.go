@@ -22,6 +22,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
@@ -42,6 +43,11 @@ const (
 
 // processSession is the session timeout of the crash and pause tests.
 const processSession = 3 * time.Second
+
+// resourceSession is the session timeout of the paused holder's resource
+// client: long enough to outlive the pause, so that its stale write goes
+// straight in when the process resumes.
+const resourceSession = 30 * time.Second
 
 // childMain is a lock holder in a process of its own. It takes the lock,
 // says "HOLDING token=… node=…", and then:
@@ -72,7 +78,15 @@ func childMain(role string) int {
 		return fail("%v", err)
 	}
 	defer sess.Close()
-	conn := sess.Conn()
+	// The resource is not the lock service: the holder writes the data
+	// znode through a client of its own, as it would write a database. Its
+	// lock's Session ends with the expiry (its conn is closed: a ZooKeeper
+	// handle is dead after Expired), its resource client does not.
+	res, _, err := zkconn.Dial(ctx, []string{os.Getenv(childZKEnv)}, resourceSession)
+	if err != nil {
+		return fail("resource client: %v", err)
+	}
+	defer res.Close()
 	h, err := k.new(sess, os.Getenv(childDirEnv), nil)
 	if err != nil {
 		return fail("%v", err)
@@ -117,15 +131,28 @@ func childMain(role string) int {
 	// A request sent while go-zookeeper is still finding out that the
 	// connection is dead fails without reaching ZooKeeper. A program would
 	// retry that, so we do: the answer that counts is ZooKeeper's own.
-	err = fencedSet(conn, node, os.Getenv(childDataEnv), []byte(value))
-	for retry := 0; retry < 50 && (errors.Is(err, zk.ErrNoServer) || errors.Is(err, zk.ErrConnectionClosed)); retry++ {
+	err = fencedSet(res, node, os.Getenv(childDataEnv), []byte(value))
+	for retry := 0; retry < 50 && (errors.Is(err, zk.ErrNoServer) || errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrSessionExpired)); retry++ {
 		time.Sleep(200 * time.Millisecond)
-		err = fencedSet(conn, node, os.Getenv(childDataEnv), []byte(value))
+		err = fencedSet(res, node, os.Getenv(childDataEnv), []byte(value))
 	}
 	if err != nil {
 		fmt.Printf("ZKMULTI refused: %v\n", err)
 	} else {
 		fmt.Printf("ZKMULTI accepted\n")
+	}
+	// The lock's Session was one ZooKeeper session, and the server ended
+	// it: once the conn hears so, Done closes, and a lock on it says
+	// ErrSessionExpired at once; the program must open a new Session.
+	select {
+	case <-sess.Done():
+		again, err := k.new(sess, os.Getenv(childDirEnv), nil)
+		if err == nil {
+			err = again.Lock(ctx)
+		}
+		fmt.Printf("SESSION ended; a new lock on it: %v\n", err)
+	case <-ctx.Done():
+		fmt.Printf("SESSION still open\n")
 	}
 	fmt.Println("DONE")
 	return 0
@@ -379,8 +406,9 @@ func TestPausedHolderProcess(t *testing.T) {
 			naiveAnswer := c.expect(t, "NAIVE ")
 			fencedAnswer := c.expect(t, "FENCED ")
 			multiAnswer := c.expect(t, "ZKMULTI ")
-			t.Logf("resumed holder (token %d, new holder's %d): Lost closed before its write: %s; naive store: %s; fenced store: %s; ZooKeeper multi: %s",
-				staleToken, newToken, lostSeen, naiveAnswer, fencedAnswer, multiAnswer)
+			sessionAnswer := c.expect(t, "SESSION ")
+			t.Logf("resumed holder (token %d, new holder's %d): Lost closed before its write: %s; naive store: %s; fenced store: %s; ZooKeeper multi: %s; its lock's session: %s",
+				staleToken, newToken, lostSeen, naiveAnswer, fencedAnswer, multiAnswer, sessionAnswer)
 
 			t.Run("without fencing the stale write lands after the newer holder's", func(t *testing.T) {
 				if naiveAnswer != "accepted" {
@@ -409,6 +437,11 @@ func TestPausedHolderProcess(t *testing.T) {
 				}
 				if string(got) != newValue {
 					t.Fatalf("%s holds %q, want %q", data, got, newValue)
+				}
+			})
+			t.Run("the paused holder's Session has ended: a lock on it says ErrSessionExpired", func(t *testing.T) {
+				if !strings.HasPrefix(sessionAnswer, "ended") || !strings.Contains(sessionAnswer, seqlock.ErrSessionExpired.Error()) {
+					t.Fatalf("after the pause: SESSION %s", sessionAnswer)
 				}
 			})
 			if err := next.Unlock(ctxFor(t)); err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zkproxy"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
@@ -161,6 +162,11 @@ func TestChaosSoak(t *testing.T) {
 			if sk.acquired.Load() == 0 {
 				t.Errorf("nobody ever got the lock")
 			}
+			// A Session is one ZooKeeper session: a lock on one the server
+			// ended says so, at once, and the contender opens a new one.
+			if n := sk.notExpired.Load(); n > 0 {
+				t.Errorf("%d locks on an ended session did not say seqlock.ErrSessionExpired: last: %v", n, sk.lastNotExpired.Load())
+			}
 			if sk.lockErrs.Load() > 0 {
 				t.Logf("%d Lock calls failed under faults (and were retried): last: %v", sk.lockErrs.Load(), sk.lastErr.Load())
 			}
@@ -171,6 +177,11 @@ func TestChaosSoak(t *testing.T) {
 		stale += strictlyIncreasingViolations(sk.shadow)
 	}
 	fmt.Fprintf(&report, "stale writes an unfenced store would have let through after a newer one: %d\n", stale)
+	renewed := 0
+	for _, sk := range kindRuns {
+		renewed += int(sk.renewed.Load())
+	}
+	fmt.Fprintf(&report, "sessions the server ended under a contender, each replaced by a new Session: %d\n", renewed)
 	t.Log("\n" + report.String())
 	if *soakSummary != "" && !t.Failed() {
 		if err := os.MkdirAll(filepath.Dir(*soakSummary), 0o755); err == nil {
@@ -206,6 +217,11 @@ type soakKind struct {
 
 	acquired, lost, zkAccepted, zkRefused, zkUnknown, lockErrs atomic.Int64
 	lastErr                                                    atomic.Value
+	// renewed counts the sessions the server ended under a contender, each
+	// replaced by a new one; notExpired the locks on such a session that
+	// said something else than seqlock.ErrSessionExpired.
+	renewed, notExpired atomic.Int64
+	lastNotExpired      atomic.Value
 
 	mu         sync.Mutex
 	contenders []*contender
@@ -220,12 +236,16 @@ type hold struct {
 	start, end time.Time
 }
 
-// contender is one client: its own proxy, connection and lock.
+// contender is one client: its own proxy, its lock's Session, and a
+// resource client for the counter. A Session is one ZooKeeper session:
+// when the server ends it, the contender opens the next (renew). The
+// resource client is a plain conn through the same proxy (a paused or cut
+// off process is silent on every connection): go-zookeeper opens its next
+// session by itself, as a database client would reconnect.
 type contender struct {
 	id     int
 	proxy  *zkproxy.Proxy
-	sess   *seqlock.Session
-	conn   *zk.Conn // sess.Conn()
+	res    *zk.Conn
 	cancel context.CancelFunc
 	dead   atomic.Bool
 	busy   atomic.Bool // a fault is being injected
@@ -233,8 +253,16 @@ type contender struct {
 	diedAt atomic.Int64
 
 	mu         sync.Mutex
+	sess       *seqlock.Session // the one it locks on now
 	acquiredAt time.Time
 	lostAt     time.Time
+}
+
+// session is the Session c locks on now.
+func (c *contender) session() *seqlock.Session {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sess
 }
 
 func (sk *soakKind) spawn(t *testing.T, ctx context.Context) {
@@ -243,16 +271,21 @@ func (sk *soakKind) spawn(t *testing.T, ctx context.Context) {
 		t.Fatal(err)
 	}
 	dctx, dcancel := context.WithTimeout(context.Background(), patience)
+	defer dcancel()
 	sess, err := seqlock.NewSession(dctx, []string{proxy.Addr()}, seqlock.WithSessionTimeout(soakSession))
-	dcancel()
 	if err != nil {
 		proxy.Close()
 		t.Fatal(err)
 	}
-	conn := sess.Conn()
+	res, _, err := zkconn.Dial(dctx, []string{proxy.Addr()}, soakSession)
+	if err != nil {
+		sess.Close()
+		proxy.Close()
+		t.Fatal(err)
+	}
 	cctx, cancel := context.WithCancel(ctx)
 	sk.mu.Lock()
-	c := &contender{id: len(sk.contenders), proxy: proxy, sess: sess, conn: conn, cancel: cancel}
+	c := &contender{id: len(sk.contenders), proxy: proxy, sess: sess, res: res, cancel: cancel}
 	sk.contenders = append(sk.contenders, c)
 	sk.mu.Unlock()
 	sk.wg.Add(1)
@@ -279,10 +312,16 @@ func (c *contender) observer(e event.Event) {
 // again, until the soak ends or the contender is killed.
 func (sk *soakKind) run(ctx context.Context, c *contender) {
 	var l holder
+	var on *seqlock.Session // the Session l lives on
 	for ctx.Err() == nil && !c.dead.Load() {
-		if l == nil {
+		if isClosed(c.session().Done()) && !sk.renew(ctx, c) {
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
+		if l == nil || on != c.session() {
+			on = c.session()
 			var err error
-			if l, err = sk.k.new(c.sess, sk.dir, c.observer); err != nil {
+			if l, err = sk.k.new(on, sk.dir, c.observer); err != nil {
 				sk.fail(err)
 				return
 			}
@@ -344,7 +383,7 @@ func (sk *soakKind) criticalSection(c *contender, l holder, token int64) {
 	if err != nil {
 		return // lost before we could even look: nothing written
 	}
-	b, _, err := c.conn.Get(sk.counter)
+	b, _, err := c.res.Get(sk.counter)
 	if err != nil {
 		return
 	}
@@ -354,7 +393,7 @@ func (sk *soakKind) criticalSection(c *contender, l holder, token int64) {
 		// the server expires us and someone else takes the lock; we do
 		// not look at Lost, as a paused program cannot.
 		ctx, cancel := context.WithTimeout(context.Background(), patience)
-		c.proxy.Expire(ctx, c.conn, soakSession)
+		c.proxy.Expire(ctx, c.session().Conn(), soakSession)
 		cancel()
 		c.busy.Store(false)
 	}
@@ -363,7 +402,7 @@ func (sk *soakKind) criticalSection(c *contender, l holder, token int64) {
 		return
 	}
 	value := []byte(strconv.Itoa(v + 1))
-	err = fencedSet(c.conn, node, sk.counter, value)
+	err = fencedSet(c.res, node, sk.counter, value)
 	switch {
 	case errors.Is(err, zk.ErrConnectionClosed):
 		// The reply was lost, perhaps not the request: we cannot know
@@ -376,6 +415,41 @@ func (sk *soakKind) criticalSection(c *contender, l holder, token int64) {
 	}
 	sk.shadow.Write(token, "")
 	sk.store.Write(token, "")
+}
+
+// renew replaces c's Session, which the server ended (an expiry, a pause),
+// with a new one, as an etcd program does when its session's Done fires.
+// First it checks what a lock on the old one says: ErrSessionExpired, at
+// once. False if no new session could be opened (c's proxy is gone, the
+// soak is over).
+func (sk *soakKind) renew(ctx context.Context, c *contender) bool {
+	old := c.session()
+	if probe, err := sk.k.new(old, sk.dir, nil); err == nil {
+		lctx, cancel := context.WithTimeout(ctx, soakLockLimit)
+		err = probe.Lock(lctx)
+		cancel()
+		if !errors.Is(err, seqlock.ErrSessionExpired) && ctx.Err() == nil {
+			sk.notExpired.Add(1)
+			sk.lastNotExpired.Store(fmt.Sprint(err))
+			if err == nil {
+				probe.Unlock(context.Background())
+			}
+		}
+	}
+	dctx, cancel := context.WithTimeout(ctx, patience)
+	s, err := seqlock.NewSession(dctx, []string{c.proxy.Addr()}, seqlock.WithSessionTimeout(soakSession))
+	cancel()
+	if err != nil {
+		if ctx.Err() == nil && !c.dead.Load() {
+			sk.fail(err)
+		}
+		return false
+	}
+	c.mu.Lock()
+	c.sess = s
+	c.mu.Unlock()
+	sk.renewed.Add(1)
+	return true
 }
 
 func (sk *soakKind) fail(err error) {
@@ -407,7 +481,7 @@ func (sk *soakKind) inject(t *testing.T, ctx context.Context, c *contender, f st
 		sleep(ctx, time.Duration(200+rand.IntN(800))*time.Millisecond)
 		c.proxy.Restore()
 	case faultExpire:
-		c.proxy.Expire(ctx, c.conn, soakSession)
+		c.proxy.Expire(ctx, c.session().Conn(), soakSession)
 	case faultLatency:
 		c.proxy.Latency(time.Duration(20+rand.IntN(60))*time.Millisecond, 20*time.Millisecond)
 		sleep(ctx, 2*time.Second)
@@ -444,11 +518,13 @@ func (sk *soakKind) stop() {
 			defer wg.Done()
 			c.cancel()
 			if c.dead.Load() {
-				c.conn.Close() // its proxy is already closed
+				c.session().Close() // its proxy is already closed
+				c.res.Close()
 				return
 			}
 			c.proxy.Restore()
-			c.conn.Close()
+			c.session().Close()
+			c.res.Close()
 			c.proxy.Close()
 		}()
 	}

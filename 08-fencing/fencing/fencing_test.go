@@ -18,6 +18,7 @@ import (
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/08-fencing/fencing"
+	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zkpath"
 	"github.com/lockstep-zk/lockstep/internal/zkproxy"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
@@ -41,12 +42,20 @@ func ctxFor(t testing.TB) context.Context {
 // the lock and is paused (its link to ZooKeeper silent, as in a
 // stop-the-world GC), the server expires its session, and client B, next
 // in line, now holds the lock. A still believes it holds it.
+//
+// The resource is not the lock service: each client writes the data znode
+// through a client of its own (res), not through its lock's Session. A's
+// lock Session ends with the expiry (its conn is closed, as any ZooKeeper
+// handle is dead after Expired); A's resource client is a plain conn that
+// reconnects, as a database client would, and goes through the same link,
+// for a paused process is silent on every connection it has.
 type story struct {
-	a, b         *seqlock.Mutex
-	connA, connB *zk.Conn
-	proxy        *zkproxy.Proxy // A's link; Restore resumes A
-	data         string         // a data znode holding "initial"
-	admin        *zk.Conn
+	a, b       *seqlock.Mutex
+	sessA      *seqlock.Session
+	resA, resB *zk.Conn       // each client's conn to the resource
+	proxy      *zkproxy.Proxy // A's link; Restore resumes A
+	data       string         // a data znode holding "initial"
+	admin      *zk.Conn
 }
 
 func pausedHolder(t *testing.T) *story {
@@ -59,8 +68,13 @@ func pausedHolder(t *testing.T) *story {
 	}
 	sessA, proxy := zktest.DialSessionViaProxy(t, seqlock.NewSession, seqlock.WithSessionTimeout(sessionTimeout))
 	sessB := zktest.DialSession(t, seqlock.NewSession)
-	s.connA, s.proxy, s.connB = sessA.Conn(), proxy, sessB.Conn()
-	var err error
+	s.sessA, s.proxy, s.resB = sessA, proxy, zktest.Connect(t)
+	resA, _, err := zkconn.Dial(ctx, []string{proxy.Addr()}, zkconn.DefaultSessionTimeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(resA.Close)
+	s.resA = resA
 	// A paused process runs no timer either: A's lock must not judge the
 	// silence by the clock (WithoutDisconnectCheck), or it would give up
 	// before the server does, and the story needs a holder that does not know.
@@ -93,7 +107,7 @@ func pausedHolder(t *testing.T) *story {
 		t.Fatalf("B never got the lock after A's session should have expired: %v", err)
 	}
 	t.Logf("B holds the lock %v after A paused (session timeout %v granted); tokens A=%d B=%d",
-		time.Since(paused).Round(time.Millisecond), zktest.SessionTimeout(t, s.connA), s.a.Token(), s.b.Token())
+		time.Since(paused).Round(time.Millisecond), s.sessA.Timeout(), s.a.Token(), s.b.Token())
 	if s.a.Node() == "" || s.a.Token() == 0 || s.a.Token() >= s.b.Token() {
 		t.Fatalf("A node %q token %d, B token %d: want A still believing it holds an older token",
 			s.a.Node(), s.a.Token(), s.b.Token())
@@ -113,7 +127,7 @@ func (s *story) readData(t *testing.T) (string, *zk.Stat) {
 	return string(b), stat
 }
 
-// retryOnConnectionLoss repeats a write that failed only because A's conn
+// retryOnConnectionLoss repeats a write that failed only because A's resource client
 // was being rebuilt after the pause (go-zookeeper flushes queued requests
 // when it reconnects), as any ZooKeeper client retries on connection loss.
 func retryOnConnectionLoss(t *testing.T, write func() error) error {
@@ -134,11 +148,11 @@ func retryOnConnectionLoss(t *testing.T, write func() error) error {
 func TestPausedHolder(t *testing.T) {
 	t.Run("without fencing the stale write lands on top of the new holder's", func(t *testing.T) {
 		s := pausedHolder(t)
-		if _, err := s.connB.Set(s.data, []byte("B"), -1); err != nil {
+		if _, err := s.resB.Set(s.data, []byte("B"), -1); err != nil {
 			t.Fatal(err)
 		}
 		s.resume()
-		err := retryOnConnectionLoss(t, func() error { _, err := s.connA.Set(s.data, []byte("A"), -1); return err })
+		err := retryOnConnectionLoss(t, func() error { _, err := s.resA.Set(s.data, []byte("A"), -1); return err })
 		if err != nil {
 			t.Fatalf("the unfenced stale write failed (%v); this test expects it to land", err)
 		}
@@ -184,13 +198,13 @@ func TestPausedHolder(t *testing.T) {
 	t.Run("a multi that checks the lock node refuses the stale write", func(t *testing.T) {
 		s := pausedHolder(t)
 		ctx := ctxFor(t)
-		if _, err := fencing.SetIfHeld(ctx, s.connB, s.b.Node(), s.data, []byte("B")); err != nil {
+		if _, err := fencing.SetIfHeld(ctx, s.resB, s.b.Node(), s.data, []byte("B")); err != nil {
 			t.Fatal(err)
 		}
 		_, before := s.readData(t)
 		s.resume()
 		err := retryOnConnectionLoss(t, func() error {
-			_, err := fencing.SetIfHeld(ctx, s.connA, s.a.Node(), s.data, []byte("A"))
+			_, err := fencing.SetIfHeld(ctx, s.resA, s.a.Node(), s.data, []byte("A"))
 			return err
 		})
 		if !errors.Is(err, fencing.ErrNotHeld) || !errors.Is(err, zk.ErrNoNode) {
@@ -221,7 +235,7 @@ func TestTokenStoreAcceptsAStaleWriteUntilTheNewHolderWrites(t *testing.T) {
 	}
 	t.Logf("the store accepted token %d while token %d held the lock: it had seen no newer token", s.a.Token(), s.b.Token())
 	err := retryOnConnectionLoss(t, func() error {
-		_, err := fencing.SetIfHeld(ctx, s.connA, s.a.Node(), s.data, []byte("A"))
+		_, err := fencing.SetIfHeld(ctx, s.resA, s.a.Node(), s.data, []byte("A"))
 		return err
 	})
 	if !errors.Is(err, fencing.ErrNotHeld) {

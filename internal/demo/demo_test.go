@@ -229,6 +229,10 @@ func (s testSession) Conn() *zk.Conn         { return s.d.Conn }
 func (s testSession) Timeout() time.Duration { return s.d.Timeout() }
 func (s testSession) Close()                 { s.d.Conn.Close() }
 
+// Done never closes: a plain conn outlives its sessions (go-zookeeper
+// opens the next one itself).
+func (s testSession) Done() <-chan struct{} { return nil }
+
 func newTestSession(ctx context.Context, servers []string, opts ...zksession.Option) (testSession, error) {
 	var c zksession.Config
 	for _, o := range opts {

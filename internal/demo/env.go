@@ -72,6 +72,14 @@ func (e *Env) DialCuttable(ctx context.Context, opts ...func(*zk.Conn)) (*zk.Con
 	return conn, link, err
 }
 
+// DialConnOver opens another session, asking for session, over link (one
+// DialCuttable returned): a second client of the same process, which the
+// same cut silences (08's client-A has one for its lock and one for the
+// resource it writes). It is closed at the end of the run.
+func (e *Env) DialConnOver(ctx context.Context, link *Link, session time.Duration, opts ...func(*zk.Conn)) (*zk.Conn, error) {
+	return e.dial(ctx, e.Servers, session, append([]func(*zk.Conn){zkconn.WithDialer(link.dial)}, opts...)...)
+}
+
 // link opens a Link, restored at the end of the run.
 func (e *Env) link() *Link {
 	link := newLink()

@@ -16,6 +16,9 @@ import (
 type Session interface {
 	Conn() *zk.Conn
 	Timeout() time.Duration
+	// Done is closed when the session ends: the server expired it, or
+	// Close. Nothing reopens it; a worker that must go on opens another.
+	Done() <-chan struct{}
 	Close()
 }
 
@@ -36,6 +39,23 @@ func DialCuttable[S Session](ctx context.Context, e *Env, newSession NewSession[
 	link := e.link()
 	s, err := dialSession(ctx, e, link, newSession, opts...)
 	return s, link, err
+}
+
+// DialOver is Dial over link (one DialCuttable returned): a client that
+// opens its next session after its first ended keeps the link, so that
+// the story can still cut it off.
+func DialOver[S Session](ctx context.Context, e *Env, link *Link, newSession NewSession[S], opts ...zksession.Option) (S, error) {
+	return dialSession(ctx, e, link, newSession, opts...)
+}
+
+// Ended says whether s has ended: the server expired it, or Close.
+func Ended(s Session) bool {
+	select {
+	case <-s.Done():
+		return true
+	default:
+		return false
+	}
 }
 
 // dialSession dials over link when it is not nil.

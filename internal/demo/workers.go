@@ -65,7 +65,7 @@ func (ch Chapter) run(ctx context.Context, env *Env, cfg Config) (Result, error)
 	errs := make([]error, len(ws))
 	for i, w := range ws {
 		wg.Go(func() {
-			if err := ch.work(ctx, env, cfg, w, obs.WithOwner(w.Name)); err != nil {
+			if err := ch.work(ctx, env, cfg, w, tl, obs.WithOwner(w.Name)); err != nil {
 				errs[i] = fmt.Errorf("%s: %w", w.Name, err)
 			}
 		})
@@ -87,59 +87,105 @@ func (ch Chapter) run(ctx context.Context, env *Env, cfg Config) (Result, error)
 }
 
 // work is one worker: its own session, its own lock, Rounds times the
-// critical section — age++ for a writer, a read for a reader.
-func (ch Chapter) work(ctx context.Context, env *Env, cfg Config, w Worker, obs event.Observer) error {
-	conn, newLock, closeSession, err := ch.open(ctx, env, w.Reader)
-	if err != nil {
-		return err
+// critical section — age++ for a writer, a read for a reader. A session is
+// one ZooKeeper session: if the server ends it under the worker (an
+// expiry), the worker opens a new one, builds a new lock on it, and does
+// the rounds it has left, as an etcd program does when its session's Done
+// fires. The round the session ended in is done again unless its critical
+// section had already run (an Unlock that finds the hold lost), so the
+// counter still comes out exact.
+func (ch Chapter) work(ctx context.Context, env *Env, cfg Config, w Worker, tl *Timeline, obs event.Observer) error {
+	done := 0 // critical sections that ran
+	for {
+		s, err := ch.open(ctx, env, w.Reader)
+		if err != nil {
+			return err
+		}
+		err = ch.rounds(ctx, cfg, w, obs, s, cfg.Rounds-done, &done)
+		ended := s.ended() // under the worker, before our close
+		s.close()
+		if err == nil || ctx.Err() != nil || !ended {
+			return err
+		}
+		tl.Say(w.Name, "lost its session (%v); it opens a new one and goes on, %d of %d rounds done", err, done, cfg.Rounds)
 	}
-	defer closeSession()
+}
+
+// rounds does n rounds on s, counting in done the critical sections that ran.
+func (ch Chapter) rounds(ctx context.Context, cfg Config, w Worker, obs event.Observer, s opened, n int, done *int) error {
 	var l Locker
 	if !cfg.NoLock {
-		if l, err = newLock(cfg.Path, obs); err != nil {
+		var err error
+		if l, err = s.newLock(cfg.Path, obs); err != nil {
 			return err
 		}
 	}
 	critical := func(ctx context.Context) error {
-		v, err := contend.Increment(ctx, conn, cfg.Counter, cfg.Hold)
+		v, err := contend.Increment(ctx, s.conn, cfg.Counter, cfg.Hold)
 		if err == nil {
+			*done++
 			obs.Emit(event.Event{Kind: event.Info, Node: cfg.Counter, Detail: fmt.Sprintf("counter %d → %d", v, v+1)})
 		}
 		return err
 	}
 	if w.Reader {
 		critical = func(ctx context.Context) error {
-			v, err := contend.ReadCounter(conn, cfg.Counter)
+			v, err := contend.ReadCounter(s.conn, cfg.Counter)
 			if err == nil {
 				obs.Emit(event.Event{Kind: event.Info, Node: cfg.Counter, Detail: fmt.Sprintf("reads counter = %d", v)})
-				err = contend.Hold(cfg.Hold)(ctx)
+				if err = contend.Hold(cfg.Hold)(ctx); err == nil {
+					*done++
+				}
 			}
 			return err
 		}
 	}
-	_, err = contend.Loop(ctx, l, cfg.Rounds, critical)
+	_, err := contend.Loop(ctx, l, n, critical)
 	return err
 }
 
-// open opens one worker's session and returns its conn and the
-// constructor of its lock (the read lock for a reader).
-func (ch Chapter) open(ctx context.Context, env *Env, reader bool) (*zk.Conn, func(string, event.Observer) (Locker, error), func(), error) {
+// opened is one worker's session: its conn, the constructor of its lock
+// (the read lock for a reader), and how it ends.
+type opened struct {
+	conn    *zk.Conn
+	newLock func(path string, obs event.Observer) (Locker, error)
+	close   func()
+	done    <-chan struct{} // closed when the session ends; nil for 02–03's plain conn, whose sessions go-zookeeper replaces itself
+}
+
+// ended says whether the session ended (before the worker closed it).
+func (s opened) ended() bool {
+	if s.done == nil {
+		return false
+	}
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// open opens one worker's session.
+func (ch Chapter) open(ctx context.Context, env *Env, reader bool) (opened, error) {
 	if ch.Sessions.open == nil {
 		conn, err := env.Dial(ctx)
 		if err != nil {
-			return nil, nil, nil, err
+			return opened{}, err
 		}
-		return conn, func(p string, obs event.Observer) (Locker, error) { return ch.NewLock(conn, p, obs) }, conn.Close, nil
+		return opened{conn: conn, close: conn.Close,
+			newLock: func(p string, obs event.Observer) (Locker, error) { return ch.NewLock(conn, p, obs) }}, nil
 	}
 	s, err := ch.Sessions.open(ctx, env)
 	if err != nil {
-		return nil, nil, nil, err
+		return opened{}, err
 	}
 	newLock := ch.Sessions.lock
 	if reader {
 		newLock = ch.Sessions.readLock
 	}
-	return s.Conn(), func(p string, obs event.Observer) (Locker, error) { return newLock(s, p, obs) }, s.Close, nil
+	return opened{conn: s.Conn(), close: s.Close, done: s.Done(),
+		newLock: func(p string, obs event.Observer) (Locker, error) { return newLock(s, p, obs) }}, nil
 }
 
 func plural(n int, what string) string {

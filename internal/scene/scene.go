@@ -121,6 +121,9 @@ type Worker struct {
 type Session interface {
 	Conn() *zk.Conn
 	Timeout() time.Duration
+	// Done is closed when the session ends (the server expired it, or
+	// Close): the worker then opens a new one.
+	Done() <-chan struct{}
 	Close()
 }
 

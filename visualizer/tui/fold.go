@@ -29,13 +29,18 @@ func (m Model) apply(items []Msg) Model {
 			m = m.queueChanged(it)
 		case WorkerChange:
 			w := m.worker(it.Name)
-			if it.State == Crashed && w.state == Holding {
-				// A holder that dies says nothing more (one cut off still
-				// reports its Lost): the server deletes its node when its
-				// session expires (queueChanged counts that release), and
-				// whoever that wakes is woken by it, not by the hand-off
-				// before it.
+			if (it.State == Crashed || it.State == CutOff) && w.state == Holding {
+				// A holder that dies says nothing more: the server deletes
+				// its node when its session expires (queueChanged counts
+				// that release), and whoever that wakes is woken by it, not
+				// by the hand-off before it. One cut off lets go the same
+				// way, and reports its Lost only when it hears of it, often
+				// after its successor was woken: that Lost is this release
+				// (releasing), and starts no count of its own.
 				m.wokeLast, m.wokeNow = m.wokeNow, 0
+				if it.State == CutOff {
+					w.releasing = true
+				}
 			}
 			w.state = it.State
 			w.detail = it.Detail

@@ -550,3 +550,33 @@ func TestACrashedHoldersNodeGoingIsARelease(t *testing.T) {
 		t.Errorf("after a crashed holder's node went: %q, want ✓", line)
 	}
 }
+
+// TestACutOffHoldersNodeGoingIsARelease: a holder cut off until its session
+// expires lets go by the server deleting its node, which wakes its
+// successor before the holder, back on the line, hears of its loss. That
+// wake-up is one release's, not the hand-off's before it.
+func TestACutOffHoldersNodeGoingIsARelease(t *testing.T) {
+	m := started(t, nil)
+	m = m.apply(handOff())
+	m = m.apply([]Msg{
+		ev("worker-1", event.Request, "delete", node(1), ""),
+		ev("worker-2", event.Notified, "", node(1), "EventNodeDeleted"),
+		ev("worker-1", event.Released, "", node(1), ""),
+		ev("worker-2", event.Acquired, "", node(2), ""),
+		WorkerChange{Name: "worker-2", State: CutOff, Detail: "link cut"},
+		ev("worker-2", event.Request, "delete", node(2), ""), // its Unlock, held by the cut link
+		ev("worker-3", event.Notified, "", node(2), "EventNodeDeleted"),
+		ev("worker-3", event.Acquired, "", node(3), ""),
+		ev("worker-2", event.Lost, "", node(2), "our session was over at Unlock"),
+		WorkerChange{Name: "worker-2", State: Expired, Detail: "the server dropped its session"},
+	})
+	if m.releases != 2 || m.wakes != 2 {
+		t.Errorf("%d releases woke %d, want 2 and 2 (the cut-off holder's node going is a release)", m.releases, m.wakes)
+	}
+	if m.maxWoken != 1 {
+		t.Errorf("the most woken by one release = %d, want 1", m.maxWoken)
+	}
+	if line := m.expectLine(100); !strings.Contains(line, "✓") {
+		t.Errorf("after a cut-off holder's node went: %q, want ✓", line)
+	}
+}

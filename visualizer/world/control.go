@@ -127,7 +127,7 @@ func (w *World) Kill(name string) {
 		return
 	}
 	w.inbox.put(tui.WorkerChange{Name: name, State: tui.Crashed,
-		Detail: fmt.Sprintf("its node stays until the server expires the session (%v)", wk.session)})
+		Detail: fmt.Sprintf("its node stays until the server expires the session (%v)", wk.current().timeout)})
 	wk.crash()
 }
 
@@ -137,18 +137,20 @@ func (w *World) Expire(name string) {
 	if wk == nil || wk.dead.Load() {
 		return
 	}
+	s := wk.current()
 	w.inbox.put(tui.WorkerChange{Name: name, State: tui.CutOff,
-		Detail: fmt.Sprintf("link cut; the server expires the session after %v", wk.session)})
+		Detail: fmt.Sprintf("link cut; the server expires the session after %v", s.timeout)})
 	wk.cut.Store(true)
-	err := wk.proxy.Expire(w.ctx, wk.conn, wk.session)
+	err := wk.proxy.Expire(w.ctx, s.conn, s.timeout)
 	if err != nil && w.ctx.Err() == nil {
 		w.inbox.put(tui.Notice{Text: name + " expire: " + err.Error()})
 		return
 	}
-	// The session is gone (the conn has a new one). Usually the conn's
-	// StateExpired event said so already; if go-zookeeper dropped it, say
-	// it here.
-	if wk.cut.Swap(false) && !wk.dead.Load() {
+	// The session is gone. A worker on a Session says so itself (live)
+	// and opens the next; on a plain conn, the conn's StateExpired event
+	// usually said so already, and if go-zookeeper dropped it, we say it
+	// here.
+	if !wk.onSession && wk.cut.Swap(false) && !wk.dead.Load() {
 		w.inbox.put(expired(name))
 	}
 }

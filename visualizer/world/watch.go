@@ -3,6 +3,7 @@ package world
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path"
 	"sort"
 	"sync"
@@ -41,8 +42,12 @@ func (w *World) watchChapter(gen int64, ch scene.Scene) {
 	}()
 }
 
-// watchSession reports what the worker's session goes through.
+// watchSession reports what the worker's sessions go through. A worker on
+// a Session reports its session's end and its next session itself (live);
+// here we hear a plain conn's (01–03), on which go-zookeeper opens the
+// next session by itself once the server expired one.
 func (w *World) watchSession(ctx context.Context, wk *worker, events <-chan zk.Event, gen int64) {
+	last := wk.current().conn.SessionID()
 	for {
 		var ev zk.Event
 		select {
@@ -54,7 +59,7 @@ func (w *World) watchSession(ctx context.Context, wk *worker, events <-chan zk.E
 		case <-ctx.Done():
 			return
 		}
-		if wk.dead.Load() || w.gen.Load() != gen {
+		if wk.onSession || wk.dead.Load() || w.gen.Load() != gen {
 			continue
 		}
 		switch ev.State {
@@ -62,10 +67,15 @@ func (w *World) watchSession(ctx context.Context, wk *worker, events <-chan zk.E
 			wk.cut.Store(false)
 			w.inbox.put(expired(wk.name))
 		case zk.StateHasSession:
-			id := wk.conn.SessionID()
+			id := wk.current().conn.SessionID()
+			if id == 0 || id == last {
+				continue // back in the same session
+			}
+			last = id
 			w.mu.Lock()
 			w.sessions[id] = wk.name
 			w.mu.Unlock()
+			w.inbox.put(tui.Notice{Text: fmt.Sprintf("%s has a new session %#x (its conn opened it)", wk.name, id)})
 		}
 	}
 }

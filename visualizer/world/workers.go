@@ -23,20 +23,56 @@ import (
 // keep the visualizer from quitting.
 const stopWait = 10 * time.Second
 
-// worker is one worker of the running chapter. Its fields are set before
-// it is published in World.workers and never change; the flags are atomic.
+// worker is one worker of the running chapter. Its first fields are set
+// before it is published in World.workers and never change; its session
+// changes (under mu) when the server expires one and it opens the next;
+// the flags are atomic.
 type worker struct {
-	name     string
-	session  time.Duration // what the server granted
-	conn     *zk.Conn
-	close    func() // closes its session (and conn)
-	proxy    *zkproxy.Proxy
-	cancel   context.CancelFunc
-	done     chan struct{} // closed when its life (work) is over
-	shut     sync.Once     // its session and proxy are closed once: by stop or by crash
-	dead     atomic.Bool   // killed or removed: its events are no longer shown
-	cut      atomic.Bool   // cut off by Expire, expiry not yet reported
-	removing atomic.Bool   // RemoveWorker chose it
+	name      string
+	index     int // 1-based, as in its name
+	obs       event.Observer
+	onSession bool          // the chapter's lock lives on a Session (04 on): a session that ends is replaced
+	events    chan zk.Event // its sessions' state changes, when onSession
+	proxy     *zkproxy.Proxy
+	cancel    context.CancelFunc
+	done      chan struct{} // closed when its life (live) is over
+	dead      atomic.Bool   // killed or removed: its events are no longer shown
+	cut       atomic.Bool   // cut off by Expire, expiry not yet reported
+	removing  atomic.Bool   // RemoveWorker chose it
+
+	mu   sync.Mutex // guards the two below; never held across a dial or a wait
+	sess session    // the session it works on now
+	shut bool       // stop or crash closed it: the worker opens no other
+}
+
+// session is one of a worker's ZooKeeper sessions.
+type session struct {
+	conn    *zk.Conn
+	timeout time.Duration // what the server granted
+	close   func()        // closes it (and its conn)
+	// ended is closed when the session ends (a chapter on a Session: the
+	// server expired it, or close). nil for 01–03, whose plain conn
+	// outlives its sessions: go-zookeeper opens the next one on it.
+	ended <-chan struct{}
+}
+
+// current is the session wk works on now.
+func (wk *worker) current() session {
+	wk.mu.Lock()
+	defer wk.mu.Unlock()
+	return wk.sess
+}
+
+// adopt makes s wk's session; false (s is left to the caller to close) if
+// wk was stopped or killed meanwhile.
+func (wk *worker) adopt(s session) bool {
+	wk.mu.Lock()
+	defer wk.mu.Unlock()
+	if wk.shut {
+		return false
+	}
+	wk.sess = s
+	return true
 }
 
 // addWorker starts one more worker: its proxy, its session, its part of
@@ -51,39 +87,45 @@ func (w *World) addWorker(gen int64) error {
 		return err
 	}
 	ctx, cancel := context.WithCancel(w.ctx)
-	wk := &worker{name: name, proxy: proxy, cancel: cancel, done: make(chan struct{})}
-	obs := event.Observer(func(e event.Event) {
+	wk := &worker{name: name, index: i, proxy: proxy, cancel: cancel, done: make(chan struct{}),
+		onSession: w.chapter.Open != nil}
+	wk.obs = event.Observer(func(e event.Event) {
 		if !wk.dead.Load() && w.gen.Load() == gen {
 			w.inbox.put(tui.LockEvent{Event: e})
 		}
 	}).WithOwner(name)
-	part, events, err := w.open(wk, i, obs)
+	if wk.onSession {
+		wk.events = make(chan zk.Event, 16)
+	}
+	s, part, events, err := w.open(ctx, wk)
 	if err != nil {
 		cancel()
 		proxy.Close()
 		return fmt.Errorf("%s: new lock: %w", name, err)
 	}
+	wk.sess = s
 	w.mu.Lock()
-	w.sessions[wk.conn.SessionID()] = name
+	w.sessions[s.conn.SessionID()] = name
 	w.workers = append(w.workers, wk)
 	w.mu.Unlock()
 	w.inbox.put(tui.WorkerChange{Name: name, State: tui.Idle})
 	w.wg.Add(2)
 	go func() { defer w.wg.Done(); w.watchSession(ctx, wk, events, gen) }()
-	go func() { defer w.wg.Done(); defer close(wk.done); w.work(ctx, wk, part, gen) }()
+	go func() { defer w.wg.Done(); defer close(wk.done); w.live(ctx, wk, part, gen) }()
 	return nil
 }
 
-// open dials wk's session through its proxy and builds its part of the
-// chapter's lock on it. The server grants a session timeout between its
+// open dials a session for wk through its proxy and builds its part of
+// the chapter's lock on it. The server grants a session timeout between its
 // bounds (a stock server: at least 4 s), whatever we asked for: the lock,
 // the kill and expire messages go by what it granted.
-func (w *World) open(wk *worker, i int, obs event.Observer) (scene.Part, <-chan zk.Event, error) {
+func (w *World) open(ctx context.Context, wk *worker) (session, scene.Part, <-chan zk.Event, error) {
 	servers := []string{wk.proxy.Addr()}
-	if w.chapter.Open != nil {
+	worker := scene.Worker{Path: w.path, Index: wk.index, Name: wk.name, Observer: wk.obs}
+	if wk.onSession {
 		// A chapter whose lock lives on a Session opens it itself; we hear
 		// its state changes through a callback that never blocks.
-		evs := make(chan zk.Event, 16)
+		evs := wk.events
 		onEvent := func(c *zksession.Config) {
 			c.Timeout = w.cfg.Session
 			c.Auth, _ = zkconn.AuthFromEnv()
@@ -97,86 +139,193 @@ func (w *World) open(wk *worker, i int, obs event.Observer) (scene.Part, <-chan 
 		var sess scene.Session
 		var part scene.Part
 		err := w.protect(wk.name, func() (err error) {
-			sess, part, err = w.chapter.Open(w.ctx, servers,
-				scene.Worker{Path: w.path, Index: i, Name: wk.name, Observer: obs}, onEvent)
+			sess, part, err = w.chapter.Open(ctx, servers, worker, onEvent)
 			return err
 		})
 		if err != nil {
-			return nil, nil, err
+			return session{}, nil, nil, err
 		}
-		wk.conn, wk.close, wk.session = sess.Conn(), sess.Close, sess.Timeout()
-		return part, evs, nil
+		return session{conn: sess.Conn(), timeout: sess.Timeout(), close: sess.Close, ended: sess.Done()}, part, evs, nil
 	}
-	d, err := zkconn.DialGranted(w.ctx, servers, w.cfg.Session)
+	d, err := zkconn.DialGranted(ctx, servers, w.cfg.Session)
 	if err != nil {
-		return nil, nil, err
+		return session{}, nil, nil, err
 	}
-	wk.conn, wk.close, wk.session = d.Conn, d.Conn.Close, d.Timeout()
+	s := session{conn: d.Conn, timeout: d.Timeout(), close: d.Conn.Close}
+	worker.Conn, worker.Session = d.Conn, s.timeout
 	var part scene.Part
 	err = w.protect(wk.name, func() (err error) {
-		part, err = w.chapter.NewWorker(scene.Worker{Conn: d.Conn, Path: w.path, Index: i, Name: wk.name,
-			Observer: obs, Session: wk.session})
+		part, err = w.chapter.NewWorker(worker)
 		return err
 	})
 	if err != nil {
 		d.Conn.Close()
-		return nil, nil, err
+		return session{}, nil, nil, err
 	}
-	return part, d.Events, nil
+	return s, part, d.Events, nil
 }
 
-// work is one worker's life: lock, hold, unlock, rest, again. Pausing
-// stops it at the next step, so a holder keeps holding while paused.
-func (w *World) work(ctx context.Context, wk *worker, part scene.Part, gen int64) {
-	say := func(format string, args ...any) {
-		if !wk.dead.Load() && w.gen.Load() == gen {
-			w.inbox.put(tui.Notice{Text: wk.name + " " + fmt.Sprintf(format, args...)})
-		}
-	}
+// live is one worker's life. It works on its session until the session
+// ends; then, as an etcd program does when its session's Done fires, it
+// opens a new session, builds its part of the lock on it, and works on,
+// until the worker is stopped. (In 01–03 the session never "ends" for the
+// worker: go-zookeeper opens the next one on the same conn by itself.)
+func (w *World) live(ctx context.Context, wk *worker, part scene.Part, gen int64) {
 	for {
-		if !w.paused.wait(ctx) {
+		s := wk.current()
+		w.work(ctx, s.ended, wk, part, gen)
+		if ctx.Err() != nil || s.ended == nil || wk.dead.Load() {
 			return
 		}
-		err := w.protect(wk.name, func() error { return part.Lock(ctx) })
+		// The server expired it (work said so): everything built on it
+		// is gone.
+		if part = w.reopen(ctx, wk, gen); part == nil {
+			return
+		}
+	}
+}
+
+// reopen opens wk's next session and builds its part on it. While the
+// server cannot be reached it tries again each second, until ctx ends; nil
+// then, or if the chapter's code panicked.
+func (w *World) reopen(ctx context.Context, wk *worker, gen int64) scene.Part {
+	for {
+		s, part, _, err := w.open(ctx, wk)
+		if err == nil {
+			if !wk.adopt(s) {
+				s.close() // stopped or killed while it dialled
+				return nil
+			}
+			id := s.conn.SessionID()
+			w.mu.Lock()
+			w.sessions[id] = wk.name
+			w.mu.Unlock()
+			w.tell(wk, gen, tui.WorkerChange{Name: wk.name, State: tui.Idle})
+			w.tell(wk, gen, tui.Notice{Text: fmt.Sprintf("%s has a new session %#x", wk.name, id)})
+			return part
+		}
+		if errors.As(err, new(*PanicError)) {
+			w.fail(err)
+			return nil
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		w.tell(wk, gen, tui.Notice{Text: wk.name + " new session: " + err.Error()})
+		if !sleep(ctx, time.Second) {
+			return nil
+		}
+	}
+}
+
+// hasEnded says whether ended is closed.
+func hasEnded(ended <-chan struct{}) bool {
+	select {
+	case <-ended:
+		return true
+	default:
+		return false
+	}
+}
+
+// tell hands the view m, unless wk is dead or the chapter changed.
+func (w *World) tell(wk *worker, gen int64, m tui.Msg) {
+	if !wk.dead.Load() && w.gen.Load() == gen {
+		w.inbox.put(m)
+	}
+}
+
+// work is the worker's round on one session: lock, hold, unlock, rest,
+// again, until ctx ends or the session does (ended; nil: never). Pausing
+// stops it at the next step, so a holder keeps holding while paused.
+func (w *World) work(ctx context.Context, ended <-chan struct{}, wk *worker, part scene.Part, gen int64) {
+	say := func(format string, args ...any) {
+		w.tell(wk, gen, tui.Notice{Text: wk.name + " " + fmt.Sprintf(format, args...)})
+	}
+	// sctx ends with ctx or with the session: a Lock or an Unlock on a
+	// session that ended returns, and so do the waits between steps. The
+	// view hears of the end at once, whatever the worker was doing.
+	sctx := ctx
+	if ended != nil {
+		var cancel context.CancelFunc
+		sctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			select {
+			case <-ended:
+				if ctx.Err() == nil && !wk.dead.Load() { // not our own stop or kill
+					wk.cut.Store(false)
+					w.tell(wk, gen, expired(wk.name))
+				}
+				cancel()
+			case <-sctx.Done():
+			}
+		}()
+	}
+	for {
+		if !w.paused.wait(sctx) {
+			return
+		}
+		err := w.protect(wk.name, func() error { return part.Lock(sctx) })
 		if errors.As(err, new(*PanicError)) {
 			w.fail(err) // a TODO(workshop) stub, or a bug: the view ends and says it
 			return
 		}
-		if ctx.Err() != nil {
-			if err == nil && !wk.dead.Load() {
-				w.unlock(wk, part, say)
+		if sctx.Err() != nil {
+			// Stopped: unlock what we got. The session ended: whatever we
+			// got is gone with it, and so is the part.
+			if err == nil && ctx.Err() != nil && !wk.dead.Load() {
+				w.unlock(nil, wk, part, say) // stopped: ended has not fired
 			}
 			return
 		}
 		if err != nil {
+			if ended != nil && hasEnded(ended) {
+				return // the session's end reached Lock before sctx
+			}
 			say("lock: %v", err)
-			sleep(ctx, w.holdTime())
+			sleep(sctx, w.holdTime())
 			continue
 		}
-		sleep(ctx, w.holdTime())
-		w.paused.wait(ctx)
+		sleep(sctx, w.holdTime())
+		w.paused.wait(sctx)
 		if wk.dead.Load() {
 			return // killed while holding: no Unlock, the session just dies
 		}
-		if !w.unlock(wk, part, say) {
+		if sctx.Err() != nil && ctx.Err() == nil {
+			return // the session ended while we held: the hold went with it
+		}
+		if !w.unlock(ended, wk, part, say) {
 			return
 		}
-		if !sleep(ctx, w.holdTime()/2) {
+		if !sleep(sctx, w.holdTime()/2) {
 			return
 		}
 	}
 }
 
-// unlock releases; false if the lock panicked (the view then ends).
-func (w *World) unlock(wk *worker, part scene.Part, say func(string, ...any)) bool {
+// unlock releases; false if the lock panicked (the view then ends). It
+// takes up to 5 s, even once the world is closing (a clean stop unlocks),
+// but no longer than the session lives (ended; nil: no end to wait for):
+// once it has ended there is nothing left to release.
+func (w *World) unlock(ended <-chan struct{}, wk *worker, part scene.Part, say func(string, ...any)) bool {
 	uctx, cancel := context.WithTimeout(context.WithoutCancel(w.ctx), 5*time.Second)
 	defer cancel()
+	if ended != nil {
+		go func() {
+			select {
+			case <-ended:
+				cancel()
+			case <-uctx.Done():
+			}
+		}()
+	}
 	err := w.protect(wk.name, func() error { return part.Unlock(uctx) })
 	if errors.As(err, new(*PanicError)) {
 		w.fail(err)
 		return false
 	}
-	if err != nil {
+	if err != nil && (ended == nil || !hasEnded(ended)) {
 		say("unlock: %v", err)
 	}
 	return true
@@ -190,19 +339,31 @@ func (wk *worker) stop() {
 	case <-wk.done:
 	case <-time.After(stopWait):
 	}
-	wk.shut.Do(func() {
-		wk.close()
+	if s, ok := wk.shutdown(); ok {
+		s.close()
 		wk.proxy.Close()
-	})
+	}
 }
 
 // crash ends wk abruptly: the proxy goes first, so that the close never
 // reaches the server, and the worker's lock is cancelled with no link to
 // clean up over.
 func (wk *worker) crash() {
-	wk.shut.Do(func() {
+	if s, ok := wk.shutdown(); ok {
 		wk.proxy.Close()
 		wk.cancel()
-		wk.close()
-	})
+		s.close()
+	}
+}
+
+// shutdown marks wk shut and returns its session to close; false if stop
+// or crash did so already.
+func (wk *worker) shutdown() (session, bool) {
+	wk.mu.Lock()
+	defer wk.mu.Unlock()
+	if wk.shut {
+		return session{}, false
+	}
+	wk.shut = true
+	return wk.sess, true
 }
