@@ -41,9 +41,9 @@ type identicalKind struct {
 	open func(ctx context.Context, servers []string, timeout time.Duration, dir string, n int) ([]locker, func(), error)
 	// background: each Lock and Unlock gets context.Background() instead
 	// of a context with a deadline. 04 honours a context that can end (the
-	// usual case) with a goroutine per Lock and one per Unlock (seqlock's
-	// Handle.Acquire and call), and needs none for one that cannot; zk.Lock
-	// takes no context.
+	// usual case) by running each request on a worker goroutine that is
+	// kept for the next (internal/zkcall), and a context that cannot end in
+	// the caller's goroutine; zk.Lock takes no context.
 	background bool
 }
 
