@@ -52,20 +52,20 @@ func ExampleSide_Lock_downgrade() {
 	ctx := context.Background()
 	s := zktest.ExampleSession(seqlock.NewSession)
 	defer s.Close()
-	m, _ := rwlock.New(s, "/examples/rwlock/cache")
+	cache, _ := rwlock.New(s, "/examples/rwlock/cache")
 
 	// Write, then keep reading what we wrote without letting a writer in
 	// between: take the read lock before releasing the write lock.
-	if err := m.Write().Lock(ctx); err != nil {
+	if err := cache.Write().Lock(ctx); err != nil {
 		panic(err)
 	}
-	fmt.Println("read while writing:", m.Read().Lock(ctx))
-	fmt.Println("release the write lock:", m.Write().Unlock(ctx))
+	fmt.Println("read while writing:", cache.Read().Lock(ctx))
+	fmt.Println("release the write lock:", cache.Write().Unlock(ctx))
 
 	// The other way round would deadlock; it is refused instead.
-	err := m.Write().Lock(ctx)
+	err := cache.Write().Lock(ctx)
 	fmt.Println("upgrade refused:", errors.Is(err, rwlock.ErrUpgrade))
-	fmt.Println("release the read lock:", m.Read().Unlock(ctx))
+	fmt.Println("release the read lock:", cache.Read().Unlock(ctx))
 
 	// Output:
 	// read while writing: <nil>

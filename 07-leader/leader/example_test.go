@@ -13,33 +13,34 @@ import (
 func ExampleElection() {
 	ctx := context.Background()
 	// Each candidate has its own session, as separate processes would.
-	sessionA, sessionB := zktest.ExampleSession(seqlock.NewSession), zktest.ExampleSession(seqlock.NewSession)
-	defer sessionA.Close()
-	defer sessionB.Close()
+	sessionOfHostA := zktest.ExampleSession(seqlock.NewSession)
+	sessionOfHostB := zktest.ExampleSession(seqlock.NewSession)
+	defer sessionOfHostA.Close()
+	defer sessionOfHostB.Close()
 	dir := "/examples/leader/billing"
-	defer zktest.DeleteTree(sessionA.Conn(), "/examples/leader")
+	defer zktest.DeleteTree(sessionOfHostA.Conn(), "/examples/leader")
 
-	a, _ := leader.New(sessionA, dir)
-	b, _ := leader.New(sessionB, dir)
+	hostA, _ := leader.New(sessionOfHostA, dir)
+	hostB, _ := leader.New(sessionOfHostB, dir)
 
-	if err := a.Campaign(ctx, "host-a"); err != nil {
+	if err := hostA.Campaign(ctx, "host-a"); err != nil {
 		panic(err)
 	}
-	l, _ := b.Leader(ctx)
-	fmt.Println("leader:", l.Value)
+	current, _ := hostB.Leader(ctx)
+	fmt.Println("leader:", current.Value)
 
-	won := make(chan error, 1)
-	go func() { won <- b.Campaign(ctx, "host-b") }() // waits behind host-a
+	hostBLeads := make(chan error, 1)
+	go func() { hostBLeads <- hostB.Campaign(ctx, "host-b") }() // waits behind host-a
 
-	tokenA := a.Token()
-	a.Resign(ctx) // host-b is woken and leads
-	if err := <-won; err != nil {
+	tokenOfHostA := hostA.Token()
+	hostA.Resign(ctx) // host-b is woken and leads
+	if err := <-hostBLeads; err != nil {
 		panic(err)
 	}
-	l, _ = a.Leader(ctx)
-	fmt.Println("leader:", l.Value)
-	fmt.Println("new token is larger:", b.Token() > tokenA)
-	b.Resign(ctx)
+	current, _ = hostA.Leader(ctx)
+	fmt.Println("leader:", current.Value)
+	fmt.Println("new token is larger:", hostB.Token() > tokenOfHostA)
+	hostB.Resign(ctx)
 	// Output:
 	// leader: host-a
 	// leader: host-b
@@ -49,21 +50,21 @@ func ExampleElection() {
 func ExampleElection_Observe() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	s := zktest.ExampleSession(seqlock.NewSession)
-	defer s.Close()
+	session := zktest.ExampleSession(seqlock.NewSession)
+	defer session.Close()
 	dir := "/examples/leader/observed"
-	defer zktest.DeleteTree(s.Conn(), "/examples/leader")
+	defer zktest.DeleteTree(session.Conn(), "/examples/leader")
 
-	watcher, _ := leader.New(s, dir)
-	leaders := watcher.Observe(ctx)
+	observer, _ := leader.New(session, dir)
+	leaders := observer.Observe(ctx)
 
 	for _, name := range []string{"first", "second"} {
-		e, _ := leader.New(s, dir)
-		if err := e.Campaign(ctx, name); err != nil {
+		candidate, _ := leader.New(session, dir)
+		if err := candidate.Campaign(ctx, name); err != nil {
 			panic(err)
 		}
 		fmt.Println("observed:", (<-leaders).Value)
-		e.Resign(ctx)
+		candidate.Resign(ctx)
 	}
 	// Output:
 	// observed: first

@@ -155,9 +155,9 @@ func TestAHintThatPassesAConnWhereASessionIsTakenDoesNotBuild(t *testing.T) {
 	for _, s := range table.Steps {
 		if s.Chapter == "07" && s.Todo == "campaign —" {
 			last := s.Hints.EN[len(s.Hints.EN)-1]
-			broken := strings.Replace(last, "seqlock.NewQueue(e.s,", "seqlock.NewQueue(e.conn,", 1)
+			broken := strings.Replace(last, "seqlock.NewWithRule(e.s,", "seqlock.NewWithRule(e.conn,", 1)
 			if broken == last {
-				t.Fatalf("07's campaign hint no longer calls seqlock.NewQueue(e.s, …): %s", last)
+				t.Fatalf("07's campaign hint no longer calls seqlock.NewWithRule(e.s, …): %s", last)
 			}
 			s.Hints.EN = []string{broken}
 			steps = append(steps, s)
@@ -169,7 +169,7 @@ func TestAHintThatPassesAConnWhereASessionIsTakenDoesNotBuild(t *testing.T) {
 	}
 	out, err := buildSkeleton(t, root, ex, files)
 	if err == nil || !strings.Contains(string(out), "*seqlock.Session") {
-		t.Fatalf("the hint passing e.conn to seqlock.NewQueue built (err %v):\n%s", err, out)
+		t.Fatalf("the hint passing e.conn to seqlock.NewWithRule built (err %v):\n%s", err, out)
 	}
 }
 
