@@ -198,6 +198,10 @@ var (
 	failLine = regexp.MustCompile(`^\s*--- FAIL: (\S+)`)
 	todoLine = regexp.MustCompile(`TODO\(workshop\): [^"\n]*`)
 	msgLine  = regexp.MustCompile(`^\s+\S+\.go:\d+: (.*)$`)
+	// A panic in a goroutine a test started ends the test binary before
+	// any "--- FAIL" line; the stack names the test that started it.
+	panicLine = regexp.MustCompile(`(?m)^panic: (.*)$`)
+	createdBy = regexp.MustCompile(`(?m)^created by \S+?\.(Test[A-Za-z0-9_]*)`)
 )
 
 // Run runs one tier of ex's tests. When ctx ends, the run ends at once, and
@@ -293,6 +297,14 @@ func Classify(root string, ex Exercise, table *hint.Table, out string, ok bool) 
 		}
 		if m := msgLine.FindStringSubmatch(line); m != nil && r.First == "" && len(failed) > 0 {
 			r.First = m[1]
+		}
+	}
+	if p := panicLine.FindStringSubmatchIndex(out); len(failed) == 0 && p != nil {
+		// The test that started the goroutine that panicked is the one
+		// that failed: name it, and say what the panic said.
+		r.First = out[p[2]:p[3]]
+		if m := createdBy.FindStringSubmatch(out[p[0]:]); m != nil {
+			failed = append(failed, m[1])
 		}
 	}
 	// The innermost failures first: a subtest names the property, its

@@ -171,3 +171,29 @@ func TestWhatIsStillToWriteIsTheFirstStubInTheFile(t *testing.T) {
 		t.Errorf("no hints for %q", r.Todo)
 	}
 }
+
+// A panic in a goroutine that a test started ends the test binary before
+// any "--- FAIL" line: the check names the test that started it, from the
+// stack, and what the panic said, instead of "no test failed".
+func TestAPanicInATestsGoroutineNamesThatTest(t *testing.T) {
+	all, err := course.Discover(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := course.Find(all, "04")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := "panic: runtime error: index out of range [-2]\n\ngoroutine 41 [running]:\n" +
+		"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock.First(...)\n" +
+		"\t/tmp/x/acquire_workshop.go:20\n" +
+		"created by github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock_test.TestAWaiterWhoseNodeIsDeletedQueuesUpAgain in goroutine 7\n" +
+		"\t/work/04-sequential-lock/seqlock/nodegone_test.go:31 +0x2a5\nFAIL\tgithub.com/lockstep-zk/lockstep/04-sequential-lock/seqlock\t3.1s\n"
+	r := course.Classify(root, ex, hint.MustLoad(), out, false)
+	if len(r.Failed) != 1 || r.Failed[0] != "TestAWaiterWhoseNodeIsDeletedQueuesUpAgain" || r.First != "runtime error: index out of range [-2]" {
+		t.Errorf("a panic in a test's goroutine: failed %q, first %q; want the test that started it and the panic's words", r.Failed, r.First)
+	}
+	if r.Kind != course.Mistake || r.Mistake.ID != "ignores-list-error" {
+		t.Errorf("kind %v, mistake %v; want 04's ignores-list-error named", r.Kind, r.Mistake)
+	}
+}
