@@ -365,7 +365,8 @@ func (q *queue) list(ctx context.Context, node string) (queue []Node, ours int, 
 		return nil, -1, 0, fmt.Errorf("seqlock: list %s: %w", q.dir, q.s.explain(err))
 	}
 	queue = q.sorted(children)
-	ours = slices.IndexFunc(queue, func(n Node) bool { return q.dir+"/"+n.Name == node })
+	name := node[len(q.dir)+1:] // node is q.dir + "/" + its name
+	ours = slices.IndexFunc(queue, func(n Node) bool { return n.Name == name })
 	if ours < 0 {
 		return nil, -1, 0, errNodeGone
 	}

@@ -35,7 +35,7 @@ var ProtectedPrefix = regexp.MustCompile(`^_c_[0-9a-f-]{32,36}-`)
 // gives the order. seqlock's core reads its queue this way, and so does
 // 07's Leader, which lists the directory itself to set a children watch.
 func Queue(children []string, names ...string) []string {
-	var queue []string
+	queue := make([]string, 0, len(children))
 	for _, c := range children {
 		if _, ok := SequenceOf(c); ok && slices.ContainsFunc(names, func(n string) bool { return strings.HasSuffix(c[:len(c)-SequenceDigits], n) }) {
 			queue = append(queue, c)
