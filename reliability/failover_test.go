@@ -192,7 +192,9 @@ func TestServerFailover(t *testing.T) {
 	for _, s := range all {
 		st, err := incrementSeen(s.conn, s.counter)
 		st.who = "holder"
+		s.mu.Lock()
 		s.steps = append(s.steps, st)
+		s.mu.Unlock()
 		if err != nil {
 			t.Errorf("%s: holder's update after the failover: %v", s.k.name, err)
 		}
