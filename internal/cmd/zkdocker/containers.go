@@ -229,11 +229,17 @@ func (cl *containers) Start(ctx context.Context, i int) error {
 // Close removes every container and the network.
 func (cl *containers) Close() { cl.close() }
 
+// close says what it could not remove: the user then knows what is left
+// and the command that removes it.
 func (cl *containers) close() {
 	for _, c := range cl.ctrs {
-		testcontainers.TerminateContainer(c)
+		if err := testcontainers.TerminateContainer(c); err != nil {
+			fmt.Fprintf(os.Stderr, "zkdocker: remove container %.12s: %v; to remove what is left: %s\n", c.GetContainerID(), err, zkserver.DockerCleanup)
+		}
 	}
 	if cl.nw != nil {
-		cl.nw.Remove(context.Background())
+		if err := cl.nw.Remove(context.Background()); err != nil {
+			fmt.Fprintf(os.Stderr, "zkdocker: remove network %s: %v; to remove what is left: %s\n", cl.nw.Name, err, zkserver.DockerCleanup)
+		}
 	}
 }
