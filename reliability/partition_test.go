@@ -286,8 +286,9 @@ func incrementSeen(conn *zk.Conn, counter string) (step, error) {
 // another member may already have acknowledged a later write: ZooKeeper
 // gives no two clients the same view at the same instant, and its
 // programmer's guide (Consistency Guarantees) tells the reader to call
-// sync first. Without it, TestServerFailover's last read could come back
-// one increment short on a member that lagged.
+// sync first. 01-watch's TestAfterSyncAReaderSeesTheWriteItWasToldAbout
+// shows both halves. Without it, TestServerFailover's last read came back
+// one increment short ("counter = 10, want 11") on a member that lagged.
 func readCounter(t testing.TB, conn *zk.Conn, counter string) int {
 	t.Helper()
 	v, _ := readCounterAt(t, conn, counter, true)
