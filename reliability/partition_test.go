@@ -263,21 +263,75 @@ func TestSlowLinks(t *testing.T) {
 // increment is the articles' age++: read, think, write back with no
 // version check. Only the lock keeps two of them from interleaving.
 func increment(conn *zk.Conn, counter string) error {
-	b, _, err := conn.Get(counter)
-	if err != nil {
-		return fmt.Errorf("read %s: %w", counter, err)
-	}
-	v, _ := strconv.Atoi(string(b))
-	time.Sleep(time.Millisecond)
-	if _, err := conn.Set(counter, []byte(strconv.Itoa(v+1)), -1); err != nil {
-		return fmt.Errorf("write %s: %w", counter, err)
-	}
-	return nil
+	_, err := incrementSeen(conn, counter)
+	return err
 }
 
+// step is one increment as the counter znode saw it: the value and
+// version it read, from which server, and the version its write made.
+// Under a lock that excludes, each step reads the version the step before
+// it wrote, and writes the next one.
+type step struct {
+	who           string
+	server        string
+	session       int64
+	read          int
+	readVersion   int32
+	readMzxid     int64
+	wroteVersion  int32
+	wroteMzxid    int64
+	start, finish time.Time
+}
+
+func (s step) String() string {
+	return fmt.Sprintf("%s (session %#x on %s): read %d (version %d, mzxid %#x), wrote version %d (mzxid %#x), %s–%s",
+		s.who, s.session, s.server, s.read, s.readVersion, s.readMzxid, s.wroteVersion, s.wroteMzxid,
+		s.start.Format("15:04:05.000"), s.finish.Format("15:04:05.000"))
+}
+
+// incrementSeen is increment, telling what it read and wrote.
+func incrementSeen(conn *zk.Conn, counter string) (step, error) {
+	st := step{server: conn.Server(), session: conn.SessionID(), start: time.Now()}
+	b, stat, err := conn.Get(counter)
+	if err != nil {
+		return st, fmt.Errorf("read %s: %w", counter, err)
+	}
+	v, _ := strconv.Atoi(string(b))
+	st.read, st.readVersion, st.readMzxid = v, stat.Version, stat.Mzxid
+	time.Sleep(time.Millisecond)
+	stat, err = conn.Set(counter, []byte(strconv.Itoa(v+1)), -1)
+	st.finish = time.Now()
+	if err != nil {
+		return st, fmt.Errorf("write %s: %w", counter, err)
+	}
+	st.wroteVersion, st.wroteMzxid = stat.Version, stat.Mzxid
+	return st, nil
+}
+
+// readCounter reads the counter after a sync, so that it sees every write
+// acknowledged before the call. A read is answered by the one server conn
+// talks to, from what that server has applied so far, and in an ensemble
+// another member may already have acknowledged a later write: ZooKeeper
+// gives no two clients the same view at the same instant, and its
+// programmer's guide (Consistency Guarantees) tells the reader to call
+// sync first. 01-watch's TestAfterSyncAReaderSeesTheWriteItWasToldAbout
+// shows both halves. Without it, TestServerFailover's last read came back
+// one increment short ("counter = 10, want 11") on a member that lagged.
 func readCounter(t testing.TB, conn *zk.Conn, counter string) int {
 	t.Helper()
-	b, _, err := conn.Get(counter)
+	v, _ := readCounterAt(t, conn, counter, true)
+	return v
+}
+
+// readCounterAt reads the counter and its version, after a sync if sync.
+func readCounterAt(t testing.TB, conn *zk.Conn, counter string, sync bool) (int, int32) {
+	t.Helper()
+	if sync {
+		if _, err := conn.Sync(counter); err != nil {
+			t.Fatalf("sync %s: %v", counter, err)
+		}
+	}
+	b, stat, err := conn.Get(counter)
 	if err != nil {
 		t.Fatalf("read %s: %v", counter, err)
 	}
@@ -285,5 +339,5 @@ func readCounter(t testing.TB, conn *zk.Conn, counter string) int {
 	if err != nil {
 		t.Fatalf("%s holds %q: %v", counter, b, err)
 	}
-	return v
+	return v, stat.Version
 }
