@@ -416,3 +416,34 @@ func TestANoteGoesWithTheNextKeyAndItsTipGoesFirstWhenNarrow(t *testing.T) {
 		t.Errorf("the note outlived the next key:\n%s", m.View())
 	}
 }
+
+// Three hints on an 80×24 terminal made the page taller than the screen and
+// scrolled the title and the progress bar away: the list folds to the
+// selected chapter then, and every hint but the last takes one line.
+func TestThreeHintsFitTheLearnersTerminal(t *testing.T) {
+	for _, lang := range []string{"en", "zh"} {
+		m := newModel(t, &fakeEnv{}, lang)
+		m = update(m, tea.WindowSizeMsg{Width: 80, Height: 24})
+		noRelist := course.Result{Tier: course.Lesson, Kind: course.Mistake,
+			Failed:  []string{"TestQueue/a_predecessor_gone_before_our_watch_leaves_no_watch_behind"},
+			First:   "waits 0, listings 1: want no wait and a second listing",
+			Mistake: hint.MustLoad().Find("04", "no-relist")}
+		m = update(m, key("down"), key("down"), key("enter"), RunDone{Chapter: "04", Result: noRelist}, key("h"), key("h"), key("h"))
+		v := m.View()
+		if n := strings.Count(v, "\n") + 1; n > 24 {
+			t.Errorf("%s: three hints take %d lines on a 24-line terminal:\n%s", lang, n, v)
+		}
+		title := map[string]string{"en": "lockstep workshop", "zh": "lockstep 工作坊"}[lang]
+		if !strings.HasPrefix(v, title) && !strings.Contains(strings.SplitN(v, "\n", 2)[0], title) {
+			t.Errorf("%s: the title is not the first line:\n%s", lang, v)
+		}
+		for _, stage := range []string{"1/3", "2/3", "3/3"} {
+			if !strings.Contains(v, stage) {
+				t.Errorf("%s: hint %s is not on the page:\n%s", lang, stage, v)
+			}
+		}
+		if !strings.Contains(v, "04-sequential-lock") {
+			t.Errorf("%s: the selected chapter is not on the page:\n%s", lang, v)
+		}
+	}
+}

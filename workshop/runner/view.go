@@ -71,23 +71,57 @@ func (m Model) View() string {
 	case Done:
 		return m.doneView()
 	}
-	var b strings.Builder
 	w := max(40, m.width)
 	t := m.say()
-	b.WriteString(titleStyle.Render(t.Title) + dimStyle.Render(fmt.Sprintf("  %s · %s %s", m.lang, t.Watch, map[bool]string{true: t.On, false: t.Off}[m.watch])) + "\n")
+	head := titleStyle.Render(t.Title) + dimStyle.Render(fmt.Sprintf("  %s · %s %s", m.lang, t.Watch, map[bool]string{true: t.On, false: t.Off}[m.watch])) + "\n"
 	passed := m.Passed()
 	fill := m.barWidth * passed / max(1, len(m.exercises))
-	b.WriteString(passStyle.Render(strings.Repeat("█", fill)) + dimStyle.Render(strings.Repeat("░", m.barWidth-fill)))
-	b.WriteString(" " + fmt.Sprintf(t.ChaptersPass, passed, len(m.exercises)) + "\n\n")
+	head += passStyle.Render(strings.Repeat("█", fill)) + dimStyle.Render(strings.Repeat("░", m.barWidth-fill))
+	head += " " + fmt.Sprintf(t.ChaptersPass, passed, len(m.exercises)) + "\n\n"
+	var list strings.Builder
 	for i, e := range m.exercises {
-		cursor := "  "
-		if i == m.cursor {
-			cursor = "> "
-		}
-		line := fmt.Sprintf("%s%-20s %s", cursor, e.Dir, m.Status(e.Chapter))
-		b.WriteString(truncate(line, w) + "\n")
+		list.WriteString(truncate(m.chapterLine(i, e), w) + "\n")
 	}
-	b.WriteString("\n")
+	list.WriteString("\n")
+	foot := m.details(w, false)
+	if lines(head+list.String()+foot) > m.height {
+		// Taller than the terminal (three hints, a long message): the
+		// title and the bar must stay in sight, so the list folds to the
+		// selected chapter, and earlier hints to a line each.
+		list.Reset()
+		list.WriteString(truncate(m.chapterLine(m.cursor, m.exercises[m.cursor]), w) + "\n")
+		list.WriteString(dimStyle.Render(fmt.Sprintf(t.MoreChapters, len(m.exercises)-1)) + "\n\n")
+		foot = m.details(w, true)
+	}
+	return head + list.String() + foot
+}
+
+// chapterLine is exercise i's line in the list.
+func (m Model) chapterLine(i int, e course.Exercise) string {
+	cursor := "  "
+	if i == m.cursor {
+		cursor = "> "
+	}
+	return fmt.Sprintf("%s%-20s %s", cursor, e.Dir, m.Status(e.Chapter))
+}
+
+// lines counts the lines s takes on the screen.
+func lines(s string) int { return strings.Count(s, "\n") + 1 }
+
+// details is what the page says under the list about the selected chapter:
+// its file, the step or the mistake, the hints asked for, the news, the
+// keys. short puts every hint but the last on one line.
+func (m Model) details(w int, short bool) string {
+	var b strings.Builder
+	t := m.say()
+	hint := func(i, n int, text string) {
+		line := fmt.Sprintf(t.Hint, i+1, n, text)
+		if short && i < m.hints[m.selected()]-1 && i < n-1 {
+			b.WriteString(hintStyle.Render(truncate(line, w)) + "\n")
+			return
+		}
+		b.WriteString(hintStyle.Render(wrap(line, w)) + "\n")
+	}
 	ch := m.selected()
 	ex := m.exercises[m.cursor]
 	if len(ex.Files) > 0 {
@@ -103,7 +137,7 @@ func (m Model) View() string {
 				b.WriteString(wrap(fmt.Sprintf(t.Goal, s.Goal.In(m.lang)), w) + "\n")
 				b.WriteString(dimStyle.Render(wrap(fmt.Sprintf(t.Holds, s.Holds.In(m.lang)), w)) + "\n")
 				for i := 0; i < m.hints[ch] && i < s.Stages(); i++ {
-					b.WriteString(hintStyle.Render(wrap(fmt.Sprintf(t.Hint, i+1, s.Stages(), s.Hint(i, m.lang)), w)) + "\n")
+					hint(i, s.Stages(), s.Hint(i, m.lang))
 				}
 			}
 		case cs.Kind == course.Mistake || cs.Kind == course.Failing || cs.Kind == course.NoBuild:
@@ -116,7 +150,7 @@ func (m Model) View() string {
 			b.WriteString(wrap(cs.Message, w) + "\n")
 			if mk := m.table.Find(ch, cs.Mistake); mk != nil {
 				for i := 0; i < m.hints[ch] && i < mk.Stages(); i++ {
-					b.WriteString(hintStyle.Render(wrap(fmt.Sprintf(t.Hint, i+1, mk.Stages(), mk.Hint(i, m.lang)), w)) + "\n")
+					hint(i, mk.Stages(), mk.Hint(i, m.lang))
 				}
 				if k := faultKey(ch, mk.ID); k != "" {
 					b.WriteString(wrap(k, w) + "\n")

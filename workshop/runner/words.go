@@ -6,6 +6,9 @@ package runner
 // row (Words), never an if at the call site.
 type Texts struct {
 	Title, Watch, On, Off, ChaptersPass, YourFile, Hint, Help string
+	// The list folded to the selected chapter when the page is taller
+	// than the terminal.
+	MoreChapters string
 	// The list's states.
 	Running, LastRun, Untouched, NotChecked, Changed, ChangedEnter, Passing,
 	LessonPasses, FullNotRun, ToWrite, NoBuild, Failing string
@@ -32,7 +35,7 @@ type Texts struct {
 
 var english = Texts{
 	Title: "lockstep workshop", Watch: "watch", On: "on", Off: "off", ChaptersPass: "%d/%d chapters pass",
-	YourFile: "your file: ", Hint: "hint %d/%d: %s",
+	YourFile: "your file: ", Hint: "hint %d/%d: %s", MoreChapters: "(%d more chapters: ↑↓)",
 	Help: "⏎ check  f full  h hint  n next  l 中文/en  w watch  R reset  d diff  v visual  p replay  q quit",
 
 	Running: "running the %s", LastRun: "(last run %s)", Untouched: "untouched", NotChecked: "not checked yet",
@@ -99,7 +102,7 @@ var english = Texts{
 
 var chinese = Texts{
 	Title: "lockstep 工作坊", Watch: "保存即检查", On: "开", Off: "关", ChaptersPass: "已通过 %d/%d 章",
-	YourFile: "你的文件：", Hint: "提示 %d/%d：%s",
+	YourFile: "你的文件：", Hint: "提示 %d/%d：%s", MoreChapters: "（另有 %d 章：↑↓）",
 	Help: "⏎ 检查  f 完整测试  h 提示  n 下一章  l 中文/en  w 保存即检查  R 重置  d 对比  v 可视化  p 回放  q 退出",
 
 	Running: "正在运行%s", LastRun: "（上次 %s）", Untouched: "未改动", NotChecked: "尚未检查",
