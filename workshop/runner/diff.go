@@ -82,5 +82,6 @@ func (m Model) diffView() string {
 	page := max(1, m.height-2)
 	end := min(len(m.diff), m.top+page)
 	lines := m.diff[m.top:end]
-	return strings.Join(lines, "\n") + "\n" + dimStyle.Render(fmt.Sprintf(m.say().DiffFooter, m.top+1, end, len(m.diff)))
+	footer := fmt.Sprintf(m.say().DiffFooter, m.top+1, end, len(m.diff))
+	return strings.Join(lines, "\n") + "\n" + dimStyle.Render(truncate(footer, max(40, m.width)))
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 )
 
 func TestTheDiffScrolls(t *testing.T) {
@@ -38,6 +39,19 @@ func TestTheDiffShowsGoCodesTabsAsSpacesToTheSameStops(t *testing.T) {
 	for _, want := range []string{"+   if ours == 0 {\n", "-       return false, queue[0].Name\n", "    }\n", "+   x := 1  // 一 note\n"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("the diff does not show %q:\n%s", want, v)
+		}
+	}
+}
+
+// The footer says how to get back; on 80 columns it was cut before "esc".
+func TestTheDiffFooterFitsTheLearnersTerminal(t *testing.T) {
+	for _, lang := range []string{"en", "zh"} {
+		m := newModel(t, &fakeEnv{}, lang)
+		m = update(m, tea.WindowSizeMsg{Width: 80, Height: 24}, key("d"), DiffReady{Chapter: "02", Text: strings.Repeat("+ line\n", 100)})
+		lines := strings.Split(m.View(), "\n")
+		footer := lines[len(lines)-1]
+		if w := lipgloss.Width(footer); w > 80 || !strings.Contains(footer, "esc") {
+			t.Errorf("%s: footer %q is %d cells wide; want at most 80, with esc in it", lang, footer, w)
 		}
 	}
 }

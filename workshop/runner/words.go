@@ -45,7 +45,7 @@ var english = Texts{
 	Tiers: [4]string{"lesson", "full suite", "custom", "recording"},
 	Goal:  "goal: %s", Holds: "what must hold afterwards: %s",
 
-	DiffFooter: "the reference against your file · lines %d-%d of %d · ↑↓ pgup pgdn scroll · esc back",
+	DiffFooter: "the reference against your file · lines %d-%d of %d · ↑↓ pgup pgdn · esc back",
 
 	SavedDuring:    "%s saved during its check: that check is stopped; checking this version",
 	Saved:          "%s saved: checking it again",
@@ -112,7 +112,7 @@ var chinese = Texts{
 	Tiers: [4]string{"本课测试", "完整测试", "自定义测试", "录制"},
 	Goal:  "目标：%s", Holds: "完成后必须成立：%s",
 
-	DiffFooter: "参考实现与你的文件的对比 · 第 %d-%d 行，共 %d 行 · ↑↓ pgup pgdn 滚动 · esc 返回",
+	DiffFooter: "参考实现对比你的文件 · 第 %d-%d 行，共 %d 行 · ↑↓ pgup pgdn · esc 返回",
 
 	SavedDuring:    "检查 %s 时文件被保存：那次检查已停止，正在检查新版本",
 	Saved:          "%s 已保存：重新检查",
