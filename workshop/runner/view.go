@@ -87,11 +87,14 @@ func (m Model) View() string {
 	if lines(head+list.String()+foot) > m.height {
 		// Taller than the terminal (three hints, a long message): the
 		// title and the bar must stay in sight, so the list folds to the
-		// selected chapter, and earlier hints to a line each.
+		// selected chapter, and if that is not enough, earlier hints to a
+		// line each.
 		list.Reset()
 		list.WriteString(truncate(m.chapterLine(m.cursor, m.exercises[m.cursor]), w) + "\n")
 		list.WriteString(dimStyle.Render(fmt.Sprintf(t.MoreChapters, len(m.exercises)-1)) + "\n\n")
-		foot = m.details(w, true)
+		if lines(head+list.String()+foot) > m.height {
+			foot = m.details(w, true)
+		}
 	}
 	return head + list.String() + foot
 }
