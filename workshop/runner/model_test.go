@@ -360,12 +360,15 @@ func TestAVerdictAboutAnotherVersionIsNotShown(t *testing.T) {
 	}
 }
 
-func TestEveryFaultKeyNamesAMistakeOfTheTable(t *testing.T) {
+func TestEveryFaultKeyNamesAMistakeOfTheTableInBothLanguages(t *testing.T) {
 	table := hint.MustLoad()
-	for k := range faultKeys {
+	for k, says := range faultKeys {
 		ch, id, _ := strings.Cut(k, "/")
 		if table.Find(ch, id) == nil {
 			t.Errorf("faultKeys has %s, which is no mistake of hints.json", k)
+		}
+		if says["en"] == "" || says["zh"] == "" || says["en"] == says["zh"] {
+			t.Errorf("faultKeys[%s] must say it in English and in Chinese: %q", k, says)
 		}
 	}
 }

@@ -155,7 +155,7 @@ func (m Model) details(w int, short bool) string {
 				for i := 0; i < m.hints[ch] && i < mk.Stages(); i++ {
 					hint(i, mk.Stages(), mk.Hint(i, m.lang))
 				}
-				if k := faultKey(ch, mk.ID); k != "" {
+				if k := faultKey(ch, mk.ID, m.lang); k != "" {
 					b.WriteString(wrap(k, w) + "\n")
 				}
 			}
