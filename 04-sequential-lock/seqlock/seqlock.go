@@ -11,12 +11,12 @@
 // disappear when empty, a fencing token, and a Lost channel that tells the
 // holder when the lock is gone without Unlock.
 //
-// The package reads top to bottom in four files, as Curator's locks are
+// The package reads top to bottom in five files, as Curator's locks are
 // built: session.go (one ZooKeeper session, and how a hold on it is lost),
 // queue.go (the queue core: join, list, wait, remove — the engine every
 // lock runs), acquire.go (the lesson: waitTurn and the rule First), hold.go
 // (a hold, its fencing token, its loss and release), and this file, the
-// Mutex: the core with the rule First. Every later chapter is a Mutex with
+// Mutex: the core with the rule First. options.go lists the Options. Every later chapter is a Mutex with
 // its own Rule (NewWithRule): 05's reader waits only for writers, 07's
 // leader is the first candidate, 09's semaphore lets n holders in.
 //
@@ -99,7 +99,8 @@ func NewWithRule(s *Session, dir, name string, rule Rule, opts ...Option) (*Mute
 // returns ctx's error. It returns ErrAlreadyHeld while this Mutex holds
 // the lock, is locking, or has lost a hold it has not Unlocked yet (a
 // second hold would leak: Unlock lets go of one), and ErrSessionExpired
-// once its Session's session has ended.
+// once the server has expired its Session's session (ErrSessionClosed
+// after Close).
 func (m *Mutex) Lock(ctx context.Context) error {
 	if !m.slot.Begin() {
 		return ErrAlreadyHeld

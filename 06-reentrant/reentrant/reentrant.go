@@ -157,10 +157,10 @@ func (m *Mutex) lostReason() string {
 		return "the lock's session is gone"
 	default:
 	}
-	// go-zookeeper opens a NEW session on the same *zk.Conn after an
-	// expiry, and tells the watchers only asynchronously. If the session
-	// differs from the one that took the lock, our ephemeral node died with
-	// the old one, whether or not seqlock has noticed yet.
+	// A backstop for the moment before seqlock has told us: once the
+	// session is gone, the conn's session id is no longer the one that
+	// took the lock (0 after an expiry, or a closed conn's), and our
+	// ephemeral node died with that session.
 	if id := m.conn.SessionID(); id != m.session {
 		return fmt.Sprintf("session %#x is gone (now %#x)", m.session, id)
 	}
