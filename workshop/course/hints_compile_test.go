@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -233,12 +235,27 @@ func applyHint(src, name, h string) (string, bool) {
 	return out.String(), true
 }
 
-// stdlib are the standard packages a hint may use that its skeleton need
-// not import yet: the learner's editor (gopls) adds the import on save.
-var stdlib = []string{"context", "errors", "fmt", "slices", "strings", "time"}
+// importable are the packages a hint may use that its skeleton need not
+// import yet, by the name a hint calls them: the standard ones, ZooKeeper's
+// client and the module's own that the lessons use. The learner's editor
+// (gopls) adds such an import on save.
+var importable = map[string]string{
+	"context": "context",
+	"errors":  "errors",
+	"fmt":     "fmt",
+	"slices":  "slices",
+	"strings": "strings",
+	"time":    "time",
+	"zk":      "github.com/go-zookeeper/zk",
+	"seqlock": "github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock",
+	"event":   "github.com/lockstep-zk/lockstep/event",
+	"zkcall":  "github.com/lockstep-zk/lockstep/internal/zkcall",
+	"zkpath":  "github.com/lockstep-zk/lockstep/internal/zkpath",
+}
 
-// withImports adds to src an import of each package of stdlib that hint
-// names and src does not import yet.
+// withImports adds to src an import of each package of importable that hint
+// names (name. not preceded by a letter, digit, _ or .) and src does not
+// import yet.
 func withImports(src, h string) string {
 	f, err := parser.ParseFile(token.NewFileSet(), "", src, parser.ImportsOnly)
 	if err != nil {
@@ -249,14 +266,15 @@ func withImports(src, h string) string {
 		have[strings.Trim(im.Path.Value, `"`)] = true
 	}
 	var add []string
-	for _, p := range stdlib {
-		if !have[p] && strings.Contains(h, p+".") {
-			add = append(add, "import \""+p+"\"\n")
+	for name, path := range importable {
+		if !have[path] && regexp.MustCompile(`(^|[^\w.])`+name+`\.`).MatchString(h) {
+			add = append(add, "import \""+path+"\"\n")
 		}
 	}
 	if len(add) == 0 {
 		return src
 	}
+	slices.Sort(add)
 	i := strings.Index(src, "\npackage ") + 1
 	j := i + strings.Index(src[i:], "\n") + 1
 	return src[:j] + strings.Join(add, "") + src[j:]
