@@ -20,10 +20,13 @@ import (
 )
 
 // TestNearSolutionHintsThatAreGoCompileInTheSkeleton applies each step's last
-// hint, when it is Go (not prose with "…"), to the stub it is about in the
-// chapter's skeleton, in the order of the table, and builds the package with
-// -tags workshop: a hint that calls a removed API, or passes a conn where a
-// *seqlock.Session is taken, breaks this test before it misleads a learner.
+// hint (the near-solution, Go in both languages: see
+// TestNearSolutionHintsAreGoInBothLanguages) to the stub it is about in
+// the chapter's skeleton, in the order of the table, and builds the package
+// with -tags workshop: a hint that calls a removed API, or passes a conn
+// where a *seqlock.Session is taken, breaks this test before it misleads a
+// learner. With every stub written as its hints say, the chapter must pass
+// its lesson tier, as a learner's file would.
 func TestNearSolutionHintsThatAreGoCompileInTheSkeleton(t *testing.T) {
 	root := moduleRootOf(t)
 	all, err := course.Discover(root)
@@ -38,18 +41,22 @@ func TestNearSolutionHintsThatAreGoCompileInTheSkeleton(t *testing.T) {
 		t.Run(ex.Chapter, func(t *testing.T) {
 			files, applied := writeAsHinted(t, root, ex, table.Steps)
 			if applied == 0 {
-				t.Skip("no hint of this chapter is Go")
+				t.Fatalf("no near-solution hint of chapter %s was applied: its steps in workshop/hint/hints.json are missing or prose", ex.Chapter)
 			}
 			if out, err := buildSkeleton(t, root, ex, files); err != nil {
 				t.Fatalf("the skeleton with its %d Go hints applied does not build: %v\n%s", applied, err, out)
 			}
-			// Where the hints wrote every stub, the result must pass the
-			// lesson tier, as a learner's file would.
 			for _, f := range ex.Files {
 				src, ok := files[f]
-				if !ok || strings.Contains(src, `panic("TODO(workshop)`) {
-					return
+				if !ok {
+					t.Fatalf("%s: no hint wrote any of its stubs", f)
 				}
+				if i := strings.Index(src, `panic("TODO(workshop)`); i >= 0 {
+					t.Fatalf("%s: with its hints applied a stub is still unwritten: %.80s", f, src[i:])
+				}
+			}
+			if t.Failed() {
+				return // a hint was prose or found no stub: the files are not the hints' whole story
 			}
 			from := t.TempDir()
 			for f, src := range files {
@@ -66,9 +73,32 @@ func TestNearSolutionHintsThatAreGoCompileInTheSkeleton(t *testing.T) {
 	}
 }
 
-// writeAsHinted writes each stub of ex whose step's last hint is Go as that
-// hint says, in the order of steps, and returns the files so written and how
-// many hints it applied.
+// TestNearSolutionHintsAreGoInBothLanguages: each step's last hint is Go
+// (statements for the stub's body, or a var declaration) that the test above
+// can apply, not prose; and the Chinese near-solution is the same code, byte
+// for byte (code has no language, and a learner on the 中文 page must get
+// what the English page's learner gets).
+func TestNearSolutionHintsAreGoInBothLanguages(t *testing.T) {
+	table := hint.MustLoad()
+	for _, s := range table.Steps {
+		if len(s.Hints.EN) == 0 || len(s.Hints.ZH) != len(s.Hints.EN) {
+			t.Errorf("%s %s: %d English hints and %d Chinese ones, want as many of each, at least one", s.Chapter, s.Todo, len(s.Hints.EN), len(s.Hints.ZH))
+			continue
+		}
+		en, zh := s.Hints.EN[len(s.Hints.EN)-1], s.Hints.ZH[len(s.Hints.ZH)-1]
+		if !isGo(en) {
+			t.Errorf("%s %s: its last hint is not Go that compiles in place of the stub (prose, or \"…\" in it): write the near-solution as code\n\t%s", s.Chapter, s.Todo, en)
+			continue
+		}
+		if zh != en {
+			t.Errorf("%s %s: the Chinese near-solution differs from the English one, which is Go: make hints.zh's last hint the same code\n\ten: %s\n\tzh: %s", s.Chapter, s.Todo, en, zh)
+		}
+	}
+}
+
+// writeAsHinted writes each stub of ex as its step's last hint says, in the
+// order of steps, and returns the files so written and how many hints it
+// applied. A last hint that is prose fails the test: it cannot be checked.
 func writeAsHinted(t testing.TB, root string, ex course.Exercise, steps []hint.Step) (map[string]string, int) {
 	t.Helper()
 	files := map[string]string{}
@@ -79,7 +109,7 @@ func writeAsHinted(t testing.TB, root string, ex course.Exercise, steps []hint.S
 		}
 		last := s.Hints.EN[len(s.Hints.EN)-1]
 		if !isGo(last) {
-			t.Logf("%s: its last hint is prose, not checked: %.60s", s.Todo, last)
+			t.Errorf("%s: its last hint is prose, not Go this test can apply: %.60s", s.Todo, last)
 			continue
 		}
 		name := course.StubName(s.Todo)
