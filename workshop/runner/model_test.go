@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
@@ -447,6 +448,42 @@ func TestThreeHintsFitTheLearnersTerminal(t *testing.T) {
 		}
 		if !strings.Contains(v, "04-sequential-lock") {
 			t.Errorf("%s: the selected chapter is not on the page:\n%s", lang, v)
+		}
+	}
+}
+
+// Every hint of the table, shown whole with the hints before it, fits the
+// learner's 80×24 terminal with the title and the progress bar in sight:
+// the near-solution of a long stub (07's lookup) included.
+func TestEveryHintFitsTheLearnersTerminal(t *testing.T) {
+	table := hint.MustLoad()
+	chapterIndex := map[string]int{}
+	for i, e := range exercises {
+		chapterIndex[e.Chapter] = i
+	}
+	for _, lang := range []string{"en", "zh"} {
+		for _, s := range table.Steps {
+			m := newModel(t, &fakeEnv{}, lang)
+			m = update(m, tea.WindowSizeMsg{Width: 80, Height: 24})
+			for range chapterIndex[s.Chapter] {
+				m = update(m, key("down"))
+			}
+			m = update(m, RunDone{Chapter: s.Chapter, Result: course.Result{Tier: course.Lesson, Kind: course.Todo, Todo: "TODO(workshop): " + s.Todo, Step: 1}})
+			for range s.Stages() {
+				m = update(m, key("h"))
+			}
+			v := m.View()
+			if n := strings.Count(v, "\n") + 1; n > 24 {
+				t.Errorf("%s %s %s: %d hints take %d lines on a 24-line terminal:\n%s", lang, s.Chapter, s.Todo, s.Stages(), n, v)
+				continue
+			}
+			title := map[string]string{"en": "lockstep workshop", "zh": "lockstep 工作坊"}[lang]
+			if !strings.Contains(strings.SplitN(v, "\n", 2)[0], title) {
+				t.Errorf("%s %s %s: the title is not the first line:\n%s", lang, s.Chapter, s.Todo, v)
+			}
+			if last := fmt.Sprintf("%d/%d", s.Stages(), s.Stages()); !strings.Contains(v, last) {
+				t.Errorf("%s %s %s: hint %s is not on the page:\n%s", lang, s.Chapter, s.Todo, last, v)
+			}
 		}
 	}
 }

@@ -83,17 +83,22 @@ func (m Model) View() string {
 		list.WriteString(truncate(m.chapterLine(i, e), w) + "\n")
 	}
 	list.WriteString("\n")
-	foot := m.details(w, false)
+	foot := m.details(w, false, 0)
 	if lines(head+list.String()+foot) > m.height {
 		// Taller than the terminal (three hints, a long message): the
 		// title and the bar must stay in sight, so the list folds to the
-		// selected chapter, and if that is not enough, earlier hints to a
-		// line each.
+		// selected chapter; if that is not enough, earlier hints to a
+		// line each; and if the last hint is still too long (the
+		// near-solution of a long function), it is cut, and the page says
+		// how to read it whole.
 		list.Reset()
 		list.WriteString(truncate(m.chapterLine(m.cursor, m.exercises[m.cursor]), w) + "\n")
 		list.WriteString(dimStyle.Render(fmt.Sprintf(t.MoreChapters, len(m.exercises)-1)) + "\n\n")
 		if lines(head+list.String()+foot) > m.height {
-			foot = m.details(w, true)
+			foot = m.details(w, true, 0)
+		}
+		if over := lines(head+list.String()+foot) - m.height; over > 0 {
+			foot = m.details(w, true, over+1) // +1: the line that says where the rest is
 		}
 	}
 	return head + list.String() + foot
@@ -113,17 +118,27 @@ func lines(s string) int { return strings.Count(s, "\n") + 1 }
 
 // details is what the page says under the list about the selected chapter:
 // its file, the step or the mistake, the hints asked for, the news, the
-// keys. short puts every hint but the last on one line.
-func (m Model) details(w int, short bool) string {
+// keys. short puts every hint but the last on one line; cut drops that
+// many lines from the end of the last hint shown, in their place a line
+// that says how to read it whole.
+func (m Model) details(w int, short bool, cut int) string {
 	var b strings.Builder
 	t := m.say()
 	hint := func(i, n int, text string) {
 		line := fmt.Sprintf(t.Hint, i+1, n, text)
-		if short && i < m.hints[m.selected()]-1 && i < n-1 {
+		last := i == m.hints[m.selected()]-1 || i == n-1
+		if short && !last {
 			b.WriteString(hintStyle.Render(truncate(line, w)) + "\n")
 			return
 		}
-		b.WriteString(hintStyle.Render(wrap(line, w)) + "\n")
+		wrapped := strings.Split(wrap(line, w), "\n")
+		if last && cut > 0 && cut < len(wrapped) {
+			keep := len(wrapped) - cut
+			b.WriteString(hintStyle.Render(strings.Join(wrapped[:keep], "\n")) + "\n")
+			b.WriteString(dimStyle.Render(truncate(fmt.Sprintf(t.HintCut, cut, m.selected(), i+1), w)) + "\n")
+			return
+		}
+		b.WriteString(hintStyle.Render(strings.Join(wrapped, "\n")) + "\n")
 	}
 	ch := m.selected()
 	ex := m.exercises[m.cursor]

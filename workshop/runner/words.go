@@ -29,6 +29,8 @@ type Texts struct {
 	// pointer to the next hint.
 	VerdictPass, VerdictTodo, VerdictNoBuild, VerdictMistake, VerdictFailing, VerdictNone,
 	TimeLesson, TimeFull, HintNext, HintLast string
+	// HintCut stands for the end of a hint too long for the terminal.
+	HintCut string
 	// --hint's own lines (scripts/exercise NN --hint).
 	HintNoRun, HintChanged, HintPasses, HintStep, HintNoStep, HintNoMatch, HintGone string
 }
@@ -36,7 +38,8 @@ type Texts struct {
 var english = Texts{
 	Title: "lockstep workshop", Watch: "watch", On: "on", Off: "off", ChaptersPass: "%d/%d chapters pass",
 	YourFile: "your file: ", Hint: "hint %d/%d: %s", MoreChapters: "(%d more chapters: ↑↓)",
-	Help: "⏎ check  f full  h hint  n next  l 中文/en  w watch  R reset  d diff  v visual  p replay  q quit",
+	HintCut: "… %d more lines: scripts/exercise %s --hint %d prints it whole",
+	Help:    "⏎ check  f full  h hint  n next  l 中文/en  w watch  R reset  d diff  v visual  p replay  q quit",
 
 	Running: "running the %s", LastRun: "(last run %s)", Untouched: "untouched", NotChecked: "not checked yet",
 	Changed: "changed since its last check", ChangedEnter: " (enter)", Passing: "passing",
@@ -103,7 +106,8 @@ var english = Texts{
 var chinese = Texts{
 	Title: "lockstep 工作坊", Watch: "保存即检查", On: "开", Off: "关", ChaptersPass: "已通过 %d/%d 章",
 	YourFile: "你的文件：", Hint: "提示 %d/%d：%s", MoreChapters: "（另有 %d 章：↑↓）",
-	Help: "⏎ 检查  f 完整测试  h 提示  n 下一章  l 中文/en  w 保存即检查  R 重置  d 对比  v 可视化  p 回放  q 退出",
+	HintCut: "……还有 %d 行：scripts/exercise %s --hint %d 可显示全文",
+	Help:    "⏎ 检查  f 完整测试  h 提示  n 下一章  l 中文/en  w 保存即检查  R 重置  d 对比  v 可视化  p 回放  q 退出",
 
 	Running: "正在运行%s", LastRun: "（上次 %s）", Untouched: "未改动", NotChecked: "尚未检查",
 	Changed: "上次检查后文件已改动", ChangedEnter: "（按 enter）", Passing: "通过",
