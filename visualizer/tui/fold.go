@@ -54,6 +54,10 @@ func (m Model) apply(items []Msg) Model {
 			if it.Detail != "" {
 				m.addLog(it.Name + " " + strings.ToUpper(it.State.String()) + ": " + it.Detail)
 			}
+			if it.Session != 0 {
+				m.status = fmt.Sprintf(m.say().StatusNewSession, it.Name, it.Session)
+				m.addLog(m.status)
+			}
 			if it.State == Stopped {
 				m = m.forget(it.Name)
 			}

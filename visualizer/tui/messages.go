@@ -56,11 +56,15 @@ type QueueNode struct {
 }
 
 // WorkerChange is something that happens to a worker outside its lock:
-// started, killed, cut off, expired, removed.
+// started, killed, cut off, expired, removed, back on a new session.
 type WorkerChange struct {
 	Name   string
 	State  State
 	Detail string
+	// Session is set when the worker has opened a new session because
+	// its last one ended (a Session is one session): the view says so on
+	// its status line, which the key that expired it had set.
+	Session int64
 }
 
 // Notice is a line for the log that does not come from a lock (errors,

@@ -421,6 +421,30 @@ func TestWorkerChanges(t *testing.T) {
 			t.Errorf("worker-3 still there: order %v cursor %d", m.order, m.cursor)
 		}
 	})
+	t.Run("a worker back on a new session says so where the expire key said it was expiring", func(t *testing.T) {
+		for lang, want := range map[string]string{
+			"en": "worker-2 is back on a new session 0xabc",
+			"zh": "worker-2 已换上新会话 0xabc",
+		} {
+			m := m.inLang(lang)
+			m.status = fmt.Sprintf(m.say().StatusExpiring, "worker-2")
+			m = m.apply([]Msg{WorkerChange{Name: "worker-2", State: CutOff, Detail: "link cut"},
+				WorkerChange{Name: "worker-2", State: Expired, Detail: "expired"}})
+			if !strings.Contains(m.View(), "» "+fmt.Sprintf(m.say().StatusExpiring, "worker-2")) {
+				t.Fatalf("%s: before the new session the status line should still say it is expiring:\n%s", lang, m.View())
+			}
+			m = m.apply([]Msg{WorkerChange{Name: "worker-2", State: Idle, Session: 0xabc}})
+			if !strings.Contains(m.View(), "» "+want) {
+				t.Errorf("%s: the status line does not say %q:\n%s", lang, want, m.View())
+			}
+			if !strings.HasPrefix(m.log[len(m.log)-1], want) {
+				t.Errorf("%s: the log ends with %q, want %q", lang, m.log[len(m.log)-1], want)
+			}
+			if m.workers["worker-2"].state != Idle {
+				t.Errorf("%s: state %v, want idle", lang, m.workers["worker-2"].state)
+			}
+		}
+	})
 	t.Run("notices go to the log", func(t *testing.T) {
 		m := m.apply([]Msg{Notice{Text: "worker-9 lock: boom"}})
 		if m.log[len(m.log)-1] != "worker-9 lock: boom" {

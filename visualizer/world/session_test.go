@@ -2,8 +2,6 @@ package world
 
 import (
 	"context"
-	"regexp"
-	"strconv"
 	"testing"
 	"time"
 
@@ -55,19 +53,13 @@ func TestAnExpiredWorkerComesBackWithANewSessionAndLocksAgain(t *testing.T) {
 	default:
 		t.Fatal("the view says expired, but the worker's old session has not ended")
 	}
-	newSession := regexp.MustCompile(`^worker-1 has a new session (0x[0-9a-f]+)$`)
 	var id int64
 	await(t, feed, "worker-1 with a new session", func(it tui.Msg) bool {
-		n, ok := it.(tui.Notice)
-		if !ok {
-			return false
+		c, ok := it.(tui.WorkerChange)
+		if ok && c.Name == "worker-1" && c.Session != 0 {
+			id = c.Session
 		}
-		m := newSession.FindStringSubmatch(n.Text)
-		if m == nil {
-			return false
-		}
-		id, _ = strconv.ParseInt(m[1], 0, 64)
-		return true
+		return id != 0
 	})
 	if id == 0 || id == old.conn.SessionID() {
 		t.Fatalf("new session %#x, want one other than the expired %#x", id, old.conn.SessionID())

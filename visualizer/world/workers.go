@@ -200,8 +200,7 @@ func (w *World) reopen(ctx context.Context, wk *worker, gen int64) scene.Part {
 			w.mu.Lock()
 			w.sessions[id] = wk.name
 			w.mu.Unlock()
-			w.tell(wk, gen, tui.WorkerChange{Name: wk.name, State: tui.Idle})
-			w.tell(wk, gen, tui.Notice{Text: fmt.Sprintf("%s has a new session %#x", wk.name, id)})
+			w.tell(wk, gen, tui.WorkerChange{Name: wk.name, State: tui.Idle, Session: id})
 			return part
 		}
 		if errors.As(err, new(*PanicError)) {
