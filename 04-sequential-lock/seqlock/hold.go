@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 
@@ -68,29 +69,42 @@ func (q *queue) hold(node string, pzxid int64) *hold {
 func (h *hold) Lost() <-chan struct{} { return h.lost }
 
 // loseWhileHeld is lose for the Session's signals: once release has begun,
-// what they say is release's own doing, not a loss.
+// what they say is release's own doing, not a loss. The signals call it
+// under the Session's lock, on go-zookeeper's event goroutine or a timer's:
+// it closes lost at once (so that when Done is closed, every hold's Lost
+// is too), and tells the observer, which is the caller's code, from a
+// goroutine of its own. A loss is rare; this is the only goroutine a hold
+// ever costs.
 func (h *hold) loseWhileHeld(reason string) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	if !h.stopped {
-		h.loseLocked(reason)
+	lost := !h.stopped && h.setLost(reason)
+	h.mu.Unlock()
+	if lost {
+		// Stamped now, told later: the event says when the hold was lost.
+		e := event.Event{Time: time.Now(), Lock: h.q.dir, Kind: event.Lost, Node: h.node, Detail: reason}
+		go h.q.opts.Observer.Emit(e)
 	}
 }
 
 // lose records why the hold was lost, closes lost and says so (once).
 func (h *hold) lose(reason string) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.loseLocked(reason)
+	lost := h.setLost(reason)
+	h.mu.Unlock()
+	if lost {
+		h.q.emit(event.Lost, "", h.node, reason)
+	}
 }
 
-func (h *hold) loseLocked(reason string) {
+// setLost records reason and closes lost, unless the hold was lost
+// already; it reports whether it did. h.mu is held.
+func (h *hold) setLost(reason string) bool {
 	if h.reason != "" {
-		return
+		return false
 	}
 	h.reason = reason
 	close(h.lost)
-	h.q.emit(event.Lost, "", h.node, reason)
+	return true
 }
 
 func (h *hold) lostReason() string {
@@ -122,13 +136,16 @@ func (h *hold) release(ctx context.Context) error {
 	q.emit(event.Request, "delete", h.node, "")
 	err := q.s.calls.Delete(ctx, h.node, -1)
 	switch {
+	case err == nil:
 	case errors.Is(err, zk.ErrNoNode):
 		h.lose("our node was gone at Unlock (deleted by someone else, or our session expired)")
 		err = nil
 	case q.s.alive() != nil:
 		h.lose("our session was over at Unlock")
 		err = nil
-	case errors.Is(err, zk.ErrConnectionClosed) && zkcall.Closed(ctx, q.s.conn):
+	case errors.Is(err, zk.ErrConnectionClosed) && zkcall.Closed(context.Background(), q.s.conn):
+		// (Not ctx: a ctx that ends while we look would pass for a
+		// closed conn, and a live session's node would be left behind.)
 		h.lose("the conn was closed: our session, and our node with it, are gone")
 		err = nil
 	}

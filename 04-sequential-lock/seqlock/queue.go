@@ -12,6 +12,7 @@ import (
 
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/randhex"
+	"github.com/lockstep-zk/lockstep/internal/zkcall"
 	"github.com/lockstep-zk/lockstep/internal/zkpath"
 )
 
@@ -166,6 +167,7 @@ func (q *queue) join(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	var last error
 	for attempt := 0; attempt < 5; attempt++ {
 		q.emit(event.Request, "create", prefix, "")
 		undone := make(chan struct{})
@@ -181,6 +183,7 @@ func (q *queue) join(ctx context.Context) (string, error) {
 				continue // settleDir made the directory: create again
 			}
 		}
+		last = err
 		switch {
 		case err == nil:
 			return node, nil
@@ -210,7 +213,7 @@ func (q *queue) join(ctx context.Context) (string, error) {
 			return "", fmt.Errorf("seqlock: create %s: %w", prefix, q.s.explain(err))
 		}
 	}
-	return "", fmt.Errorf("seqlock: create %s: gave up after 5 attempts", prefix)
+	return "", fmt.Errorf("seqlock: create %s: gave up after 5 attempts: %w", prefix, last)
 }
 
 // undo is what happens to a create's reply that came after its ctx ended:
@@ -409,6 +412,11 @@ func (q *queue) waitFor(ctx context.Context, watch string) error {
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
+	case <-q.s.done:
+		// Ended (Close, or the server expired it): no need to wait for
+		// go-zookeeper to give up on the watch, which on a silent link
+		// takes up to 2/3 of the timeout.
+		return q.s.alive()
 	case ev := <-changed:
 		q.emit(event.Notified, "", node, ev.Type.String())
 		if ev.Type == zk.EventNotWatching {
@@ -433,18 +441,17 @@ func (q *queue) remove(node string) (gone bool) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		deadline := time.Now().Add(guaranteedDeleteFor)
+		deadline := time.Now().Add(max(guaranteedDeleteFor, 2*q.s.timeout))
 		for q.s.alive() == nil && time.Now().Before(deadline) {
-			state := q.s.conn.State()
 			q.emit(event.Request, "delete", node, "")
 			err := q.s.conn.Delete(node, -1)
 			switch {
 			case err == nil, errors.Is(err, zk.ErrNoNode), errors.Is(err, zk.ErrClosing):
 				return
-			case errors.Is(err, zk.ErrConnectionClosed) && state == zk.StateDisconnected:
-				// A conn that was closed fails at once, without trying; a
-				// live one would have queued the request until it
-				// reconnected. The session is closed, the node with it.
+			case errors.Is(err, zk.ErrConnectionClosed) && zkcall.Closed(context.Background(), q.s.conn):
+				// The conn was closed (it stays disconnected; a live one
+				// is connecting again within moments): the session is
+				// over, the node with it.
 				return
 			}
 			time.Sleep(200 * time.Millisecond)
@@ -458,9 +465,10 @@ func (q *queue) remove(node string) (gone bool) {
 	}
 }
 
-// guaranteedDeleteFor bounds remove's retries: no session outlives the
-// server's maxSessionTimeout (40 s by default, 60 s on our test server) of
-// silence. cleanupWait bounds how long a caller waits for it.
+// guaranteedDeleteFor bounds remove's retries, with twice the granted
+// session timeout if that is longer: no session outlives its timeout of
+// silence (the server's maxSessionTimeout caps it: 40 s by default, 60 s
+// on our test server). cleanupWait bounds how long a caller waits for it.
 const (
 	guaranteedDeleteFor = 60 * time.Second
 	cleanupWait         = 5 * time.Second

@@ -537,6 +537,51 @@ func TestSession(t *testing.T) {
 		t.Logf("asked 1s of a server granting %v..%v: Timeout() = %v", lo, hi, s.Timeout())
 	})
 
+	t.Run("a Lock waiting on a silent link returns ErrSessionClosed as soon as its Session is closed", func(t *testing.T) {
+		// Nothing comes back over the link, so go-zookeeper would end
+		// the waiter's watch only after 2/3 of the session timeout; the
+		// wait hears the Session's end instead.
+		root := zktest.Root(t)
+		dir := root + "/lock"
+		as := seqlocktest.Session(t)
+		holder := newMutex(t, as, dir)
+		ctx := zktest.Context(t)
+		if err := holder.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		defer holder.Unlock(ctx)
+		_, hi := zktest.SessionBounds(t)
+		ws, proxy := zktest.DialSessionViaProxy(t, seqlock.NewSession, seqlock.WithSessionTimeout(min(hi, 20*time.Second)))
+		waiting := make(chan struct{}, 1)
+		waiter := newMutex(t, ws, dir, seqlock.WithObserver(func(e event.Event) {
+			if e.Kind == event.Waiting {
+				select {
+				case waiting <- struct{}{}:
+				default:
+				}
+			}
+		}))
+		done := make(chan error, 1)
+		go func() { done <- waiter.Lock(ctx) }()
+		zktest.Await(t, waiting, "the waiter never waited")
+		if err := proxy.Latency(time.Hour, 0); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		go ws.Close() // go-zookeeper's Close waits up to 1 s for the server's answer
+		var err error
+		select {
+		case err = <-done:
+		case <-time.After(ws.Timeout() / 6):
+			t.Fatalf("Lock still waiting %v after Close (session timeout %v): it waits for go-zookeeper to give up on the watch", ws.Timeout()/6, ws.Timeout())
+		}
+		took := time.Since(start)
+		if !errors.Is(err, seqlock.ErrSessionClosed) {
+			t.Fatalf("Lock = %v, want ErrSessionClosed", err)
+		}
+		t.Logf("Lock returned %v after Close, on a silent link (session timeout %v)", took.Round(time.Millisecond), ws.Timeout())
+	})
+
 	t.Run("Close closes Done and loses every hold on it", func(t *testing.T) {
 		root := zktest.Root(t)
 		s := seqlocktest.Session(t)
@@ -824,13 +869,27 @@ func TestHolderCrash(t *testing.T) {
 		go func() { done <- waiter.Lock(ctx) }()
 		waitQueue(t, hconn, dir, 2)
 		hs.Close()
-		waitClosed(t, holder.Lost(), "the holder's Lost never closed after its Session closed")
+		// When Close returns, Done is closed and so is every hold's Lost:
+		// a program that sees Done never finds a hold of it still open.
+		select {
+		case <-hs.Done():
+		default:
+			t.Fatal("Close returned with Done open")
+		}
+		select {
+		case <-holder.Lost():
+		default:
+			t.Fatal("Done is closed, but the holder's Lost is still open")
+		}
 		if err := zktest.Await(t, done, "the waiter's Lock never returned after the holder's Session closed"); err != nil {
 			t.Fatalf("waiter: %v", err)
 		}
 		if err := holder.Unlock(ctx); !errors.Is(err, seqlock.ErrLost) {
 			t.Errorf("Unlock after the loss = %v, want ErrLost", err)
 		}
+		// The observer hears of the loss from a goroutine of its own,
+		// just after Lost closes.
+		zktest.Eventually(t, zktest.Patience, "no Lost event after Lost closed", func() bool { return tally.Count(event.Lost) > 0 })
 		if tally.Count(event.Lost) != 1 {
 			t.Errorf("%d Lost events, want 1", tally.Count(event.Lost))
 		}

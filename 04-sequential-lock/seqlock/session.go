@@ -26,8 +26,9 @@ import (
 // it (New(s, dir)); use Conn for requests of your own; Close it when done.
 //
 // It is one session from NewSession to its end: when the server expires
-// it (or Close ends it), Done is closed, every hold on it is lost, and a
-// Lock on it returns ErrSessionExpired (ErrSessionClosed) at once. Nothing
+// it (or Close ends it), every hold on it is lost (its Lost is closed),
+// then Done is closed, and a Lock on it returns ErrSessionExpired
+// (ErrSessionClosed) at once; a Lock waiting in the queue returns so too. Nothing
 // reopens it: a program that must go on opens a new Session, as an etcd
 // program opens a new concurrency.Session when the old one's Done fires:
 //
@@ -153,8 +154,10 @@ func (s *Session) Close() {
 
 // end ends the session for reason: Done closes and every hold on it is
 // lost. It reports whether this call ended it (later calls do nothing);
-// the caller then closes the conn, so that go-zookeeper opens no other
-// session on it.
+// the caller then closes the conn, so that go-zookeeper stops. (If it
+// opens another session before it has stopped, nothing of ours uses it:
+// every acquisition asks alive first, and every read is tied to the
+// session it began in.)
 func (s *Session) end(err error, reason string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -283,12 +286,10 @@ func (g *signal) fire(reason string) {
 	holds := g.holds
 	g.holds = nil
 	g.mu.Unlock()
-	// fire runs on go-zookeeper's event goroutine or a timer's, under the
-	// Session's lock: each hold hears it in a goroutine of its own (losing
-	// a hold takes the hold's lock and tells its observer). A loss is rare;
-	// this is the only goroutine a hold ever costs.
+	// Before fire returns every hold's Lost is closed (loseWhileHeld takes
+	// only the hold's lock, and tells its observer from another goroutine).
 	for h := range holds {
-		go h.loseWhileHeld(reason)
+		h.loseWhileHeld(reason)
 	}
 }
 
@@ -304,7 +305,7 @@ func (g *signal) tell(h *hold) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.fired {
-		go h.loseWhileHeld(g.reason)
+		h.loseWhileHeld(g.reason)
 		return
 	}
 	if g.holds == nil {

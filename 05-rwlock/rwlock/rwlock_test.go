@@ -805,6 +805,9 @@ func TestLostSession(t *testing.T) {
 			t.Fatal("Lost never closed after the session expired")
 		}
 		t.Logf("Lost closed %v after the link was cut (session timeout %v)", time.Since(start).Round(time.Millisecond), session)
+		// The observer hears of the loss from a goroutine of its own,
+		// just after Lost closes.
+		zktest.Eventually(t, zktest.Patience, "no Lost event after Lost closed", func() bool { return tally.Count(event.Lost) > 0 })
 		if n := tally.Count(event.Lost); n != 1 {
 			t.Errorf("%d Lost events, want 1", n)
 		}

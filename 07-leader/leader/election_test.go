@@ -267,6 +267,9 @@ func TestFailoverWhenTheLeadersSessionExpires(t *testing.T) {
 		if !isClosed(lost) {
 			t.Fatal("Lost is still open after the session expired")
 		}
+		// The observer hears of the loss from a goroutine of its own,
+		// just after Lost closes.
+		zktest.Eventually(t, zktest.Patience, "no Lost event after Lost closed", func() bool { return tally.Count(event.Lost) > 0 })
 		if n := tally.Count(event.Lost); n != 1 {
 			t.Errorf("%d Lost events, want 1", n)
 		}
