@@ -70,28 +70,6 @@ func TestAnExpiredWorkerComesBackWithANewSessionAndLocksAgain(t *testing.T) {
 	await(t, feed, "worker-1 holding again, on its new session", acquired)
 }
 
-// feedOf is what w tells the view, until the test ends (then w is closed).
-func feedOf(t *testing.T, w *World) <-chan tui.Msg {
-	feed, stop, done := make(chan tui.Msg), make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		for items := w.Next(); items != nil; items = w.Next() {
-			for _, it := range items {
-				select {
-				case feed <- it:
-				case <-stop:
-				}
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		close(stop)
-		w.Close()
-		<-done
-	})
-	return feed
-}
-
 // awaitWithin is await with a bound of its own.
 func awaitWithin(t *testing.T, feed <-chan tui.Msg, d time.Duration, what string, want func(tui.Msg) bool) {
 	t.Helper()

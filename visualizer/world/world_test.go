@@ -75,11 +75,20 @@ func start(t *testing.T, g *gated, hold time.Duration, scenes ...scene.Scene) (*
 		cancel()
 		t.Fatal(err)
 	}
-	feed, stop := make(chan tui.Msg), make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
+	t.Cleanup(cancel)
+	feed := feedOf(t, w)
+	t.Cleanup(g.open) // first: the scenes' waits end, then w closes (feedOf)
+	if err := w.Start(scenes[0], 1); err != nil {
+		t.Fatal(err)
+	}
+	return w, feed
+}
+
+// feedOf is what w tells the view, until the test ends (then w is closed).
+func feedOf(t *testing.T, w *World) <-chan tui.Msg {
+	feed, stop, done := make(chan tui.Msg), make(chan struct{}), make(chan struct{})
 	go func() {
-		defer wg.Done()
+		defer close(done)
 		for items := w.Next(); items != nil; items = w.Next() {
 			for _, it := range items {
 				select {
@@ -90,16 +99,11 @@ func start(t *testing.T, g *gated, hold time.Duration, scenes ...scene.Scene) (*
 		}
 	}()
 	t.Cleanup(func() {
-		g.open()
 		close(stop)
 		w.Close()
-		wg.Wait()
-		cancel()
+		<-done
 	})
-	if err := w.Start(scenes[0], 1); err != nil {
-		t.Fatal(err)
-	}
-	return w, feed
+	return feed
 }
 
 // await reads the feed until want says yes; it fails after bound.
