@@ -79,10 +79,9 @@ func (h *hold) loseWhileHeld(reason string) {
 	h.mu.Lock()
 	lost := !h.stopped && h.setLost(reason)
 	h.mu.Unlock()
-	if lost {
+	if o := h.q.opts.Observer; lost && o != nil {
 		// Stamped now, told later: the event says when the hold was lost.
-		e := event.Event{Time: time.Now(), Lock: h.q.dir, Kind: event.Lost, Node: h.node, Detail: reason}
-		go h.q.opts.Observer.Emit(e)
+		go o.Emit(event.Event{Time: time.Now(), Lock: h.q.dir, Kind: event.Lost, Node: h.node, Detail: reason})
 	}
 }
 

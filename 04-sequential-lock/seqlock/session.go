@@ -27,10 +27,10 @@ import (
 //
 // It is one session from NewSession to its end: when the server expires
 // it (or Close ends it), every hold on it is lost (its Lost is closed),
-// then Done is closed, and a Lock on it returns ErrSessionExpired
-// (ErrSessionClosed) at once; a Lock waiting in the queue returns so too. Nothing
-// reopens it: a program that must go on opens a new Session, as an etcd
-// program opens a new concurrency.Session when the old one's Done fires:
+// then Done is closed, and a Lock on it, or waiting in its queue, returns
+// ErrSessionExpired (ErrSessionClosed) at once. Nothing reopens it: a
+// program that must go on opens a new Session, as an etcd program opens a
+// new concurrency.Session when the old one's Done fires:
 //
 //	for {
 //		s, err := seqlock.NewSession(ctx, servers)
