@@ -73,7 +73,7 @@ func newMoments() *moments {
 
 func (m *moments) observer(owner string) event.Observer {
 	return func(e event.Event) {
-		now := time.Now()
+		now := e.Time // when the lock decided, even if it says so a moment later
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		switch e.Kind {

@@ -23,6 +23,7 @@ type hold struct {
 	node  string
 	token int64
 	lost  chan struct{}
+	told  chan struct{} // closed once the observer has heard of the loss
 	// What the Session tells it by: ended when its session ends, silent
 	// when the conn has been without it for d/6 (nil with
 	// WithoutDisconnectCheck). release stops listening to both.
@@ -52,7 +53,7 @@ type hold struct {
 // would cost a request and a notification per hold — but release notices
 // it and reports ErrLost.
 func (q *queue) hold(node string, pzxid int64) *hold {
-	h := &hold{q: q, node: node, token: pzxid, lost: make(chan struct{})}
+	h := &hold{q: q, node: node, token: pzxid, lost: make(chan struct{}), told: make(chan struct{})}
 	q.opts.Observer.Emit(event.Event{Lock: q.dir, Kind: event.Acquired, Node: node, Token: h.token})
 	h.ended, h.silent = q.s.signals()
 	if q.opts.NoDisconnectCheck {
@@ -79,10 +80,20 @@ func (h *hold) loseWhileHeld(reason string) {
 	h.mu.Lock()
 	lost := !h.stopped && h.setLost(reason)
 	h.mu.Unlock()
-	if o := h.q.opts.Observer; lost && o != nil {
-		// Stamped now, told later: the event says when the hold was lost.
-		go o.Emit(event.Event{Time: time.Now(), Lock: h.q.dir, Kind: event.Lost, Node: h.node, Detail: reason})
+	if !lost {
+		return
 	}
+	o := h.q.opts.Observer
+	if o == nil {
+		close(h.told)
+		return
+	}
+	// Stamped now, told later: the event says when the hold was lost.
+	e := event.Event{Time: time.Now(), Lock: h.q.dir, Kind: event.Lost, Node: h.node, Detail: reason}
+	go func() {
+		o.Emit(e)
+		close(h.told)
+	}()
 }
 
 // lose records why the hold was lost, closes lost and says so (once).
@@ -92,6 +103,7 @@ func (h *hold) lose(reason string) {
 	h.mu.Unlock()
 	if lost {
 		h.q.emit(event.Lost, "", h.node, reason)
+		close(h.told)
 	}
 }
 
@@ -155,6 +167,7 @@ func (h *hold) release(ctx context.Context) error {
 		err = nil
 	}
 	if reason := h.lostReason(); reason != "" {
+		<-h.told // the observer hears of the loss before Unlock's caller does
 		return fmt.Errorf("seqlock: unlock %s: %w: %s", h.node, ErrLost, reason)
 	}
 	q.emit(event.Released, "", h.node, "")
