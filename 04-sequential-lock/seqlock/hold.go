@@ -83,17 +83,11 @@ func (h *hold) loseWhileHeld(reason string) {
 	if !lost {
 		return
 	}
-	o := h.q.opts.Observer
-	if o == nil {
+	if h.q.opts.Observer == nil {
 		close(h.told)
 		return
 	}
-	// Stamped now, told later: the event says when the hold was lost.
-	e := event.Event{Time: time.Now(), Lock: h.q.dir, Kind: event.Lost, Node: h.node, Detail: reason}
-	go func() {
-		o.Emit(e)
-		close(h.told)
-	}()
+	go h.sayLost(h.lostEvent(reason)) // stamped now, told later
 }
 
 // lose records why the hold was lost, closes lost and says so (once).
@@ -102,9 +96,19 @@ func (h *hold) lose(reason string) {
 	lost := h.setLost(reason)
 	h.mu.Unlock()
 	if lost {
-		h.q.emit(event.Lost, "", h.node, reason)
-		close(h.told)
+		h.sayLost(h.lostEvent(reason))
 	}
+}
+
+// lostEvent is the Lost event, stamped with the moment the hold was lost.
+func (h *hold) lostEvent(reason string) event.Event {
+	return event.Event{Time: time.Now(), Lock: h.q.dir, Kind: event.Lost, Node: h.node, Detail: reason}
+}
+
+// sayLost has the observer hear of the loss, then closes told.
+func (h *hold) sayLost(e event.Event) {
+	h.q.opts.Observer.Emit(e)
+	close(h.told)
 }
 
 // setLost records reason and closes lost, unless the hold was lost

@@ -16,9 +16,10 @@
 // queue.go (the queue core: join, list, wait, remove — the engine every
 // lock runs), acquire.go (the lesson: waitTurn and the rule First), hold.go
 // (a hold, its fencing token, its loss and release), and this file, the
-// Mutex: the core with the rule First. options.go lists the Options. Every later chapter is a Mutex with
-// its own Rule (NewWithRule): 05's reader waits only for writers, 07's
-// leader is the first candidate, 09's semaphore lets n holders in.
+// Mutex: the core with the rule First; options.go lists the Options.
+// Every later chapter is a Mutex with its own Rule (NewWithRule): 05's
+// reader waits only for writers, 07's leader is the first candidate, 09's
+// semaphore lets n holders in.
 //
 // Node names are compatible with Curator and with go-zookeeper's zk.Lock
 // (_c_<uuid>-lock-<sequence>), so all three can contend for the same lock.
