@@ -119,8 +119,13 @@ type cutOffClient struct {
 	lookups atomic.Int32 // listings sent after that create
 }
 
-// session is long enough that the server keeps it while the link is down.
-const cutOffSession = 8 * time.Second
+// session is long enough that the server keeps it while the link is down:
+// in the second case that is the time to lose the reply and the lookup (a
+// second or two), the cancelled Lock's wait for its clean-up while the
+// server is out of reach (the core's bound, 5 s), and the reconnect (up to
+// a second). With 8 s a loaded machine let the session expire (8.09 s, once
+// in CI); the stock server grants up to 40 s.
+const cutOffSession = 16 * time.Second
 
 func cutOff(t *testing.T, dir string) *cutOffClient {
 	t.Helper()
