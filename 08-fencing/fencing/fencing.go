@@ -56,9 +56,9 @@ var (
 
 // Store is a tiny stand-in for a resource outside ZooKeeper (a database
 // row, as in package sqlfence; a file server, an object store) that takes
-// part in fencing: it
-// remembers the newest token it has seen and refuses anything older. The
-// zero Store is empty and ready to use; it is safe for concurrent use.
+// part in fencing: it remembers the newest token it has seen and refuses
+// anything older. The zero Store is empty and ready to use; it is safe for
+// concurrent use.
 type Store struct {
 	mu     sync.Mutex
 	newest int64  // the highest token a write has carried
