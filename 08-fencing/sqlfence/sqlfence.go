@@ -15,8 +15,8 @@
 //
 // The package takes a *sql.DB and imports no driver: the statement is plain
 // SQL. Its tests and example run it on modernc.org/sqlite, SQLite compiled
-// to pure Go, in memory, so nothing needs installing; `go run ./08-fencing`
-// does not link it.
+// to pure Go (in memory, or in a temporary file for many connections), so
+// nothing needs installing; `go run ./08-fencing` does not link it.
 package sqlfence
 
 import (
