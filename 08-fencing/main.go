@@ -1,4 +1,6 @@
-// Command 08-fencing plays the story article 001 ends on, three times.
+// Command 08-fencing plays, three times, the hard question Article 2 raises
+// under "完美了吗?": a client in a GC pause, whose heartbeats ZooKeeper no
+// longer hears, while another client takes the lock.
 //
 // client-A takes chapter 04's lock and, right before its write, stops: a
 // stop-the-world pause. Its link to ZooKeeper goes silent (its own link is

@@ -22,6 +22,9 @@
 //     multi with a check that the writer's lock node still exists. The
 //     server applies both or neither, so a holder whose node is gone cannot
 //     write at all.
+//
+// Package sqlfence, beside this one, makes Store's check in a real database:
+// one conditional UPDATE, with the token kept in the row.
 package fencing
 
 import (
@@ -52,9 +55,10 @@ var (
 )
 
 // Store is a tiny stand-in for a resource outside ZooKeeper (a database
-// row, a file server, an object store) that takes part in fencing: it
-// remembers the newest token it has seen and refuses anything older. The
-// zero Store is empty and ready to use; it is safe for concurrent use.
+// row, as in package sqlfence; a file server, an object store) that takes
+// part in fencing: it remembers the newest token it has seen and refuses
+// anything older. The zero Store is empty and ready to use; it is safe for
+// concurrent use.
 type Store struct {
 	mu     sync.Mutex
 	newest int64  // the highest token a write has carried

@@ -3,6 +3,7 @@ package fencing_test
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -15,9 +16,11 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	_ "modernc.org/sqlite" // SQLite in pure Go, for sqlfence: nothing to install
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/08-fencing/fencing"
+	"github.com/lockstep-zk/lockstep/08-fencing/sqlfence"
 	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zkpath"
 	"github.com/lockstep-zk/lockstep/internal/zkproxy"
@@ -38,7 +41,8 @@ func ctxFor(t testing.TB) context.Context {
 	return ctx
 }
 
-// story is article 001's hard question, set up for real: client A holds
+// story is the hard question Article 2 raises (a client in a GC pause while
+// ZooKeeper hears no heartbeat), set up for real: client A holds
 // the lock and is paused (its link to ZooKeeper silent, as in a
 // stop-the-world GC), the server expires its session, and client B, next
 // in line, now holds the lock. A still believes it holds it.
@@ -113,6 +117,27 @@ func pausedHolder(t *testing.T) *story {
 			s.a.Node(), s.a.Token(), s.b.Token())
 	}
 	return s
+}
+
+// sqliteRows returns a sqlfence.Store on a fresh in-memory SQLite database
+// (one connection: each :memory: connection is a database of its own) with
+// the row "data", not written by any holder yet.
+func sqliteRows(t *testing.T) *sqlfence.Store {
+	t.Helper()
+	db, err := sql.Open("sqlite", ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	db.SetMaxOpenConns(1)
+	rows, err := sqlfence.Open(ctxFor(t), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rows.Create(ctxFor(t), "data", "initial"); err != nil {
+		t.Fatal(err)
+	}
+	return rows
 }
 
 // resume ends A's pause.
@@ -195,6 +220,25 @@ func TestPausedHolder(t *testing.T) {
 		}
 	})
 
+	t.Run("a database refuses the stale write in its own UPDATE", func(t *testing.T) {
+		s := pausedHolder(t)
+		ctx := ctxFor(t)
+		rows := sqliteRows(t)
+		if err := rows.Write(ctx, "data", s.b.Token(), "B"); err != nil {
+			t.Fatal(err)
+		}
+		s.resume()
+		err := rows.Write(ctx, "data", s.a.Token(), "A")
+		if !errors.Is(err, fencing.ErrStaleToken) {
+			t.Fatalf("stale write: err = %v, want ErrStaleToken", err)
+		}
+		v, tok, rerr := rows.Read(ctx, "data")
+		if rerr != nil || v != "B" || tok != s.b.Token() {
+			t.Fatalf("row holds %q (token %d, err %v), want B's write (token %d)", v, tok, rerr, s.b.Token())
+		}
+		t.Logf("refused with: %v", err)
+	})
+
 	t.Run("a multi that checks the lock node refuses the stale write", func(t *testing.T) {
 		s := pausedHolder(t)
 		ctx := ctxFor(t)
@@ -223,17 +267,24 @@ func TestPausedHolder(t *testing.T) {
 // shown. If the new holder has not written yet (it may have READ the
 // resource, planning a read-modify-write), the paused holder's older token
 // is still the newest the store has seen, and its write lands while it
-// does not hold the lock. The ZooKeeper multi checks the lock itself, so
-// it refuses the same write.
+// does not hold the lock; a database row with its conditional UPDATE
+// (sqlfence) accepts it the same way. The ZooKeeper multi checks the lock
+// itself, so it refuses the same write.
 func TestTokenStoreAcceptsAStaleWriteUntilTheNewHolderWrites(t *testing.T) {
 	s := pausedHolder(t)
 	ctx := ctxFor(t)
 	var store fencing.Store
+	rows := sqliteRows(t)
 	s.resume()
 	if err := store.Write(s.a.Token(), "A"); err != nil {
 		t.Fatalf("store refused the stale write (%v); this test measures that it accepts it", err)
 	}
 	t.Logf("the store accepted token %d while token %d held the lock: it had seen no newer token", s.a.Token(), s.b.Token())
+	// A database row is no wiser: its UPDATE compares with the tokens it
+	// has been shown, and it has been shown none newer.
+	if err := rows.Write(ctx, "data", s.a.Token(), "A"); err != nil {
+		t.Fatalf("the database refused the stale write (%v); this test measures that it accepts it", err)
+	}
 	err := retryOnConnectionLoss(t, func() error {
 		_, err := fencing.SetIfHeld(ctx, s.resA, s.a.Node(), s.data, []byte("A"))
 		return err
@@ -247,6 +298,12 @@ func TestTokenStoreAcceptsAStaleWriteUntilTheNewHolderWrites(t *testing.T) {
 	}
 	if err := store.Write(s.a.Token(), "A again"); !errors.Is(err, fencing.ErrStaleToken) {
 		t.Fatalf("after B's write: err = %v, want ErrStaleToken", err)
+	}
+	if err := rows.Write(ctx, "data", s.b.Token(), "B"); err != nil {
+		t.Fatal(err)
+	}
+	if err := rows.Write(ctx, "data", s.a.Token(), "A again"); !errors.Is(err, fencing.ErrStaleToken) {
+		t.Fatalf("database, after B's write: err = %v, want ErrStaleToken", err)
 	}
 }
 
