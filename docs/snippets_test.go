@@ -25,6 +25,7 @@ var lessonPackages = map[string]string{
 	"leader":    "07-leader/leader",
 	"fencing":   "08-fencing/fencing",
 	"semaphore": "09-semaphore/semaphore",
+	"sqlfence":  "08-fencing/sqlfence",
 }
 
 // freeNames are the names the pages' snippets use without declaring them,
