@@ -3,11 +3,15 @@ package docs
 import (
 	"encoding/json"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -37,6 +41,28 @@ var rejectedVariants = []variant{
 	// "watch 前驱节点". The English word stays only as the bracketed
 	// original, 监听（watch）, or as code.
 	{regexp.MustCompile(`(?i)(^|[^（(A-Za-z])watch(es|ed|ing)?\s*\p{Han}`), "监听 (the English word only in brackets: 监听（watch）)"},
+	// Resign is 让位; the d/6 step-down (a leader that learns it is cut
+	// off and stops) is 主动下台: two different things, two words.
+	{regexp.MustCompile(`辞职|辞任`), "让位（Resign）"},
+	{regexp.MustCompile(`主动让位`), "主动下台 for the d/6 step-down; 让位 is Resign"},
+	// Our election is 选主; ZooKeeper's own election of its Leader server
+	// is said as such, never "ZooKeeper 选举".
+	{regexp.MustCompile(`领导者?选举`), "选主（领导者选举）on first use, then 选主"},
+	{regexp.MustCompile(`选举中的惊群`), "选主中的惊群效应"},
+	{regexp.MustCompile(`ZooKeeper\s*(的)?选举`), "选主 for ours, ZooKeeper 集群的 Leader 选举 for ZooKeeper's own"},
+	// The five articles are numbered as docs/sources.zh-CN.md numbers
+	// them: 文章①–⑤.
+	{regexp.MustCompile(`第\s*[一二三四五1-5]\s*篇`), "文章①–⑤"},
+	{regexp.MustCompile(`文章\s*([二三四五]|一([^步些样般切个]|$)|[1-5]([^0-9]|$))`), "文章①–⑤"},
+	{regexp.MustCompile(`GC\s*暂停`), "GC 停顿"},
+	// A paused holder's late write, refused by the fence: one word.
+	{regexp.MustCompile(`过期的?写入|迟到的写入|(^|[^陈])旧的?写入`), "陈旧写入（stale write）"},
+	// The workshop's words, as the runner and the guide show them.
+	{regexp.MustCompile(`运行器`), "runner"},
+	{regexp.MustCompile(`主持人`), "讲师"},
+	{regexp.MustCompile(`课程层`), "本课测试 (the lesson tier, as the runner says it)"},
+	// A space between two 汉字 is a slip of the keyboard: 「忽略 监听事件」.
+	{regexp.MustCompile(`\p{Han} +\p{Han}`), noSpace},
 }
 
 // vocabularyErrors returns the rejected variants a Chinese text uses, one
@@ -47,6 +73,7 @@ func vocabularyErrors(name, text string, inGlossary func(n int) bool) []string {
 	var out []string
 	forEachProseLine(text, func(n int, line string) {
 		line = strings.ReplaceAll(stripCodeSpans(line), "惊群效应（羊群效应）", "惊群效应")
+		line = firstUseOfElection.ReplaceAllString(line, "选主")
 		if inGlossary(n) {
 			line = bracketed.ReplaceAllString(line, "（）")
 		}
@@ -60,6 +87,16 @@ func vocabularyErrors(name, text string, inGlossary func(n int) bool) []string {
 }
 
 var bracketed = regexp.MustCompile(`（[^（）]*）`)
+
+// 选主（领导者选举）, bold or not, is the first use that names the common word.
+var firstUseOfElection = regexp.MustCompile(`选主(\*\*)?（领导者选举）`)
+
+// Pages whose words another helper owns (issue 32: 02 and 08 go with the
+// contracts and fencing helpers): checked and logged, not yet held.
+var vocabularyNotYetHeld = map[string]string{
+	"02-naive-lock/README.zh-CN.md": "02's pages go with the contracts helper",
+	"08-fencing/README.zh-CN.md":    "08's pages go with the fencing helper",
+}
 
 // glossaryLines returns a test for "line n is in README.zh-CN.md's glossary".
 func glossaryLines(text string) func(n int) bool {
@@ -146,6 +183,48 @@ func hintTexts(t *testing.T) []string {
 	return out
 }
 
+// goChineseStrings returns every string literal with a 汉字 in the
+// repository's Go code outside tests: the runner's words and faults, the
+// visualizer's texts, each chapter's scene. Comments are not read.
+func goChineseStrings(t *testing.T) []struct{ where, text string } {
+	t.Helper()
+	var out []struct{ where, text string }
+	for _, f := range repoFiles(t, ".go") {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src := readRoot(t, f)
+		if !hanRune.MatchString(src) {
+			continue
+		}
+		fset := token.NewFileSet()
+		file, err := parser.ParseFile(fset, f, src, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING || !hanRune.MatchString(lit.Value) {
+				return true
+			}
+			text, err := strconv.Unquote(lit.Value)
+			if err != nil {
+				t.Fatalf("%s: %v", fset.Position(lit.Pos()), err)
+			}
+			out = append(out, struct{ where, text string }{fset.Position(lit.Pos()).String(), text})
+			return true
+		})
+	}
+	return out
+}
+
+var hanRune = regexp.MustCompile(`\p{Han}`)
+
+// noSpace is the advice for a space between two 汉字. In the Go code's
+// strings a space can be layout (the visualizer's column headings
+// " 请求 通知 无效"), so there it is not a slip.
+const noSpace = "no space between two 汉字"
+
 func TestChinesePagesUseTheGlossarysWords(t *testing.T) {
 	pages := chinesePages(t)
 	if !slices.Contains(pages, "README.zh-CN.md") || !slices.Contains(pages, "docs/interview.zh-CN.md") {
@@ -158,11 +237,32 @@ func TestChinesePagesUseTheGlossarysWords(t *testing.T) {
 			if page == "README.zh-CN.md" {
 				inGlossary = glossaryLines(text)
 			}
-			for _, e := range vocabularyErrors(page, text, inGlossary) {
+			errs := vocabularyErrors(page, text, inGlossary)
+			if why, ok := vocabularyNotYetHeld[page]; ok {
+				for _, e := range errs {
+					t.Logf("not yet held (%s): %s", why, e)
+				}
+				return
+			}
+			for _, e := range errs {
 				t.Error(e)
 			}
 		})
 	}
+	t.Run("the Chinese strings of the Go code", func(t *testing.T) {
+		texts := goChineseStrings(t)
+		if len(texts) < 100 {
+			t.Fatalf("found %d Chinese string literals; the walk is wrong", len(texts))
+		}
+		for _, s := range texts {
+			for _, e := range vocabularyErrors(s.where, s.text, func(int) bool { return false }) {
+				if strings.HasSuffix(e, noSpace) {
+					continue
+				}
+				t.Errorf("%s (%q)", e, s.text)
+			}
+		}
+	})
 	t.Run("workshop/hint/hints.json", func(t *testing.T) {
 		texts := hintTexts(t)
 		if len(texts) < 20 {
@@ -214,6 +314,25 @@ func TestTheVocabularyCheckCatchesEachVariant(t *testing.T) {
 		"它要 watch 前驱节点。",
 		"主节点被冻结了。",
 		"资源方检查栅栏令牌。",
+		"领导者辞职时，下一个候选者当选。",
+		"一次辞任只唤醒下一个跟随者。",
+		"断线太久，领导者主动让位。",
+		"领导选举怎么做？",
+		"领导者选举用同一个队列。",
+		"每个候选者都监听领导者（选举中的惊群效应）。",
+		"ZooKeeper 选举能完全避免双主吗？",
+		"第二篇文章提醒过这个竞态。",
+		"第 5 篇文章的读者。",
+		"文章四用 1000 个线程。",
+		"文章 2 的代码注释。",
+		"长时间 GC 暂停会怎样？",
+		"令牌拦住了过期写入。",
+		"资源会拒绝这次迟到的写入。",
+		"令牌存储拒绝旧写入。",
+		"像运行器检查学员代码那样。",
+		"这是主持人的命令。",
+		"先跑课程层的测试。",
+		"等待时忽略 监听事件的错误。",
 	} {
 		if errs := vocabularyErrors("page", bad, none); len(errs) != 1 {
 			t.Errorf("%q: got %v, want one rejected variant", bad, errs)
@@ -225,6 +344,11 @@ func TestTheVocabularyCheckCatchesEachVariant(t *testing.T) {
 		"ZooKeeper 集群的 Leader 服务器；应用选出的领导者（leader）。",
 		"```\nwatch 前驱节点 主节点\n```",
 		"see the watch, then",
+		"`Resign` 让位；断线太久就主动下台。",
+		"选主（领导者选举）：最小的当选；**选主**（领导者选举）也行；选主中的惊群效应。",
+		"ZooKeeper 集群的 Leader 选举；文章①和文章⑤；文章的 1000 个线程。",
+		"照着五篇文章一步步搭起来；GC 停顿；令牌拦住了陈旧写入。",
+		"讲师在 runner 里先跑本课测试；终端 A、第 04 章。",
 	} {
 		if errs := vocabularyErrors("page", good, none); len(errs) != 0 {
 			t.Errorf("%q: got %v, want none", good, errs)
