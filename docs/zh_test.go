@@ -607,3 +607,78 @@ func TestTheChineseLessonCheckCatchesDrift(t *testing.T) {
 		}
 	}
 }
+
+// docs/workshop.zh-CN.md lists each chapter's common mistakes for the
+// 讲师; a 讲师 who reads one there and then sees another wording on a
+// learner's screen cannot match them. So the page quotes each name 「…」
+// exactly as the runner shows it: the "zh" name of workshop/hint/hints.json.
+func TestTheWorkshopGuideNamesMistakesAsTheRunnerShowsThem(t *testing.T) {
+	raw, err := os.ReadFile("../workshop/hint/hints.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table struct {
+		Mistakes []struct {
+			Chapter string
+			Name    struct{ Zh string }
+		}
+	}
+	if err := json.Unmarshal(raw, &table); err != nil {
+		t.Fatalf("hints.json: %v", err)
+	}
+	want := map[string][]string{}
+	for _, m := range table.Mistakes {
+		want[m.Chapter] = append(want[m.Chapter], m.Name.Zh)
+	}
+	if len(want) < 7 {
+		t.Fatalf("hints.json names mistakes of %d chapters; the table is not what this test reads", len(want))
+	}
+	got := quotedMistakes(readRoot(t, "docs/workshop.zh-CN.md"))
+	for ch, names := range want {
+		for _, n := range names {
+			if !slices.Contains(got[ch], n) {
+				t.Errorf("docs/workshop.zh-CN.md: the line of chapter %s does not quote the runner's 「%s」", ch, n)
+			}
+		}
+		for _, n := range got[ch] {
+			if !slices.Contains(names, n) {
+				t.Errorf("docs/workshop.zh-CN.md: chapter %s quotes 「%s」, which is no mistake the runner shows (hints.json)", ch, n)
+			}
+		}
+	}
+	for ch := range got {
+		if _, ok := want[ch]; !ok {
+			t.Errorf("docs/workshop.zh-CN.md lists mistakes of chapter %s, which hints.json has none of", ch)
+		}
+	}
+}
+
+var mistakeLine = regexp.MustCompile(`^- ([0-9]{2})：`)
+var quoted = regexp.MustCompile(`「([^」]*)」`)
+
+// quotedMistakes returns, per chapter, the 「names」 of the page's lines
+// "- NN：「…」；「…」".
+func quotedMistakes(text string) map[string][]string {
+	out := map[string][]string{}
+	forEachProseLine(text, func(_ int, line string) {
+		m := mistakeLine.FindStringSubmatch(line)
+		if m == nil || !strings.Contains(line, "「") {
+			return
+		}
+		for _, q := range quoted.FindAllStringSubmatch(line, -1) {
+			out[m[1]] = append(out[m[1]], q[1])
+		}
+	})
+	return out
+}
+
+func TestTheMistakeCheckCatchesAWordingThatDrifted(t *testing.T) {
+	page := "- 04：「惊群效应：每个等待者都监听最小的节点」；「没有重新列出队列」（注）\n- 07：「每个候选者都监听领导者（选主中的惊群效应）」\n"
+	got := quotedMistakes(page)
+	if !slices.Equal(got["04"], []string{"惊群效应：每个等待者都监听最小的节点", "没有重新列出队列"}) || len(got["07"]) != 1 {
+		t.Errorf("quotedMistakes: %q", got)
+	}
+	if slices.Contains(quotedMistakes(strings.Replace(page, "选主中的", "选举中的", 1))["07"], "每个候选者都监听领导者（选主中的惊群效应）") {
+		t.Error("a name reworded on the page still matched the runner's")
+	}
+}
