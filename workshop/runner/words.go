@@ -163,7 +163,7 @@ var chinese = Texts{
 	HintNoRun:      "练习 %s：还没有运行过：请先运行 scripts/exercise %s",
 	HintChanged:    "练习 %s：%s 在上次检查后有改动：请先运行 scripts/exercise %s",
 	HintPasses:     "练习 %s：已经通过（%s）：不需要提示",
-	HintStep:       "还没写的一步——%[2]s", // the goal begins with the stub's name
+	HintStep:       "%s 还没写：%s",
 	HintNoStep:     "练习 %s：%s 还没写：%s\n练习文件里它上方的注释说明了它要做到什么。",
 	HintNoMatch:    "练习 %s：上次检查（%s）没有匹配到已知的错误：请阅读第一个失败",
 	HintGone:       "练习 %s：%q 已经没有提示了：请重新运行检查",
