@@ -3,11 +3,15 @@ package docs
 import (
 	"encoding/json"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -37,6 +41,28 @@ var rejectedVariants = []variant{
 	// "watch 前驱节点". The English word stays only as the bracketed
 	// original, 监听（watch）, or as code.
 	{regexp.MustCompile(`(?i)(^|[^（(A-Za-z])watch(es|ed|ing)?\s*\p{Han}`), "监听 (the English word only in brackets: 监听（watch）)"},
+	// Resign is 让位; the d/6 step-down (a leader that learns it is cut
+	// off and stops) is 主动下台: two different things, two words.
+	{regexp.MustCompile(`辞职|辞任`), "让位（Resign）"},
+	{regexp.MustCompile(`主动让位`), "主动下台 for the d/6 step-down; 让位 is Resign"},
+	// Our election is 选主; ZooKeeper's own election of its Leader server
+	// is said as such, never "ZooKeeper 选举".
+	{regexp.MustCompile(`领导者?选举`), "选主（领导者选举）on first use, then 选主"},
+	{regexp.MustCompile(`选举中的惊群`), "选主中的惊群效应"},
+	{regexp.MustCompile(`ZooKeeper\s*(的)?选举`), "选主 for ours, ZooKeeper 集群的 Leader 选举 for ZooKeeper's own"},
+	// The five articles are numbered as docs/sources.zh-CN.md numbers
+	// them: 文章①–⑤.
+	{regexp.MustCompile(`第\s*[一二三四五1-5]\s*篇`), "文章①–⑤"},
+	{regexp.MustCompile(`文章\s*([二三四五]|一([^步些样般切个]|$)|[1-5]([^0-9]|$))`), "文章①–⑤"},
+	{regexp.MustCompile(`GC\s*暂停`), "GC 停顿"},
+	// A paused holder's late write, refused by the fence: one word.
+	{regexp.MustCompile(`过期的?写入|迟到的写入|(^|[^陈])旧的?写入`), "陈旧写入（stale write）"},
+	// The workshop's words, as the runner and the guide show them.
+	{regexp.MustCompile(`运行器`), "runner"},
+	{regexp.MustCompile(`主持人`), "讲师"},
+	{regexp.MustCompile(`课程层`), "本课测试 (the lesson tier, as the runner says it)"},
+	// A space between two 汉字 is a slip of the keyboard: 「忽略 监听事件」.
+	{regexp.MustCompile(`\p{Han} +\p{Han}`), noSpace},
 }
 
 // vocabularyErrors returns the rejected variants a Chinese text uses, one
@@ -47,6 +73,7 @@ func vocabularyErrors(name, text string, inGlossary func(n int) bool) []string {
 	var out []string
 	forEachProseLine(text, func(n int, line string) {
 		line = strings.ReplaceAll(stripCodeSpans(line), "惊群效应（羊群效应）", "惊群效应")
+		line = firstUseOfElection.ReplaceAllString(line, "选主")
 		if inGlossary(n) {
 			line = bracketed.ReplaceAllString(line, "（）")
 		}
@@ -60,6 +87,16 @@ func vocabularyErrors(name, text string, inGlossary func(n int) bool) []string {
 }
 
 var bracketed = regexp.MustCompile(`（[^（）]*）`)
+
+// 选主（领导者选举）, bold or not, is the first use that names the common word.
+var firstUseOfElection = regexp.MustCompile(`选主(\*\*)?（领导者选举）`)
+
+// Pages whose words another helper owns (issue 32: 02 and 08 go with the
+// contracts and fencing helpers): checked and logged, not yet held.
+var vocabularyNotYetHeld = map[string]string{
+	"02-naive-lock/README.zh-CN.md": "02's pages go with the contracts helper",
+	"08-fencing/README.zh-CN.md":    "08's pages go with the fencing helper",
+}
 
 // glossaryLines returns a test for "line n is in README.zh-CN.md's glossary".
 func glossaryLines(text string) func(n int) bool {
@@ -146,6 +183,48 @@ func hintTexts(t *testing.T) []string {
 	return out
 }
 
+// goChineseStrings returns every string literal with a 汉字 in the
+// repository's Go code outside tests: the runner's words and faults, the
+// visualizer's texts, each chapter's scene. Comments are not read.
+func goChineseStrings(t *testing.T) []struct{ where, text string } {
+	t.Helper()
+	var out []struct{ where, text string }
+	for _, f := range repoFiles(t, ".go") {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src := readRoot(t, f)
+		if !hanRune.MatchString(src) {
+			continue
+		}
+		fset := token.NewFileSet()
+		file, err := parser.ParseFile(fset, f, src, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING || !hanRune.MatchString(lit.Value) {
+				return true
+			}
+			text, err := strconv.Unquote(lit.Value)
+			if err != nil {
+				t.Fatalf("%s: %v", fset.Position(lit.Pos()), err)
+			}
+			out = append(out, struct{ where, text string }{fset.Position(lit.Pos()).String(), text})
+			return true
+		})
+	}
+	return out
+}
+
+var hanRune = regexp.MustCompile(`\p{Han}`)
+
+// noSpace is the advice for a space between two 汉字. In the Go code's
+// strings a space can be layout (the visualizer's column headings
+// " 请求 通知 无效"), so there it is not a slip.
+const noSpace = "no space between two 汉字"
+
 func TestChinesePagesUseTheGlossarysWords(t *testing.T) {
 	pages := chinesePages(t)
 	if !slices.Contains(pages, "README.zh-CN.md") || !slices.Contains(pages, "docs/interview.zh-CN.md") {
@@ -158,11 +237,32 @@ func TestChinesePagesUseTheGlossarysWords(t *testing.T) {
 			if page == "README.zh-CN.md" {
 				inGlossary = glossaryLines(text)
 			}
-			for _, e := range vocabularyErrors(page, text, inGlossary) {
+			errs := vocabularyErrors(page, text, inGlossary)
+			if why, ok := vocabularyNotYetHeld[page]; ok {
+				for _, e := range errs {
+					t.Logf("not yet held (%s): %s", why, e)
+				}
+				return
+			}
+			for _, e := range errs {
 				t.Error(e)
 			}
 		})
 	}
+	t.Run("the Chinese strings of the Go code", func(t *testing.T) {
+		texts := goChineseStrings(t)
+		if len(texts) < 100 {
+			t.Fatalf("found %d Chinese string literals; the walk is wrong", len(texts))
+		}
+		for _, s := range texts {
+			for _, e := range vocabularyErrors(s.where, s.text, func(int) bool { return false }) {
+				if strings.HasSuffix(e, noSpace) {
+					continue
+				}
+				t.Errorf("%s (%q)", e, s.text)
+			}
+		}
+	})
 	t.Run("workshop/hint/hints.json", func(t *testing.T) {
 		texts := hintTexts(t)
 		if len(texts) < 20 {
@@ -193,8 +293,11 @@ func TestChinesePagesNameTestsThatExist(t *testing.T) {
 	tests := testNamesInTheRepository(t)
 	for _, page := range chinesePages(t) {
 		t.Run(page, func(t *testing.T) {
+			// A name its English twin shows too (troubleshooting's
+			// /t-<TestName>-…) is the English page's to keep.
+			en, _ := os.ReadFile(filepath.Join("..", strings.TrimSuffix(page, ".zh-CN.md")+".md"))
 			for _, name := range testName.FindAllString(readRoot(t, page), -1) {
-				if !tests[name] {
+				if !tests[name] && !strings.Contains(string(en), name) {
 					t.Errorf("%s names %s, which is no test of the repository", page, name)
 				}
 			}
@@ -211,6 +314,25 @@ func TestTheVocabularyCheckCatchesEachVariant(t *testing.T) {
 		"它要 watch 前驱节点。",
 		"主节点被冻结了。",
 		"资源方检查栅栏令牌。",
+		"领导者辞职时，下一个候选者当选。",
+		"一次辞任只唤醒下一个跟随者。",
+		"断线太久，领导者主动让位。",
+		"领导选举怎么做？",
+		"领导者选举用同一个队列。",
+		"每个候选者都监听领导者（选举中的惊群效应）。",
+		"ZooKeeper 选举能完全避免双主吗？",
+		"第二篇文章提醒过这个竞态。",
+		"第 5 篇文章的读者。",
+		"文章四用 1000 个线程。",
+		"文章 2 的代码注释。",
+		"长时间 GC 暂停会怎样？",
+		"令牌拦住了过期写入。",
+		"资源会拒绝这次迟到的写入。",
+		"令牌存储拒绝旧写入。",
+		"像运行器检查学员代码那样。",
+		"这是主持人的命令。",
+		"先跑课程层的测试。",
+		"等待时忽略 监听事件的错误。",
 	} {
 		if errs := vocabularyErrors("page", bad, none); len(errs) != 1 {
 			t.Errorf("%q: got %v, want one rejected variant", bad, errs)
@@ -222,6 +344,11 @@ func TestTheVocabularyCheckCatchesEachVariant(t *testing.T) {
 		"ZooKeeper 集群的 Leader 服务器；应用选出的领导者（leader）。",
 		"```\nwatch 前驱节点 主节点\n```",
 		"see the watch, then",
+		"`Resign` 让位；断线太久就主动下台。",
+		"选主（领导者选举）：最小的当选；**选主**（领导者选举）也行；选主中的惊群效应。",
+		"ZooKeeper 集群的 Leader 选举；文章①和文章⑤；文章的 1000 个线程。",
+		"照着五篇文章一步步搭起来；GC 停顿；令牌拦住了陈旧写入。",
+		"讲师在 runner 里先跑本课测试；终端 A、第 04 章。",
 	} {
 		if errs := vocabularyErrors("page", good, none); len(errs) != 0 {
 			t.Errorf("%q: got %v, want none", good, errs)
@@ -264,7 +391,13 @@ func TestChineseLessonsKeepInStepWithTheEnglish(t *testing.T) {
 		}
 		t.Run(ch, func(t *testing.T) {
 			en, zh := readRoot(t, ch+"/README.md"), readRoot(t, zhPath)
-			for _, e := range lessonDrift(en, zh, tests) {
+			blocks := en
+			if _, notYet := shareNotYetHeld[ch]; notYet {
+				// Its Going further is still a summary: hold the lesson
+				// before it to the English one's blocks.
+				blocks = before(en, goingFurther)
+			}
+			for _, e := range lessonDrift(en, zh, blocks, tests) {
 				t.Errorf("%s: %s", zhPath, e)
 			}
 		})
@@ -272,8 +405,10 @@ func TestChineseLessonsKeepInStepWithTheEnglish(t *testing.T) {
 }
 
 // lessonDrift returns every way a Chinese lesson differs from its English
-// one in what must be the same.
-func lessonDrift(en, zh string, tests map[string]bool) []string {
+// one in what must be the same; blocks is the part of the English page whose
+// fenced blocks the Chinese page must have (all of it, once its Going
+// further is written in full).
+func lessonDrift(en, zh, blocks string, tests map[string]bool) []string {
 	var out []string
 	enLines, zhLines := strings.Split(en, "\n"), strings.Split(zh, "\n")
 	if !strings.HasPrefix(zhLines[0], "# ") {
@@ -294,19 +429,7 @@ func lessonDrift(en, zh string, tests map[string]bool) []string {
 		out = append(out, fmt.Sprintf("%q is section %d, the English %q is section %d", goingFurtherZh, j+1, goingFurther, i+1))
 	}
 
-	enBlocks := fencedBlocks(before(en, goingFurther))
-	zhBlocks := fencedBlocks(zh)
-	k := 0
-	for i, b := range enBlocks {
-		for k < len(zhBlocks) && zhBlocks[k] != b {
-			k++
-		}
-		if k == len(zhBlocks) {
-			out = append(out, fmt.Sprintf("the English README's code block %d of %d (before %q) is not in the Chinese page, byte for byte, after the ones before it:\n%s", i+1, len(enBlocks), goingFurther, b))
-			break
-		}
-		k++
-	}
+	out = append(out, blockDrift(blocks, zh)...)
 
 	for _, name := range testName.FindAllString(zh, -1) {
 		if !tests[name] {
@@ -315,6 +438,64 @@ func lessonDrift(en, zh string, tests map[string]bool) []string {
 	}
 	out = append(out, unmarkedEnglishLinks(zh)...)
 	return out
+}
+
+// blockDrift says which of the English page's fenced blocks (code,
+// transcripts, diagrams) the Chinese page lacks, byte for byte and in order.
+func blockDrift(en, zh string) []string {
+	enBlocks, zhBlocks := fencedBlocks(en), fencedBlocks(zh)
+	k := 0
+	for i, b := range enBlocks {
+		for k < len(zhBlocks) && zhBlocks[k] != b {
+			k++
+		}
+		if k == len(zhBlocks) {
+			return []string{fmt.Sprintf("the English page's code block %d of %d is not in the Chinese page, byte for byte, after the ones before it:\n%s", i+1, len(enBlocks), b)}
+		}
+		k++
+	}
+	return nil
+}
+
+// The reference pages of docs/ that have a Chinese twin: the same sections,
+// the same blocks byte for byte (zkcli's transcripts are replayed by
+// zkcli_test.go against the English page), the same tests, and each page
+// links the other.
+var docsTwins = []string{"zkcli", "concepts", "troubleshooting", "comparison", "curator"}
+
+func TestChineseReferencePagesKeepInStepWithTheEnglish(t *testing.T) {
+	tests := testNamesInTheRepository(t)
+	for _, name := range docsTwins {
+		t.Run(name, func(t *testing.T) {
+			enPath, zhPath := "docs/"+name+".md", "docs/"+name+".zh-CN.md"
+			if _, err := os.Stat(filepath.Join("..", zhPath)); err != nil {
+				t.Fatalf("%s has no Chinese twin: write %s", enPath, zhPath)
+			}
+			en, zh := readRoot(t, enPath), readRoot(t, zhPath)
+			if !strings.Contains(en, "]("+name+".zh-CN.md)") {
+				t.Errorf("%s does not link its Chinese twin %s.zh-CN.md", enPath, name)
+			}
+			if !strings.Contains(zh, "]("+name+".md)") {
+				t.Errorf("%s does not link its English twin %s.md", zhPath, name)
+			}
+			if a, b := len(sections(en)), len(sections(zh)); a != b {
+				t.Errorf("%s: %d ## sections, the English page has %d:\n  English: %q\n  中文:    %q", zhPath, b, a, sections(en), sections(zh))
+			}
+			for _, e := range blockDrift(en, zh) {
+				t.Errorf("%s: %s", zhPath, e)
+			}
+			for _, n := range testName.FindAllString(zh, -1) {
+				// A name the English page also shows (troubleshooting's
+				// /t-<TestName>-…) is the English page's to keep.
+				if !tests[n] && !strings.Contains(en, n) {
+					t.Errorf("%s names %s, which is no test of the repository", zhPath, n)
+				}
+			}
+			for _, e := range unmarkedEnglishLinks(zh) {
+				t.Errorf("%s: %s", zhPath, e)
+			}
+		})
+	}
 }
 
 // sections returns the ## headings of a Markdown text, outside code.
@@ -408,20 +589,96 @@ func testNamesInTheRepository(t *testing.T) map[string]bool {
 func TestTheChineseLessonCheckCatchesDrift(t *testing.T) {
 	tests := map[string]bool{"TestFirst": true}
 	en := "# Lock\n\n" + switchToZh + "\n\n## The problem\n\n```text\nrun 1\n```\n\n```go\ncode\n```\n\n## Going further\n\n```text\nlater\n```\n"
-	good := "# 锁\n" + switchToEn + "\n\n## 问题\n\n`TestFirst`\n\n```text\nrun 1\n```\n\n说明。\n\n```go\ncode\n```\n\n## 深入一步\n\n[细节（英文）](README.md#going-further)\n"
-	if errs := lessonDrift(en, good, tests); len(errs) != 0 {
+	good := "# 锁\n" + switchToEn + "\n\n## 问题\n\n`TestFirst`\n\n```text\nrun 1\n```\n\n说明。\n\n```go\ncode\n```\n\n## 深入一步\n\n[细节（英文）](README.md#going-further)\n\n```text\nlater\n```\n"
+	if errs := lessonDrift(en, good, en, tests); len(errs) != 0 {
 		t.Fatalf("a lesson in step: got %v", errs)
 	}
 	for name, bad := range map[string]string{
-		"a transcript that changed":  strings.Replace(good, "run 1", "run 2", 1),
-		"blocks out of order":        strings.Replace(strings.Replace(good, "```text\nrun 1\n```", "X", 1), "```go\ncode\n```", "```go\ncode\n```\n\n```text\nrun 1\n```", 1),
-		"a section missing":          strings.Replace(good, "## 问题", "问题", 1),
-		"a test that does not exist": strings.Replace(good, "TestFirst", "TestSecond", 1),
-		"an unmarked English link":   strings.Replace(good, "细节（英文）", "细节", 1),
-		"no language switch":         strings.Replace(good, switchToEn, "", 1),
+		"a transcript that changed":          strings.Replace(good, "run 1", "run 2", 1),
+		"Going further's transcript missing": strings.Replace(good, "```text\nlater\n```", "", 1),
+		"blocks out of order":                strings.Replace(strings.Replace(good, "```text\nrun 1\n```", "X", 1), "```go\ncode\n```", "```go\ncode\n```\n\n```text\nrun 1\n```", 1),
+		"a section missing":                  strings.Replace(good, "## 问题", "问题", 1),
+		"a test that does not exist":         strings.Replace(good, "TestFirst", "TestSecond", 1),
+		"an unmarked English link":           strings.Replace(good, "细节（英文）", "细节", 1),
+		"no language switch":                 strings.Replace(good, switchToEn, "", 1),
 	} {
-		if errs := lessonDrift(en, bad, tests); len(errs) == 0 {
+		if errs := lessonDrift(en, bad, en, tests); len(errs) == 0 {
 			t.Errorf("%s: no drift reported", name)
 		}
+	}
+}
+
+// docs/workshop.zh-CN.md lists each chapter's common mistakes for the
+// 讲师; a 讲师 who reads one there and then sees another wording on a
+// learner's screen cannot match them. So the page quotes each name 「…」
+// exactly as the runner shows it: the "zh" name of workshop/hint/hints.json.
+func TestTheWorkshopGuideNamesMistakesAsTheRunnerShowsThem(t *testing.T) {
+	raw, err := os.ReadFile("../workshop/hint/hints.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table struct {
+		Mistakes []struct {
+			Chapter string
+			Name    struct{ Zh string }
+		}
+	}
+	if err := json.Unmarshal(raw, &table); err != nil {
+		t.Fatalf("hints.json: %v", err)
+	}
+	want := map[string][]string{}
+	for _, m := range table.Mistakes {
+		want[m.Chapter] = append(want[m.Chapter], m.Name.Zh)
+	}
+	if len(want) < 7 {
+		t.Fatalf("hints.json names mistakes of %d chapters; the table is not what this test reads", len(want))
+	}
+	got := quotedMistakes(readRoot(t, "docs/workshop.zh-CN.md"))
+	for ch, names := range want {
+		for _, n := range names {
+			if !slices.Contains(got[ch], n) {
+				t.Errorf("docs/workshop.zh-CN.md: the line of chapter %s does not quote the runner's 「%s」", ch, n)
+			}
+		}
+		for _, n := range got[ch] {
+			if !slices.Contains(names, n) {
+				t.Errorf("docs/workshop.zh-CN.md: chapter %s quotes 「%s」, which is no mistake the runner shows (hints.json)", ch, n)
+			}
+		}
+	}
+	for ch := range got {
+		if _, ok := want[ch]; !ok {
+			t.Errorf("docs/workshop.zh-CN.md lists mistakes of chapter %s, which hints.json has none of", ch)
+		}
+	}
+}
+
+var mistakeLine = regexp.MustCompile(`^- ([0-9]{2})：`)
+var quoted = regexp.MustCompile(`「([^」]*)」`)
+
+// quotedMistakes returns, per chapter, the 「names」 of the page's lines
+// "- NN：「…」；「…」".
+func quotedMistakes(text string) map[string][]string {
+	out := map[string][]string{}
+	forEachProseLine(text, func(_ int, line string) {
+		m := mistakeLine.FindStringSubmatch(line)
+		if m == nil || !strings.Contains(line, "「") {
+			return
+		}
+		for _, q := range quoted.FindAllStringSubmatch(line, -1) {
+			out[m[1]] = append(out[m[1]], q[1])
+		}
+	})
+	return out
+}
+
+func TestTheMistakeCheckCatchesAWordingThatDrifted(t *testing.T) {
+	page := "- 04：「惊群效应：每个等待者都监听最小的节点」；「没有重新列出队列」（注）\n- 07：「每个候选者都监听领导者（选主中的惊群效应）」\n"
+	got := quotedMistakes(page)
+	if !slices.Equal(got["04"], []string{"惊群效应：每个等待者都监听最小的节点", "没有重新列出队列"}) || len(got["07"]) != 1 {
+		t.Errorf("quotedMistakes: %q", got)
+	}
+	if slices.Contains(quotedMistakes(strings.Replace(page, "选主中的", "选举中的", 1))["07"], "每个候选者都监听领导者（选主中的惊群效应）") {
+		t.Error("a name reworded on the page still matched the runner's")
 	}
 }

@@ -28,10 +28,10 @@ func New() scene.Scene {
 			Idle: "resigned", Requesting: "campaigns", Waiting: "follower", Holding: "leader",
 			Acquired: "terms", Woken: "woken/resign", PerAcq: "term"},
 		ZH: scene.Chinese{Title: "选主（领导者选举）：序号最小的候选者当领导者，每个候选者监听前驱节点",
-			WokenSays: "一次辞任只唤醒下一个跟随者", HoldersSays: "同一时刻只有一个领导者",
+			WokenSays: "一次让位只唤醒下一个跟随者", HoldersSays: "同一时刻只有一个领导者",
 			Words: scene.Words{Worker: "候选者", Queue: "选主", Holds: "领导",
-				Idle: "已辞任", Requesting: "参选中", Waiting: "跟随者", Holding: "领导者",
-				Acquired: "任期", Woken: "唤醒/辞任", PerAcq: "任期"}},
+				Idle: "已让位", Requesting: "参选中", Waiting: "跟随者", Holding: "领导者",
+				Acquired: "任期", Woken: "唤醒/让位", PerAcq: "任期"}},
 		Leaf: "election",
 		Open: scene.OnSession(seqlock.NewSession, func(s *seqlock.Session, w scene.Worker) (scene.Part, error) {
 			e, err := leader.New(s, w.Path, seqlock.WithObserver(w.Observer))
