@@ -559,6 +559,7 @@ func stubs(t *testing.T, ex course.Exercise, src map[string]string) (names []str
 // Each stub carries its instructions in English and in Chinese, and its
 // TODO names the lesson's page in both languages.
 func TestEveryStubSaysItsContractInBothLanguages(t *testing.T) {
+	table := hint.MustLoad()
 	all, err := course.Discover(root)
 	if err != nil {
 		t.Fatal(err)
@@ -575,8 +576,13 @@ func TestEveryStubSaysItsContractInBothLanguages(t *testing.T) {
 			if strings.TrimSpace(en) == "" || strings.TrimSpace(zh) == "" {
 				t.Errorf("%s: %s's comment has %d English and %d Chinese characters: say what must hold in both (English first, then Chinese)", ex.Chapter, name, len([]rune(en)), len([]rune(zh)))
 			}
-			if todo := todos[name]; !strings.Contains(todo, "README.md") || !strings.Contains(todo, "README.zh-CN.md") {
+			todo := todos[name]
+			if !strings.Contains(todo, "README.md") || !strings.Contains(todo, "README.zh-CN.md") {
 				t.Errorf("%s: %s's TODO does not name the lesson's page in both languages (README.md … / README.zh-CN.md …): %q", ex.Chapter, name, todo)
+			}
+			// Its step in hints.json tells the Chinese learner the same page.
+			if st := table.StepOf(ex.Chapter, todo); st != nil && (!strings.Contains(st.Goal.ZH, "README.zh-CN.md") || st.Holds.EN == "" || st.Holds.ZH == "") {
+				t.Errorf("%s: hints.json's step %q: its goal.zh should name README.zh-CN.md (it says %q) and its holds be said in both languages", ex.Chapter, st.Todo, st.Goal.ZH)
 			}
 		}
 	}
