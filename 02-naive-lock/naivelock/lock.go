@@ -64,9 +64,21 @@ func (l *Lock) attempt(ctx context.Context) error {
 }
 
 // deleteIfOurs is step 4, the compare-and-delete: get the node, check the
-// token, delete with the version we read. If somebody changed or recreated
-// the node in between, the version no longer matches and the delete fails
-// instead of removing their lock.
+// token, delete with the version we read.
+//
+// What tells our node from a newcomer's at the same path is what the get
+// returns: the data (our token; the node's creation zxid, stat.Czxid, or
+// its owner, stat.EphemeralOwner, would tell as well). The version does
+// not: a node deleted and created again starts again at version 0, so the
+// version we read also matches somebody else's new node. It only refuses
+// the delete if the data changed in between, which no contender does.
+//
+// And a window remains between the get and the delete: if our node goes
+// (our session expired) and somebody locks in between, our delete removes
+// their node. Nothing closes it on a fixed path — a multi can check only a
+// version — and TestAVersionCannotTellARecreatedNode measures it. Chapter
+// 04 closes it another way: every contender's node has a name the server
+// never gives again, so a delete can only meet our own node.
 func (l *Lock) deleteIfOurs(token string) error {
 	data, stat, err := l.get()
 	switch {

@@ -6,18 +6,32 @@
 // other helpers in naivelock.go) is the reference's. Read the README's
 // four steps, write the three TODO(workshop) parts, and run the chapter's
 // own tests against them.
+//
+// 第 02 章的练习（make exercise CH=02）。这个文件代替
+// 02-naive-lock/naivelock/lock.go；包里的其余部分（Lock、New、TryLock
+// 的前置检查、Unlock 的收尾，以及 naivelock.go 里的 create 等辅助函数）
+// 都用参考实现。先读 README.zh-CN.md 的四个步骤，写完下面三处
+// TODO(workshop)，再用本章自己的测试检查。
 package naivelock
 
 import "context"
 
 // Lock blocks until this Lock holds the lock or ctx ends: step 3, the
-// "While version". What must hold: a taken lock is tried again every
-// l.retry until it is free; any other answer (we hold it, or a real error)
-// ends Lock at once; a cancelled ctx ends it at once too, not one retry
-// later; and the waiter says once that it waits (l.waiting()), for the
-// visualizer and the tests that count.
+// "While version". What must hold: a taken lock (TryLock says ErrLocked)
+// is tried again every l.retry until it is free; any other answer (we hold
+// it, or a real error) ends Lock at once, without a second create; a
+// cancelled ctx ends it at once too, not one retry later; and the waiter
+// says once per Lock that it waits, by calling l.waiting() the first time
+// it finds the lock taken (the tests count it).
+//
+// Lock 一直阻塞，直到这个 Lock 持有锁或 ctx 结束：第 3 步，文章的
+// “While 循环版”。必须成立的是：锁被占用（TryLock 返回 ErrLocked）时，
+// 每隔 l.retry 重试一次，直到锁空出来；其他任何结果（已持有锁，或真正的
+// 错误）都让 Lock 立刻返回，不再发第二个 create；ctx 取消时也立刻返回，
+// 不再多等一个重试间隔；每次 Lock 里等待者只报告一次自己在等：第一次
+// 发现锁被占用时调用 l.waiting()（测试会数它）。
 func (l *Lock) Lock(ctx context.Context) error {
-	panic("TODO(workshop): Lock — try, and while the lock is taken wait and try again; stop at once on anything else or when ctx ends (step 3 of 02-naive-lock/README.md)")
+	panic("TODO(workshop): Lock — try, and while the lock is taken wait and try again; stop at once on anything else or when ctx ends (step 3 of 02-naive-lock/README.md / README.zh-CN.md 第 3 步)")
 }
 
 // attempt is steps 1 and 2 (TryLock calls it once it has checked that this
@@ -25,17 +39,37 @@ func (l *Lock) Lock(ctx context.Context) error {
 // lock node now exists because of us, we hold the lock, we know the token
 // it carries (l.token; Unlock needs it) and we said so (l.acquired());
 // if it already existed, somebody else holds it: ErrLocked; any other
-// failure is an error that says what we were doing (ctx's error as it is).
-// The helpers (newToken, l.create) are in naivelock.go.
+// failure is returned wrapped with %w and says what we were doing, in
+// these words: "naivelock: create lock node <path>: <the server's error>"
+// (ctx's error is returned as it is). The helpers (newToken, l.create) are
+// in naivelock.go.
+//
+// attempt 是第 1、2 步（TryLock 确认这个 Lock 没有持有锁、ctx 也还有效
+// 之后调用它）。完成后必须成立：锁节点是因为我们才存在的，我们就持有锁，
+// 记下它带的令牌（l.token，Unlock 要用），并报告加锁成功（l.acquired()）；
+// 节点原本就存在，说明锁在别人手里：返回 ErrLocked；其他失败用 %w 包装
+// 返回，并说明当时在做什么，措辞就是
+// "naivelock: create lock node <path>: <服务器的错误>"（ctx 的错误原样返回）。
+// 辅助函数（newToken、l.create）在 naivelock.go 里。
 func (l *Lock) attempt(ctx context.Context) error {
-	panic("TODO(workshop): attempt — create the lock node carrying a fresh token; created: we hold it; already there: ErrLocked (steps 1-2 of 02-naive-lock/README.md)")
+	panic("TODO(workshop): attempt — create the lock node carrying a fresh token; created: we hold it; already there: ErrLocked (steps 1-2 of 02-naive-lock/README.md / README.zh-CN.md 第 1-2 步)")
 }
 
 // deleteIfOurs is step 4 (Unlock calls it with the token it held). What
-// must hold: we delete the lock node only if it is still ours — the one
-// carrying our token, unchanged since we looked — and otherwise leave it
-// alone and return ErrNotHeld: after our session expired, the node at the
-// path may be somebody else's lock. Other errors are wrapped with %w.
+// must hold: read the node (l.get) and delete it (l.delete) only if it is
+// still ours — it carries our token — and otherwise leave it alone and
+// return ErrNotHeld: after our session expired, the node at the path may
+// be somebody else's lock. A node that is gone is ErrNotHeld too. Other
+// errors are wrapped with %w. (What the version you read can and cannot
+// tell, and the window between the read and the delete that no code here
+// can close: README.md step 4 and "The flaw, measured".)
+//
+// deleteIfOurs 是第 4 步（Unlock 带着它持有的令牌调用它）。必须成立的是：
+// 先读节点（l.get），只有它仍是我们的——带着我们的令牌——才删除它
+// （l.delete）；否则不动它，返回 ErrNotHeld：会话过期之后，这个路径上的
+// 节点可能已经是别人的锁。节点已经不在，同样返回 ErrNotHeld。其他错误用
+// %w 包装。（读到的版本号能说明什么、不能说明什么，以及读和删之间那个
+// 这里的代码堵不上的空档：见 README.zh-CN.md 第 4 步和“缺陷实测”。）
 func (l *Lock) deleteIfOurs(token string) error {
-	panic("TODO(workshop): deleteIfOurs — delete the lock node only if it is still ours, else ErrNotHeld (step 4 of 02-naive-lock/README.md)")
+	panic("TODO(workshop): deleteIfOurs — delete the lock node only if it is still ours, else ErrNotHeld (step 4 of 02-naive-lock/README.md / README.zh-CN.md 第 4 步)")
 }

@@ -123,6 +123,110 @@ func TestUnlockNeverDeletesSomebodyElsesLock(t *testing.T) {
 	}
 }
 
+// What step 4's version can and cannot tell, on a real server. A node that
+// is deleted and created again starts again at version 0, so a version read
+// from our node also matches a newcomer's node at the same path: Delete(path,
+// 0), and even a multi (check version 0, then delete), removes the
+// newcomer's. What tells the two nodes apart is what the get returns with
+// the data: our token, the node's creation zxid (Czxid) or its ephemeral
+// owner (the session that created it).
+//
+// And the window that remains in Unlock: nothing makes the read and the
+// delete one step. If A's node goes and B's appears between A's get and
+// A's delete, A's delete removes B's node, with the version it read or
+// with -1 alike. This test opens that window on purpose (the observer runs
+// just before the delete is sent) and measures it: a fixed path cannot
+// close it, which is why chapter 04 gives every contender a name of its own
+// that the server never reuses.
+func TestAVersionCannotTellARecreatedNode(t *testing.T) {
+	t.Run("a recreated node is at version 0 again, and a delete of version 0 removes it", func(t *testing.T) {
+		lockPath := zktest.Root(t) + "/lock"
+		a, b := zktest.Connect(t), zktest.Connect(t)
+		acl := zk.WorldACL(zk.PermAll)
+		if _, err := a.Create(lockPath, []byte("a"), zk.FlagEphemeral, acl); err != nil {
+			t.Fatal(err)
+		}
+		_, aStat, err := a.Get(lockPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Delete(lockPath, aStat.Version); err != nil {
+			t.Fatal(err)
+		}
+		for _, remove := range []struct {
+			how    string
+			delete func() error
+		}{
+			{"Delete(path, 0)", func() error { return a.Delete(lockPath, aStat.Version) }},
+			{"Delete(path, -1)", func() error { return a.Delete(lockPath, -1) }},
+			{"Multi(check version 0, delete version 0)", func() error {
+				_, err := a.Multi(&zk.CheckVersionRequest{Path: lockPath, Version: aStat.Version}, &zk.DeleteRequest{Path: lockPath, Version: aStat.Version})
+				return err
+			}},
+		} {
+			if _, err := b.Create(lockPath, []byte("b"), zk.FlagEphemeral, acl); err != nil {
+				t.Fatal(err)
+			}
+			_, bStat, err := b.Get(lockPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bStat.Version != aStat.Version {
+				t.Fatalf("B's recreated node is at version %d, A's was at %d: want the same version", bStat.Version, aStat.Version)
+			}
+			if bStat.Czxid == aStat.Czxid || bStat.EphemeralOwner == aStat.EphemeralOwner {
+				t.Fatalf("B's node has czxid %#x and owner %#x, A's had %#x and %#x: want both to differ", bStat.Czxid, bStat.EphemeralOwner, aStat.Czxid, aStat.EphemeralOwner)
+			}
+			if err := remove.delete(); err != nil {
+				t.Fatalf("A's %s on B's node = %v, want it to succeed: a version cannot tell B's node from A's", remove.how, err)
+			}
+			if ok, _, err := b.Exists(lockPath); err != nil || ok {
+				t.Fatalf("after A's %s B's node exists = %v (%v), want it gone", remove.how, ok, err)
+			}
+			t.Logf("A's %s removed B's node: A's and B's were both at version %d (czxid %#x and %#x)", remove.how, aStat.Version, aStat.Czxid, bStat.Czxid)
+		}
+	})
+
+	t.Run("a node recreated between Unlock's read and its delete is deleted", func(t *testing.T) {
+		lockPath := zktest.Root(t) + "/lock"
+		ctx := zktest.Context(t)
+		admin := zktest.Connect(t)
+		b, _ := naivelock.New(zktest.Connect(t), lockPath)
+		var opened atomic.Bool
+		var bErr error
+		obs := func(e event.Event) {
+			if e.Kind != event.Request || e.Op != "delete" || opened.Swap(true) {
+				return
+			}
+			// A has read its node and compared the token; its delete is
+			// about to go out. A's node goes (as when A's session expires)
+			// and B locks, at the same path, at version 0.
+			if bErr = admin.Delete(lockPath, -1); bErr == nil {
+				bErr = b.TryLock(ctx)
+			}
+		}
+		a, _ := naivelock.New(zktest.Connect(t), lockPath, naivelock.WithObserver(obs))
+		if err := a.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		err := a.Unlock(ctx)
+		switch {
+		case !opened.Load():
+			t.Fatalf("A's Unlock (= %v) sent no delete through l.delete: step 4 reads the node (l.get), compares, then deletes with l.delete", err)
+		case bErr != nil:
+			t.Fatalf("B could not lock in the window: %v", bErr)
+		}
+		ok, _, gerr := admin.Exists(lockPath)
+		if gerr != nil {
+			t.Fatal(gerr)
+		}
+		if ok {
+			t.Fatalf("B's node survived A's Unlock (= %v): the window between the read and the delete was expected to stay open on a fixed path", err)
+		}
+		t.Logf("A's Unlock = %v, and B's lock node is gone: B believes it holds a lock that no node guards (chapter 04's names are never reused, so its delete cannot meet a newcomer's node)", err)
+	})
+}
+
 func TestConformance(t *testing.T) {
 	// The default, ephemeral variant passes the whole suite, including "a
 	// waiter gets the lock when the holder's session is closed".

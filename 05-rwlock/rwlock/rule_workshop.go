@@ -5,6 +5,11 @@
 // RWMutex and its two sides, downgrade and upgrade) and chapter 04's queue
 // core are the reference's. Write the two TODO(workshop) rules, then run
 // the chapter's own tests against them.
+//
+// 第 05 章的练习（make exercise CH=05）。这个文件代替
+// 05-rwlock/rwlock/rule.go；包里的其余部分（RWMutex 和它的两侧、锁降级和
+// 锁升级）以及第 04 章的队列核心都用参考实现。写完两处 TODO(workshop)
+// 规则，再用本章自己的测试检查。
 package rwlock
 
 import (
@@ -23,6 +28,15 @@ import (
 //     just before its own, whatever that node is.
 //   - A reader holds the lock unless a writer is ahead of it (readers ahead
 //     share with it); else it watches only the last writer ahead of it.
+//
+// 读者和写者在同一个目录里排队，每人一个 EPHEMERAL_SEQUENTIAL 节点（临时
+// 顺序节点），按 Curator 的方式命名：…__READ__<序号> 或 …__WRIT__<序号>。
+// 队列只按序号排序。规则拿到队列（序号最小的在前）和我们的下标，回答
+// 我们是否持有锁；如果没有，再给出我们要监听的那一个节点的名字。
+//
+//   - 写者排第一就持有锁；否则监听紧挨在它前面的节点，不管那是读是写。
+//   - 读者只要前面没有写者就持有锁（前面的读者和它共享）；否则只监听
+//     排在它前面的最后一个写者。
 
 // Curator's markers, so a Java InterProcessReadWriteLock shares the queue.
 // Curator depends on both having the same length.
@@ -31,16 +45,29 @@ const (
 	writeMarker = "__WRIT__"
 )
 
-// writeRule is the writer's rule. (Chapter 04 has written it already.)
+// writeRule is the writer's rule (step 3). What must hold: a writer holds
+// only when it is first, and waits for exactly one node. (Chapter 04 has
+// written it already.)
+//
+// writeRule 是写者的规则（第 3 步）。必须成立的是：写者只有排第一才持有
+// 锁，并且只等一个节点。（第 04 章已经写过它了。）
 var writeRule seqlock.Rule = func(queue []seqlock.Node, ours int) (bool, string) {
-	panic("TODO(workshop): writeRule — a writer holds alone, and waits for exactly one node (chapter 04 has a rule for this)")
+	panic("TODO(workshop): writeRule — a writer holds alone, and waits for exactly one node (chapter 04 has a rule for this) (step 3 of 05-rwlock/README.md / README.zh-CN.md 第 3 步)")
 }
 
-// readRule is the reader's rule. own is the name of the write node this
-// RWMutex holds, "" if none: it does not block our own reader (that is a
-// downgrade).
+// readRule is the reader's rule (step 4). own is the name of the write
+// node this RWMutex holds, "" if none: it does not block our own reader
+// (that is a downgrade). What must hold: a reader holds unless a writer
+// other than own is ahead of it; otherwise it watches the last such
+// writer ahead of it, so that one writer's release wakes exactly the
+// readers behind it.
+//
+// readRule 是读者的规则（第 4 步）。own 是这个 RWMutex 自己持有的写节点的
+// 名字，没有就是 ""：它不挡我们自己的读者（那是锁降级）。必须成立的是：
+// 只要前面没有 own 以外的写者，读者就持有锁；否则监听排在它前面的最后
+// 一个这样的写者，这样一个写者释放时，恰好唤醒排在它后面的那些读者。
 func readRule(queue []seqlock.Node, ours int, own string) (holds bool, watch string) {
-	panic("TODO(workshop): readRule — a reader holds unless a writer other than our own is ahead; else it waits for the one writer whose going can let it in")
+	panic("TODO(workshop): readRule — a reader holds unless a writer other than our own is ahead; else it waits for the one writer whose going can let it in (step 4 of 05-rwlock/README.md / README.zh-CN.md 第 4 步)")
 }
 
 // writer tells a writer's node from a reader's: the marker comes just

@@ -5,6 +5,11 @@
 // (the Semaphore, its Lease, revocation) and chapter 04's queue core are
 // the reference's. Write the two TODO(workshop) parts, then run the
 // chapter's own tests against them.
+//
+// 第 09 章的练习（make exercise CH=09）。这个文件代替
+// 09-semaphore/semaphore/acquire.go；包里的其余部分（Semaphore、它的
+// Lease、撤销）和第 04 章的队列核心都用参考实现。写完两处 TODO(workshop)，
+// 再用本章自己的测试检查。
 package semaphore
 
 import (
@@ -18,9 +23,14 @@ import (
 // first) and our index in it, do we hold a lease, and if not, which node's
 // name do we watch? At most n hold at once, the first to have asked; and a
 // waiter must wake when a lease it can take is freed, not before.
+//
+// Leases 是租约队列的规则：给定队列（序号最小的在前）和我们的下标，我们
+// 是否持有一个租约；如果没有，我们监听哪一个节点的名字？同时最多 n 个
+// 持有，也就是最先申请的那 n 个；等待者要在它能拿到的租约被释放时醒来，
+// 不能更早。
 func Leases(n int) seqlock.Rule {
 	return func(queue []seqlock.Node, ours int) (bool, string) {
-		panic("TODO(workshop): Leases — who holds one of the n leases, and which one node each waiter watches")
+		panic("TODO(workshop): Leases — who holds one of the n leases, and which one node each waiter watches (step 3 of 09-semaphore/README.md / README.zh-CN.md 第 3 步)")
 	}
 }
 
@@ -44,9 +54,32 @@ func (s *Semaphore) TryAcquire(ctx context.Context) (*Lease, error) { return s.a
 //     for revocation if the Semaphore is revocable).
 //
 // What must hold: never more than n leases out; a cancelled ctx leaves
-// nothing behind. The tools are in semaphore.go and lease.go; which ones,
-// and why, are the hints' business (scripts/exercise 09 --hint).
+// nothing behind and returns no Lease. The tests and the visualizer follow
+// step 2 through two events that are yours to report, and the tests wait
+// for them: each time the gate holder finds n leases out and waits,
+// s.emit(event.Waiting, "", s.leaseDir(), "<out> of <n> leases out"); each
+// time its watch fires, s.emit(event.Notified, "", s.leaseDir(),
+// ev.Type.String()). The tools are in semaphore.go and lease.go; which
+// ones, and why, are the hints' business (scripts/exercise 09 --hint).
+//
+// acquire 就是 package 注释里的步骤。每一步要做到的是：
+//
+//  1. 只有自己一个客户端在数租约、拿租约：持有闸门（s.gateDir() 上的一把
+//     第 04 章互斥锁；wait 为 false 时用 TryLock），无论 acquire 怎样返回
+//     都要释放它。
+//  2. 持有闸门时，等到发出的租约少于 s.n 个——唤醒它的应该是租约的离开，
+//     而不是有客户端来闸门排队；wait 为 false 时不等待，返回 ErrLocked。
+//  3. 在租约队列里拿一个租约，作为 *Lease 返回（Semaphore 可撤销时还要
+//     监听撤销请求）。
+//
+// 必须成立的是：发出的租约永远不超过 n 个；ctx 取消后不留下任何东西，也
+// 不返回 Lease。测试和可视化工具靠两个由你报告的事件来跟踪第 2 步，测试
+// 会等这两个事件：闸门的持有者每次发现 n 个租约都已发出、开始等待时，
+// s.emit(event.Waiting, "", s.leaseDir(), "<out> of <n> leases out")；每次
+// 监听触发时，s.emit(event.Notified, "", s.leaseDir(), ev.Type.String())。
+// 工具在 semaphore.go 和 lease.go 里；具体用哪些、为什么，交给提示
+// （scripts/exercise 09 --hint）。
 func (s *Semaphore) acquire(ctx context.Context, wait bool) (*Lease, error) {
-	_ = event.Waiting // report waits with s.emit(event.Waiting, "", s.leaseDir(), "…") if you like
-	panic("TODO(workshop): acquire — the gate, the wait for a free lease, the lease (steps 1-3 of 09-semaphore/README.md)")
+	_ = event.Waiting // the events of step 2: see above
+	panic("TODO(workshop): acquire — the gate, the wait for a free lease, the lease (steps 1-3 of 09-semaphore/README.md / README.zh-CN.md 第 1-3 步)")
 }
