@@ -28,6 +28,9 @@ func (m Model) apply(items []Msg) Model {
 		case QueueSnapshot:
 			m = m.queueChanged(it)
 		case WorkerChange:
+			if m.gone[it.Name] {
+				continue // removed: nothing of it comes back
+			}
 			w := m.worker(it.Name)
 			if (it.State == Crashed || it.State == CutOff) && w.state == Holding {
 				// A holder that dies says nothing more: the server deletes
@@ -80,6 +83,7 @@ func (m Model) own() Model {
 		workers[n] = &c
 	}
 	m.workers = workers
+	m.gone = maps.Clone(m.gone)
 	m.order = slices.Clone(m.order)
 	m.log = slices.Clip(m.log)
 	return m
@@ -113,7 +117,7 @@ func (m Model) reset(c ChapterStarted) Model {
 	m.chapter, m.path, m.dir, m.hold = c.Scene, c.Path, c.Dir, c.Hold
 	m.words, m.look, m.expect = c.Scene.In(m.lang)
 	m.workshop = c.Workshop
-	m.workers, m.order = map[string]*worker{}, nil
+	m.workers, m.order, m.gone = map[string]*worker{}, nil, nil
 	m.queue = QueueSnapshot{Dir: c.Dir}
 	m.acquired, m.requests, m.notified, m.wasted = 0, 0, 0, 0
 	m.releases, m.wakes, m.wokeNow, m.wokeLast = 0, 0, 0, 0
@@ -140,9 +144,14 @@ func (m *Model) worker(name string) *worker {
 }
 
 // forget drops a worker that was removed cleanly: nothing of it is left
-// in ZooKeeper, so nothing of it is left on screen.
+// in ZooKeeper, so nothing of it is left on screen, and nothing it still
+// says (a late event) brings it back.
 func (m Model) forget(name string) Model {
 	delete(m.workers, name)
+	if m.gone == nil {
+		m.gone = map[string]bool{}
+	}
+	m.gone[name] = true
 	m.order = slices.DeleteFunc(slices.Clone(m.order), func(n string) bool { return n == name })
 	if m.cursor >= len(m.order) {
 		m.cursor = len(m.order) - 1
@@ -167,7 +176,7 @@ func (m Model) event(e event.Event) Model {
 	if line := m.chapter.Line(e); line != "" {
 		m.addLog(protectedAnywhere.ReplaceAllString(line, ""))
 	}
-	if e.Owner == "" {
+	if e.Owner == "" || m.gone[e.Owner] {
 		return m
 	}
 	w := m.worker(e.Owner)

@@ -79,8 +79,12 @@ type Model struct {
 
 	workers map[string]*worker
 	order   []string
-	queue   QueueSnapshot
-	log     []string
+	// gone: the workers removed cleanly (x) in this chapter. An event of
+	// theirs that arrives late (a lock's goroutine that told its last
+	// event after the stop) must not bring the row back.
+	gone  map[string]bool
+	queue QueueSnapshot
+	log   []string
 
 	// totals
 	acquired, requests, notified, wasted int

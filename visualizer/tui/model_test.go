@@ -421,6 +421,24 @@ func TestWorkerChanges(t *testing.T) {
 			t.Errorf("worker-3 still there: order %v cursor %d", m.order, m.cursor)
 		}
 	})
+	t.Run("a removed worker's late events do not bring its row back", func(t *testing.T) {
+		// x: the view hears "stopped", then what the worker's lock still
+		// said on its way out (its delete, its Released). 04's ghost row.
+		m := m.apply([]Msg{ev("worker-3", event.Acquired, "", node(7), "")})
+		m = m.apply([]Msg{WorkerChange{Name: "worker-3", State: Stopped, Detail: "unlocks and closes its session"},
+			ev("worker-3", event.Request, "delete", node(7), ""), ev("worker-3", event.Released, "", node(7), "")})
+		if _, ok := m.workers["worker-3"]; ok || slices.Contains(m.order, "worker-3") {
+			t.Errorf("worker-3 is back after its removal: order %v", m.order)
+		}
+		if strings.Contains(m.workersView(60, 10)[3], "worker-3") {
+			t.Errorf("a ghost row of worker-3:\n%s", strings.Join(m.workersView(60, 10), "\n"))
+		}
+		m = m.apply([]Msg{ChapterStarted{Scene: sceneOf(t, "04"), Path: dir, Dir: dir},
+			ev("worker-3", event.Request, "create", node(1), "")})
+		if _, ok := m.workers["worker-3"]; !ok {
+			t.Error("the next chapter's worker-3 is not shown: a removal belongs to its chapter")
+		}
+	})
 	t.Run("a worker back on a new session says so where the expire key said it was expiring", func(t *testing.T) {
 		for lang, want := range map[string]string{
 			"en": "worker-2 is back on a new session 0xabc",

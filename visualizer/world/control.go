@@ -99,8 +99,11 @@ func (w *World) SetPaused(p bool)        { w.paused.set(p) }
 func (w *World) SetHold(d time.Duration) { w.hold.Store(int64(d)) }
 
 // RemoveWorker stops the newest live worker cleanly: it unlocks if it
-// holds and closes its session, so its node goes at once.
+// holds and closes its session, so its node goes at once. The view hears
+// "stopped" once it is: after what its lock said on the way out (its
+// delete, its Released), never before, or those would bring its row back.
 func (w *World) RemoveWorker() {
+	gen := w.gen.Load()
 	w.mu.Lock()
 	var wk *worker
 	for i := len(w.workers) - 1; i >= 0; i-- {
@@ -113,9 +116,11 @@ func (w *World) RemoveWorker() {
 	if wk == nil {
 		return
 	}
-	w.inbox.put(tui.WorkerChange{Name: wk.name, State: tui.Stopped, Detail: "unlocks and closes its session"})
 	wk.stop()
 	wk.dead.Store(true)
+	if w.gen.Load() == gen { // a chapter switched meanwhile: its workers of the same names are others
+		w.inbox.put(tui.WorkerChange{Name: wk.name, State: tui.Stopped, Detail: "unlocked and closed its session"})
+	}
 }
 
 // Kill closes a worker abruptly: the proxy goes first, so the close never
