@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"path"
@@ -40,7 +41,7 @@ func (m Model) apply(items []Msg) Model {
 				// way, and reports its Lost only when it hears of it, often
 				// after its successor was woken: that Lost is this release
 				// (releasing), and starts no count of its own.
-				m.wokeLast, m.wokeNow = m.wokeNow, 0
+				m = m.releaseBegins(w.node)
 				if it.State == CutOff {
 					w.releasing = true
 				}
@@ -121,6 +122,7 @@ func (m Model) reset(c ChapterStarted) Model {
 	m.queue = QueueSnapshot{Dir: c.Dir}
 	m.acquired, m.requests, m.notified, m.wasted = 0, 0, 0, 0
 	m.releases, m.wakes, m.wokeNow, m.wokeLast = 0, 0, 0, 0
+	m.releaseQueue = ""
 	m.maxWoken, m.maxWaiting, m.maxHolders = 0, 0, 0
 	m.cursor = -1
 	m.status = ""
@@ -203,7 +205,7 @@ func (m Model) event(e event.Event) Model {
 			// The holder lets go: its watchers may be told before its
 			// Released event, so the release's count starts here.
 			w.releasing = true
-			m.wokeLast, m.wokeNow = m.wokeNow, 0
+			m = m.releaseBegins(e.Node)
 		}
 		if w.state != Holding && w.state != Waiting {
 			w.state = Requesting
@@ -215,7 +217,7 @@ func (m Model) event(e event.Event) Model {
 		}
 		m.maxWaiting = max(m.maxWaiting, m.count(Waiting))
 	case event.Waiting:
-		m = m.wokeInVain(w)
+		m = m.wokeInVain(w, e.Node)
 		w.state = Waiting
 		m.maxWaiting = max(m.maxWaiting, m.count(Waiting))
 	case event.Notified:
@@ -226,10 +228,16 @@ func (m Model) event(e event.Event) Model {
 		w.lastNotice = strings.TrimPrefix(e.Detail, "Event")
 		if w.state == Waiting || w.state == Requesting {
 			w.woken = !m.chapter.Watch // in 01 nobody competes: no wake-up is wasted
+			w.wokenFrom = queueOfNode(e.Node)
 			w.state = Requesting
-			m.wakes++
-			m.wokeNow++
-			m.maxWoken = max(m.maxWoken, m.wokeNow)
+			// A release wakes those who wait in its own queue. A wake-up in
+			// another queue is that queue's hand-off (09: the gate opens for
+			// the next client while a lease goes): not this release's.
+			if m.releaseQueue == "" || w.wokenFrom == m.releaseQueue {
+				m.wakes++
+				m.wokeNow++
+				m.maxWoken = max(m.maxWoken, m.wokeNow)
+			}
 		}
 	case event.Acquired:
 		w.state = Holding
@@ -262,7 +270,7 @@ func (m Model) event(e event.Event) Model {
 		w.watching = map[string]string{}
 		m.releases++
 		if !w.releasing { // no delete of its own came first (01's write, a lost hold)
-			m.wokeLast, m.wokeNow = m.wokeNow, 0
+			m = m.releaseBegins(cmp.Or(e.Node, w.node))
 		}
 		w.releasing = false
 	}
@@ -276,12 +284,36 @@ func (m Model) flashFor() time.Duration {
 }
 
 // wokeInVain counts a wasted wake-up: w was notified, and instead of
-// getting the lock it went back to waiting.
-func (m Model) wokeInVain(w *worker) Model {
-	if w.woken {
-		w.woken = false
+// getting the lock it went back to waiting on node, in the queue it was
+// woken from (03's herd, 04's re-listing after a waiter ahead left). One
+// woken in a queue that now waits in another has moved on: 09's gate
+// hand-off, after which the gate's new holder waits behind the leases.
+func (m Model) wokeInVain(w *worker, node string) Model {
+	if w.woken && queueOfNode(node) == w.wokenFrom {
 		w.wasted++
 		m.wasted++
 	}
+	w.woken = false
 	return m
+}
+
+// releaseBegins starts the count of whom the release of node wakes.
+func (m Model) releaseBegins(node string) Model {
+	m.wokeLast, m.wokeNow = m.wokeNow, 0
+	m.releaseQueue = queueOfNode(node)
+	return m
+}
+
+// queueOfNode is the queue a node stands in: its directory for a sequential
+// node (04's lock-0000000012, 09's gate and lease nodes), the node itself
+// otherwise (03's one lock node; a directory whose children are watched,
+// as 09's gate holder watches leases).
+func queueOfNode(node string) string {
+	if node == "" {
+		return ""
+	}
+	if sequenceOf(path.Base(node)) >= 0 {
+		return path.Dir(node)
+	}
+	return node
 }

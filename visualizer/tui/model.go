@@ -53,8 +53,9 @@ type worker struct {
 	requests   int
 	notified   int
 	wasted     int
-	woken      bool // notified while waiting, not yet known whether it got the lock
-	releasing  bool // a holder that asked to delete its node: its release has begun
+	woken      bool   // notified while waiting, not yet known whether it got the lock
+	wokenFrom  string // the queue (queueOfNode) of the node whose notification woke it
+	releasing  bool   // a holder that asked to delete its node: its release has begun
 	flashUntil time.Time
 	lastNotice string // what the last notification said
 	detail     string
@@ -89,6 +90,9 @@ type Model struct {
 	// totals
 	acquired, requests, notified, wasted int
 	releases, wakes, wokeNow, wokeLast   int
+	// releaseQueue is the queue (queueOfNode) of the node whose release is
+	// being counted: a release wakes those waiting in its own queue.
+	releaseQueue string
 	// what the header sets beside the scene's Expect
 	maxWoken, maxWaiting, maxHolders int
 

@@ -11,6 +11,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	semscene "github.com/lockstep-zk/lockstep/09-semaphore/scene"
 	"github.com/lockstep-zk/lockstep/event"
 )
 
@@ -620,5 +621,65 @@ func TestACutOffHoldersNodeGoingIsARelease(t *testing.T) {
 	}
 	if line := m.expectLine(100); !strings.Contains(line, "✓") {
 		t.Errorf("after a cut-off holder's node went: %q, want ✓", line)
+	}
+}
+
+// Chapter 09: a lease goes, and it wakes the gate's holder, the one client
+// watching the leases; that client takes a lease and opens the gate, whose
+// next client is told (04's hand-off) and then waits behind the leases.
+// The release woke one, as 09's README says, and nothing was wasted: the
+// gate's hand-off moved its client on to the next wait.
+func TestAGateHandOffIsNeitherAWastedWakeUpNorTheReleasesOwn(t *testing.T) {
+	const sem = "/v/09-semaphore/lock"
+	lease := func(seq int) string { return fmt.Sprintf("%s/leases/_c_x-lease-%010d", sem, seq) }
+	gate := func(seq int) string { return fmt.Sprintf("%s/locks/_c_x-lock-%010d", sem, seq) }
+	e := func(o string, k event.Kind, op, n, detail string) LockEvent {
+		return LockEvent{event.Event{Time: t0, Owner: o, Kind: k, Op: op, Node: n, Detail: detail}}
+	}
+	m := NewModel(nil, nil, testKeys).apply([]Msg{
+		ChapterStarted{Scene: semscene.New(), Path: sem, Dir: sem, Hold: time.Second},
+		// worker-1 holds the one lease left out; worker-2 holds the gate
+		// and waits behind the leases; worker-3 waits behind worker-2 at the gate.
+		e("worker-1", event.Acquired, "", lease(1), ""),
+		e("worker-2", event.Info, "", gate(2), "takes the gate"),
+		e("worker-2", event.WatchSet, "children", sem+"/leases", ""),
+		e("worker-2", event.Waiting, "", sem+"/leases", ""),
+		e("worker-3", event.WatchSet, "get", gate(2), ""),
+		e("worker-3", event.Waiting, "", gate(2), ""),
+	})
+	m = m.apply([]Msg{
+		e("worker-1", event.Request, "delete", lease(1), ""),
+		e("worker-2", event.Notified, "", sem+"/leases", "EventNodeChildrenChanged"),
+		e("worker-1", event.Released, "", lease(1), ""),
+		e("worker-2", event.Acquired, "", lease(3), ""),
+		e("worker-2", event.Request, "delete", gate(2), ""),
+		e("worker-3", event.Notified, "", gate(2), "EventNodeDeleted"),
+		e("worker-2", event.Info, "", gate(2), "opens the gate"),
+		e("worker-3", event.Info, "", gate(4), "takes the gate"),
+		e("worker-3", event.WatchSet, "children", sem+"/leases", ""),
+		e("worker-3", event.Waiting, "", sem+"/leases", ""),
+	})
+	if m.lastWoken() != 1 || m.wakes != 1 || m.releases != 1 {
+		t.Errorf("the lease's release woke %d (%d wakes in %d releases), want 1: the gate holder", m.lastWoken(), m.wakes, m.releases)
+	}
+	if m.wasted != 0 {
+		t.Errorf("%d wasted wake-ups, want 0: worker-3 was woken at the gate and took it", m.wasted)
+	}
+	if m.notified != 2 || m.workers["worker-3"].notified != 1 {
+		t.Errorf("notified %d (worker-3 %d), want 2 (1): the hand-off is still a notification", m.notified, m.workers["worker-3"].notified)
+	}
+	// Woken at the gate and back to waiting at the gate (the client ahead
+	// of it gave up): that one is wasted.
+	m = m.apply([]Msg{
+		e("worker-4", event.WatchSet, "get", gate(4), ""),
+		e("worker-4", event.Waiting, "", gate(4), ""),
+		e("worker-5", event.WatchSet, "get", gate(3), ""),
+		e("worker-5", event.Waiting, "", gate(3), ""),
+		e("worker-5", event.Notified, "", gate(3), "EventNodeDeleted"),
+		e("worker-5", event.WatchSet, "get", gate(4), ""),
+		e("worker-5", event.Waiting, "", gate(4), ""),
+	})
+	if m.wasted != 1 {
+		t.Errorf("%d wasted wake-ups, want 1: worker-5 was woken at the gate and waits at the gate again", m.wasted)
 	}
 }
