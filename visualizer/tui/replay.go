@@ -80,16 +80,17 @@ func NewReplay(rec event.Recording, sc scene.Scene) *Replay {
 			r.seen = why + " (seen by the replay)"
 		}
 	}
-	r.steps = queueSteps(rec.Events, dir, sc.Tag)
+	r.steps = queueSteps(rec.Events, dir, sc.Tag, sc.Single)
 	return r
 }
 
 // queueSteps pairs each event with the queue it leaves behind, when that
-// changed.
-func queueSteps(events []event.Event, dir string, tag func(string) string) [][]Msg {
+// changed. single: the lock is one node (01 to 03), whose owner is whoever
+// holds it.
+func queueSteps(events []event.Event, dir string, tag func(string) string, single bool) [][]Msg {
 	type live struct {
 		QueueNode
-		at int // order of appearance, for nodes without a sequence
+		at int // order of appearance, for nodes without a sequence; one per life of a node
 	}
 	present := map[string]*live{} // full path → node
 	n := 0
@@ -145,6 +146,17 @@ func queueSteps(events []event.Event, dir string, tag func(string) string) [][]M
 		}
 		return ""
 	}
+	holds := map[string]string{} // owner → node it holds
+	watched := map[string]int{}  // "owner node" → which of node's lives (at) owner watched
+	// holder is who holds node now, by the events so far ("" for nobody).
+	holder := func(node string) string {
+		for o, n := range holds {
+			if n == node {
+				return o
+			}
+		}
+		return ""
+	}
 	steps := make([][]Msg, len(events))
 	for i, e := range events {
 		var before, after bool
@@ -160,14 +172,39 @@ func queueSteps(events []event.Event, dir string, tag func(string) string) [][]M
 			}
 		case e.Kind == event.Acquired && under(e.Node):
 			before = add(e.Node, e.Owner)
+			if q := present[e.Node]; single && q.Owner != e.Owner && holds[q.Owner] != e.Node {
+				// The one lock node changed hands between two snapshots.
+				q.Owner, before = e.Owner, true
+			}
+		case (e.Kind == event.WatchSet || e.Kind == event.Waiting) && under(e.Node) && single:
+			before = add(e.Node, holder(e.Node))
+			watched[e.Owner+" "+e.Node] = present[e.Node].at
 		case (e.Kind == event.WatchSet || e.Kind == event.Waiting) && under(e.Node):
 			before = add(e.Node, ownerAhead(i, e.Node))
-		case e.Kind == event.Released || e.Kind == event.Lost ||
-			e.Kind == event.Notified && e.Detail == "EventNodeDeleted":
-			if _, ok := present[e.Node]; ok {
+			watched[e.Owner+" "+e.Node] = present[e.Node].at
+		case e.Kind == event.Notified && e.Detail == "EventNodeDeleted":
+			// A watcher is told of the delete of the node it watched; one
+			// told late, when the node is there again (03's one node,
+			// created anew by the next holder), is told of an older one.
+			q, ok := present[e.Node]
+			if at, set := watched[e.Owner+" "+e.Node]; ok && (!set || at == q.at) {
 				delete(present, e.Node)
 				after = true
 			}
+		case e.Kind == event.Released || e.Kind == event.Lost:
+			// Only its owner's release takes a node away: a second holder
+			// of one node (a broken 03 that returns from Lock without
+			// creating it) lets go of nothing.
+			if q, ok := present[e.Node]; ok && (q.Owner == "" || q.Owner == e.Owner) {
+				delete(present, e.Node)
+				after = true
+			}
+		}
+		switch e.Kind {
+		case event.Acquired:
+			holds[e.Owner] = e.Node
+		case event.Released, event.Lost:
+			delete(holds, e.Owner)
 		}
 		switch {
 		case before:

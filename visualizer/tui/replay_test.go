@@ -211,3 +211,32 @@ func readRecording(t testing.TB, path string) event.Recording {
 	}
 	return rec
 }
+
+// A real failing run: chapter 03's TestConformance against a copy of the
+// lock that returns from Lock as soon as its watch fires, without creating
+// the node (the suite's exclusion scenario, recorded with
+// LOCKSTEP_RECORD_DIR). At the breaking event the queue shows both holders
+// of the one node, and the counters and the log show what the locks did
+// to get there: the suite records the locks' own requests, watches and
+// notifications beside who held.
+func TestAReplayOfTwoHoldersShowsBothInTheQueue(t *testing.T) {
+	rec := readRecording(t, "testdata/replay/03-two-holders.events.jsonl")
+	for lang, want := range map[string][]string{
+		"en": {"▶ lock contender-3 HOLDS", "▶ contender-2 HOLDS it too", "contender-3 notified: EventNodeDeleted lock", "req 10"},
+		"zh": {"▶ lock contender-3 持有", "▶ contender-2 也持有它"},
+	} {
+		rp := NewReplay(rec, sceneOf(t, "03"))
+		rp.lang = lang
+		m := NewReplayModel(rp)
+		m.width, m.height = 100, 30
+		v := replayPress(m, "b").View()
+		for _, w := range want {
+			if !strings.Contains(v, w) {
+				t.Errorf("%s: at the breaking event the screen does not show %q:\n%s", lang, w, v)
+			}
+		}
+		if strings.Contains(v, m.shown.say().Empty) {
+			t.Errorf("%s: the queue says nobody holds while two do:\n%s", lang, v)
+		}
+	}
+}

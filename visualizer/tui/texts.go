@@ -17,7 +17,7 @@ type Texts struct {
 	Woken, Requests, NotifiedN, WastedN string
 	// The panels.
 	Workers, State, Watches, Columns, Counters, Events, NoZnode, Empty, More,
-	WatchedNode, WatchedBy string
+	WatchedNode, WatchedBy, AlsoHolds string
 	// The state column's words for the states a scene does not name.
 	CutOff, Expired, Crashed, Stopped string
 	// The key bar: each key's description (the add key's is the scene's
@@ -48,6 +48,7 @@ var english = Texts{
 	Workers: "%sS", State: "state", Watches: "watches", Columns: "  req ntf wst", Counters: " %4d %3d %3d", Events: "EVENTS",
 	NoZnode: "(no such znode: nobody is queued)", Empty: "(empty: nobody holds or waits)", More: "… %d more",
 	WatchedNode: "(watched node)", WatchedBy: "   ← watched by %d: ",
+	AlsoHolds: "  ▶ %s %s it too (2 holders)",
 
 	CutOff: "cut off", Expired: "expired", Crashed: "crashed", Stopped: "stopped",
 
@@ -87,6 +88,7 @@ var chinese = Texts{
 	Workers: "%s", State: "状态", Watches: "监听", Columns: " 请求 通知 无效", Counters: " %4d %4d %4d", Events: "事件",
 	NoZnode: "（没有这个 znode：没有人排队）", Empty: "（空：没有持有者，也没有等待者）", More: "… 还有 %d 个",
 	WatchedNode: "（被监听的节点）", WatchedBy: "   ← %d 个在监听：",
+	AlsoHolds: "  ▶ %s 也%s它（两个持有者）",
 
 	CutOff: "已断开", Expired: "会话过期", Crashed: "已崩溃", Stopped: "已停止",
 
