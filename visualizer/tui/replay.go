@@ -45,6 +45,16 @@ type Replay struct {
 
 // NewReplay prepares rec to be shown with sc's words.
 func NewReplay(rec event.Recording, sc scene.Scene) *Replay {
+	// The queue is rebuilt from the locks' own events (a gate's Released
+	// takes its node away); the view folds them as it does live (09: the
+	// gate is Info, holding is holding a lease).
+	raw := rec.Events
+	if sc.Recast != nil {
+		rec.Events = make([]event.Event, len(raw))
+		for i, e := range raw {
+			rec.Events[i] = sc.Recast(e)
+		}
+	}
 	lock := ""
 	for _, e := range rec.Events {
 		if e.Lock != "" {
@@ -55,6 +65,13 @@ func NewReplay(rec event.Recording, sc scene.Scene) *Replay {
 	dir := lock
 	if sc.Single {
 		dir = path.Dir(lock)
+	}
+	for _, d := range sc.Dirs {
+		// A lock on a subdirectory of the chapter's path (09's gate on
+		// dir/locks): the queue shows every subdirectory, as live.
+		if path.Base(lock) == d {
+			dir = path.Dir(lock)
+		}
 	}
 	r := &Replay{rec: rec}
 	var owners []string
@@ -80,14 +97,24 @@ func NewReplay(rec event.Recording, sc scene.Scene) *Replay {
 			r.seen = why + " (seen by the replay)"
 		}
 	}
-	r.steps = queueSteps(rec.Events, dir, sc.Tag, sc.Single)
+	r.steps = queueSteps(raw, dir, sc.Tag, sc.Single, sc.Dirs)
+	for _, step := range r.steps {
+		for j, it := range step {
+			if e, ok := it.(LockEvent); ok && sc.Recast != nil {
+				step[j] = LockEvent{sc.Recast(e.Event)}
+			}
+		}
+	}
 	return r
 }
 
 // queueSteps pairs each event with the queue it leaves behind, when that
 // changed. single: the lock is one node (01 to 03), whose owner is whoever
 // holds it.
-func queueSteps(events []event.Event, dir string, tag func(string) string, single bool) [][]Msg {
+//
+// dirs: the queue is the children of these subdirectories of dir, in this
+// order (09: leases, then the gate's locks), as the live view shows them.
+func queueSteps(events []event.Event, dir string, tag func(string) string, single bool, dirs []string) [][]Msg {
 	type live struct {
 		QueueNode
 		at int // order of appearance, for nodes without a sequence; one per life of a node
@@ -100,6 +127,9 @@ func queueSteps(events []event.Event, dir string, tag func(string) string, singl
 			nodes = append(nodes, q)
 		}
 		slices.SortFunc(nodes, func(a, b *live) int {
+			if da, db := dirIndex(dirs, a.Name), dirIndex(dirs, b.Name); da != db {
+				return da - db
+			}
 			if a.Seq != b.Seq {
 				return int(a.Seq - b.Seq)
 			}
@@ -111,7 +141,11 @@ func queueSteps(events []event.Event, dir string, tag func(string) string, singl
 		}
 		return s
 	}
-	under := func(node string) bool { return strings.HasPrefix(node, dir+"/") }
+	// under: a node of the queue (not one of dirs itself, which a
+	// children watch names).
+	under := func(node string) bool {
+		return strings.HasPrefix(node, dir+"/") && !slices.Contains(dirs, strings.TrimPrefix(node, dir+"/"))
+	}
 	add := func(node, owner string) bool {
 		if q, ok := present[node]; ok {
 			if q.Owner == "" && owner != "" {
@@ -191,6 +225,13 @@ func queueSteps(events []event.Event, dir string, tag func(string) string, singl
 				delete(present, e.Node)
 				after = true
 			}
+		case e.Kind == event.Request && e.Op == "delete":
+			// Its owner deletes it: a waiter that gives up (a lease taken
+			// with TryLock that is not ours to keep), or a holder letting go.
+			if q, ok := present[e.Node]; ok && q.Owner == e.Owner {
+				delete(present, e.Node)
+				after = true
+			}
 		case e.Kind == event.Released || e.Kind == event.Lost:
 			// Only its owner's release takes a node away: a second holder
 			// of one node (a broken 03 that returns from Lock without
@@ -216,6 +257,15 @@ func queueSteps(events []event.Event, dir string, tag func(string) string, singl
 		}
 	}
 	return steps
+}
+
+// dirIndex is where the subdirectory of name (a node under dir: "leases/…")
+// stands in dirs; 0 without dirs.
+func dirIndex(dirs []string, name string) int {
+	if i := slices.Index(dirs, path.Dir(name)); i >= 0 {
+		return i
+	}
+	return len(dirs)
 }
 
 // Len is the number of events.
