@@ -96,7 +96,8 @@ type Model struct {
 	// what the header sets beside the scene's Expect
 	maxWoken, maxWaiting, maxHolders int
 
-	cursor  int // index into order; -1 follows the holder
+	legend  bool // ? shows what every column and mark means
+	cursor  int  // index into order; -1 follows the holder
 	now     time.Time
 	ticking bool
 	status  string

@@ -306,6 +306,7 @@ type ReplayModel struct {
 	pos     int // events shown
 	playing bool
 	gen     int
+	legend  bool  // ? shows what every column and mark means
 	shown   Model // rp.At(pos), with the replay's header
 	width   int
 	height  int
@@ -362,6 +363,10 @@ func (m ReplayModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		switch {
 		case key.Matches(msg, replayKeys.Quit):
 			return m, tea.Quit
+		case key.Matches(msg, keys.Legend):
+			m.legend = !m.legend
+			m.gen-- // a key that does not move: the tick on its way is still the one
+			return m.at(m.pos), nil
 		case key.Matches(msg, replayKeys.Back):
 			m.playing = false
 			return m.at(m.pos - 1), nil
@@ -395,6 +400,7 @@ func (m ReplayModel) at(k int) ReplayModel {
 	m.pos = max(0, min(k, m.rp.Len()))
 	s := m.rp.At(m.pos)
 	s.width, s.height = m.width, m.height
+	s.legend = m.legend
 	s.replay = &replayState{test: m.rp.rec.Header.Test, why: m.rp.rec.Header.Why, seen: m.rp.seen,
 		pos: m.pos, n: m.rp.Len(), brokeAt: m.rp.BrokeAt(), playing: m.playing}
 	if m.pos > 0 {
@@ -456,8 +462,9 @@ func (m Model) replayHelp(w int) string {
 	var parts, plain []string
 	t := m.say()
 	desc := map[string]string{replayKeys.Back.Keys()[0]: t.KeyStep, replayKeys.Play.Keys()[0]: t.KeyPlay,
-		replayKeys.Start.Keys()[0]: t.KeyEnds, replayKeys.Break.Keys()[0]: t.KeyBreak, replayKeys.Quit.Keys()[0]: t.KeyQuit}
-	for _, k := range []key.Binding{replayKeys.Back, replayKeys.Play, replayKeys.Start, replayKeys.Break, replayKeys.Quit} {
+		replayKeys.Start.Keys()[0]: t.KeyEnds, replayKeys.Break.Keys()[0]: t.KeyBreak, keys.Legend.Keys()[0]: t.KeyLegend,
+		replayKeys.Quit.Keys()[0]: t.KeyQuit}
+	for _, k := range []key.Binding{replayKeys.Back, replayKeys.Play, replayKeys.Start, replayKeys.Break, keys.Legend, replayKeys.Quit} {
 		h := k.Help()
 		h.Desc = desc[k.Keys()[0]]
 		parts = append(parts, helpKeyStyle.Render(h.Key)+" "+h.Desc)

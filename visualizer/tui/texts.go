@@ -22,7 +22,11 @@ type Texts struct {
 	CutOff, Expired, Crashed, Stopped string
 	// The key bar: each key's description (the add key's is the scene's
 	// word for a worker).
-	KeyPause, KeySpeed, KeySelect, KeyKill, KeyExpire, KeyChapter, KeyQuit string
+	KeyPause, KeySpeed, KeySelect, KeyKill, KeyExpire, KeyChapter, KeyQuit, KeyLegend string
+	// The legend (?): a mark and what it means, one line each; a line
+	// without a mark is a title. {holds}, {acq}, {woken}, {notified},
+	// {perAcq}, {worker}, {workers} and {queue} are the chapter's words.
+	Legend [][2]string
 	// The status line, after a key.
 	StatusPaused, StatusRunning, StatusHold, StatusAdding, StatusRemoving,
 	StatusNobody, StatusGone, StatusKilled, StatusExpiring, StatusNewSession, StatusNoScene,
@@ -53,7 +57,30 @@ var english = Texts{
 	CutOff: "cut off", Expired: "expired", Crashed: "crashed", Stopped: "stopped",
 
 	KeyPause: "pause", KeySpeed: "speed", KeySelect: "select", KeyKill: "kill", KeyExpire: "expire",
-	KeyChapter: "chapter", KeyQuit: "quit",
+	KeyChapter: "chapter", KeyQuit: "quit", KeyLegend: "legend",
+	Legend: [][2]string{
+		{"", "LEGEND (? again closes it; the other keys work as before)"},
+		{"", "{queue}: the lock's znodes as ZooKeeper lists them, in sequence order"},
+		{"▶ … {holds}", "this node's owner holds the lock"},
+		{"← worker-3", "worker-3 watches this node: it waits for it to change"},
+		{"G · L", "09: a node of the gate (locks/) · a lease (leases/)"},
+		{"R · W", "05: a reader's node · a writer's node"},
+		{"(crashed)", "its owner died: the node stays until its session expires"},
+		{"", "{workers}: one row each, each on a ZooKeeper session of its own"},
+		{"»", "the selected one (↑↓): k and e act on it (none: the holder)"},
+		{"{notified}", "it was just told by a watch"},
+		{"{acq}", "times it acquired the lock"},
+		{"req", "requests it sent to ZooKeeper (create, getChildren, …)"},
+		{"ntf", "watch notifications it received"},
+		{"wst", "wasted wake-ups: notified, then back to waiting in the"},
+		{" ", "same queue (03's herd; 09's gate hand-off is not one)"},
+		{"", "THE COUNTERS LINE: every {worker} together"},
+		{"{woken} X (last N)", "notifications per release, of those waiting in the released"},
+		{" ", "node's queue; last: how many the latest release woke"},
+		{"req N (X/{perAcq})", "requests, and requests per acquisition"},
+		{"✓ · ✗", "what the lock measured, beside what the chapter expects"},
+		{"", "EVENTS: what the locks did, newest last · » at the bottom: the last key"},
+	},
 
 	StatusPaused:     "paused: holders keep holding, waiters keep waiting",
 	StatusRunning:    "running",
@@ -93,7 +120,29 @@ var chinese = Texts{
 	CutOff: "已断开", Expired: "会话过期", Crashed: "已崩溃", Stopped: "已停止",
 
 	KeyPause: "暂停", KeySpeed: "速度", KeySelect: "选择", KeyKill: "杀掉", KeyExpire: "会话过期",
-	KeyChapter: "章节", KeyQuit: "退出",
+	KeyChapter: "章节", KeyQuit: "退出", KeyLegend: "图例",
+	Legend: [][2]string{
+		{"", "图例（再按 ? 关闭；其他按键照常可用）"},
+		{"", "{queue}：ZooKeeper 列出的锁节点，按序号排列"},
+		{"▶ … {holds}", "这个节点的主人持有锁"},
+		{"← worker-3", "worker-3 监听（watch）着这个节点，等它变化"},
+		{"G · L", "09：闸门的节点（locks/）· 租约节点（leases/）"},
+		{"R · W", "05：读锁的节点 · 写锁的节点"},
+		{"(已崩溃)", "它的主人已经死掉：节点一直留着，直到会话过期"},
+		{"", "{workers}：每行一个，各自使用自己的 ZooKeeper 会话"},
+		{"»", "选中的那个（↑↓）：k 和 e 作用于它（没有选中时：持有者）"},
+		{"{notified}", "它刚收到一个监听通知"},
+		{"{acq}", "它加锁成功的次数"},
+		{"请求", "它发给 ZooKeeper 的请求数（create、getChildren…）"},
+		{"通知", "它收到的监听通知数"},
+		{"无效", "无效唤醒：被通知后没拿到锁，又回到同一个队列里等待"},
+		{" ", "（第 03 章的惊群效应；第 09 章闸门的交接不算）"},
+		{"", "计数行：所有{worker}合计"},
+		{"{woken} X（最近 N）", "每次释放唤醒的等待者数（被释放节点所在队列里的）；最近：上一次释放"},
+		{"请求 N（X/{perAcq}）", "请求数，以及平均每次加锁的请求数"},
+		{"✓ · ✗", "锁实际测到的结果，旁边是本章的预期"},
+		{"", "事件：锁做了什么，最新的在最后 · 最下面的 »：上一个按键做了什么"},
+	},
 
 	StatusPaused:     "已暂停：持有者继续持有，等待者继续等待",
 	StatusRunning:    "运行中",
