@@ -215,6 +215,9 @@ type Chinese struct {
 	Title, Look            string
 	WokenSays, HoldersSays string
 	Words                  Words
+	// Describe is Scene.Describe in Chinese; nil: the view's own Chinese
+	// line for the event.
+	Describe func(e event.Event) string
 }
 
 // TitleIn is s's Title in lang ("zh", or English).

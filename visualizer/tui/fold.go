@@ -55,8 +55,8 @@ func (m Model) apply(items []Msg) Model {
 			if it.State != Crashed {
 				w.node = "" // a crashed worker's node is still there
 			}
-			if it.Detail != "" {
-				m.addLog(it.Name + " " + strings.ToUpper(it.State.String()) + ": " + it.Detail)
+			if detail := m.detail(it); detail != "" {
+				m.addLog(fmt.Sprintf(m.say().WorkerChanged, it.Name, m.stateWord(it.State), detail))
 			}
 			if it.Session != 0 {
 				m.status = fmt.Sprintf(m.say().StatusNewSession, it.Name, it.Session)
@@ -66,7 +66,7 @@ func (m Model) apply(items []Msg) Model {
 				m = m.forget(it.Name)
 			}
 		case Notice:
-			m.addLog(it.Text)
+			m.addLog(m.notice(it))
 		case LockEvent:
 			m = m.event(it.Event)
 		}
@@ -104,7 +104,7 @@ func (m Model) queueChanged(q QueueSnapshot) Model {
 			continue
 		}
 		if w, ok := m.workers[n.Owner]; ok && (w.state == Crashed || w.state == CutOff) {
-			m.addLog(fmt.Sprintf("server deleted %s: %s's session expired", shortNode(n.Name), n.Owner))
+			m.addLog(fmt.Sprintf(m.say().ServerDeleted, shortNode(n.Name), n.Owner))
 			if w.state == Crashed && path.Base(w.node) == n.Name {
 				m.releases++ // it held: a crashed worker keeps only the node it held
 			}
@@ -175,7 +175,7 @@ func (m Model) event(e event.Event) Model {
 	if e.Time.After(m.now) {
 		m.now = e.Time
 	}
-	if line := m.chapter.Line(e); line != "" {
+	if line := m.line(e); line != "" {
 		m.addLog(protectedAnywhere.ReplaceAllString(line, ""))
 	}
 	if e.Owner == "" || m.gone[e.Owner] {

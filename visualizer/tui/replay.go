@@ -404,7 +404,12 @@ func (m ReplayModel) at(k int) ReplayModel {
 	s.replay = &replayState{test: m.rp.rec.Header.Test, why: m.rp.rec.Header.Why, seen: m.rp.seen,
 		pos: m.pos, n: m.rp.Len(), brokeAt: m.rp.BrokeAt(), playing: m.playing}
 	if m.pos > 0 {
-		s.status = fmt.Sprintf(s.say().ReplayEvent, m.pos, protectedAnywhere.ReplaceAllString(m.rp.rec.Events[m.pos-1].String(), ""))
+		e := m.rp.rec.Events[m.pos-1]
+		line := s.line(e)
+		if line == "" { // a scene that leaves it out of the log (01's end of a write)
+			line = e.String()
+		}
+		s.status = fmt.Sprintf(s.say().ReplayEvent, m.pos, protectedAnywhere.ReplaceAllString(line, ""))
 	}
 	m.shown = s
 	return m

@@ -36,6 +36,12 @@ type Texts struct {
 	// wrote it.
 	Playing, ReplayHeader, TheTest, TheTestAndSeen, TestFailed, BrokeHere, BreaksAt, BrokeAt,
 	ReplayEvent, KeyStep, KeyPlay, KeyEnds, KeyBreak string
+	// The log's own lines: what happened to a worker (its name, the
+	// state, then what the state means), the server's delete of a dead
+	// worker's node, and the world's notices (NoticeKind: %[1]s the
+	// worker, %[2]s the argument).
+	WorkerChanged, DetailStopped, DetailCrashed, DetailCutOff, DetailExpired, ServerDeleted string
+	Notices                                                                                 map[NoticeKind]string
 }
 
 var english = Texts{
@@ -99,6 +105,18 @@ var english = Texts{
 	TheTestAndSeen: "the test: %s · %s", TestFailed: "the test failed: play its events to see what its locks did",
 	BrokeHere: "BROKE HERE (event %d): %s", BreaksAt: "breaks at event %d (b): %s", BrokeAt: "broke at event %d (b): %s",
 	ReplayEvent: "event %d: %s", KeyStep: "step", KeyPlay: "play/pause", KeyEnds: "ends", KeyBreak: "where it broke",
+
+	WorkerChanged: "%s %s: %s", DetailStopped: "unlocked and closed its session",
+	DetailCrashed: "its node stays until the server expires the session (%v)",
+	DetailCutOff:  "link cut; the server expires the session after %v",
+	DetailExpired: "the server dropped its session: its ephemeral node and watches are gone",
+	ServerDeleted: "server deleted %s: %s's session expired",
+	Notices: map[NoticeKind]string{
+		NoticeNoChapter: "no chapter %[2]s", NoticeStartFailed: "start %[2]s", NoticeAddFailed: "add a worker: %[2]s",
+		NoticeExpireFailed: "%[1]s expire: %[2]s", NoticeNewSession: "%[1]s has a new session %[2]s (its conn opened it)",
+		NoticeNewSessionFailed: "%[1]s new session: %[2]s", NoticeLockFailed: "%[1]s lock: %[2]s",
+		NoticeUnlockFailed: "%[1]s unlock: %[2]s",
+	},
 }
 
 var chinese = Texts{
@@ -161,6 +179,18 @@ var chinese = Texts{
 	TheTestAndSeen: "测试：%s · %s", TestFailed: "测试未通过：播放它的事件，看看它的锁做了什么",
 	BrokeHere: "就在这里出错（事件 %d）：%s", BreaksAt: "在事件 %d 出错（b）：%s", BrokeAt: "在事件 %d 出过错（b）：%s",
 	ReplayEvent: "事件 %d：%s", KeyStep: "单步", KeyPlay: "播放/暂停", KeyEnds: "首尾", KeyBreak: "出错的地方",
+
+	WorkerChanged: "%s %s：%s", DetailStopped: "已释放锁并关闭会话",
+	DetailCrashed: "它的节点会一直留着，直到服务器判定会话过期（%v）",
+	DetailCutOff:  "连接已切断；%v 后服务器判定会话过期",
+	DetailExpired: "服务器已丢弃它的会话：它的临时节点和监听都没了",
+	ServerDeleted: "服务器删除了 %s：%s 的会话已过期",
+	Notices: map[NoticeKind]string{
+		NoticeNoChapter: "没有第 %[2]s 章", NoticeStartFailed: "启动失败：%[2]s", NoticeAddFailed: "添加客户端失败：%[2]s",
+		NoticeExpireFailed: "%[1]s 的会话过期失败：%[2]s", NoticeNewSession: "%[1]s 有了新会话 %[2]s（由它的连接建立）",
+		NoticeNewSessionFailed: "%[1]s 建立新会话失败：%[2]s", NoticeLockFailed: "%[1]s 加锁出错：%[2]s",
+		NoticeUnlockFailed: "%[1]s 解锁出错：%[2]s",
+	},
 }
 
 // words returns the engine's text in lang ("zh" or anything else for
