@@ -33,6 +33,9 @@ func (m Model) apply(items []Msg) Model {
 				continue // removed: nothing of it comes back
 			}
 			w := m.worker(it.Name)
+			if (it.State == Crashed || it.State == CutOff || it.State == Stopped) && (w.state == Waiting || w.state == Requesting) {
+				m = m.abandon(it.Name)
+			}
 			if (it.State == Crashed || it.State == CutOff) && w.state == Holding {
 				// A holder that dies says nothing more: the server deletes
 				// its node when its session expires (queueChanged counts
@@ -85,6 +88,7 @@ func (m Model) own() Model {
 	}
 	m.workers = workers
 	m.gone = maps.Clone(m.gone)
+	m.abandoned = maps.Clone(m.abandoned)
 	m.order = slices.Clone(m.order)
 	m.log = slices.Clip(m.log)
 	return m
@@ -122,7 +126,7 @@ func (m Model) reset(c ChapterStarted) Model {
 	m.queue = QueueSnapshot{Dir: c.Dir}
 	m.acquired, m.requests, m.notified, m.wasted = 0, 0, 0, 0
 	m.releases, m.wakes, m.wokeNow, m.wokeLast = 0, 0, 0, 0
-	m.releaseQueue = ""
+	m.releaseQueue, m.abandoned = "", nil
 	m.maxWoken, m.maxWaiting, m.maxHolders = 0, 0, 0
 	m.cursor = -1
 	m.status = ""
@@ -201,6 +205,9 @@ func (m Model) event(e event.Event) Model {
 	case event.Request:
 		w.requests++
 		m.requests++
+		if e.Op == "delete" && (w.state == Waiting || w.state == Requesting) {
+			m = m.abandonNode(e.Node) // a waiter that gives up deletes its node
+		}
 		if e.Op == "delete" && w.state == Holding && e.Node == w.node && !w.releasing {
 			// The holder lets go: its watchers may be told before its
 			// Released event, so the release's count starts here.
@@ -226,7 +233,15 @@ func (m Model) event(e event.Event) Model {
 		m.notified++
 		w.flashUntil = m.now.Add(m.flashFor())
 		w.lastNotice = strings.TrimPrefix(e.Detail, "Event")
-		if w.state == Waiting || w.state == Requesting {
+		if m.abandoned[e.Node] {
+			// Its predecessor gave up, or died, while waiting: no release
+			// woke it, and its looking again is the queue's repair (04's
+			// TestAWaiterThatGivesUpDoesNotHandTheLockOn), not a wasted wake-up.
+			w.woken = false
+			if w.state == Waiting {
+				w.state = Requesting
+			}
+		} else if w.state == Waiting || w.state == Requesting {
 			w.woken = !m.chapter.Watch // in 01 nobody competes: no wake-up is wasted
 			w.wokenFrom = queueOfNode(e.Node)
 			w.state = Requesting
@@ -294,6 +309,25 @@ func (m Model) wokeInVain(w *worker, node string) Model {
 		m.wasted++
 	}
 	w.woken = false
+	return m
+}
+
+// abandon marks the nodes a worker that did not hold leaves behind (the
+// queue's, by their owner): whom their delete wakes, no release woke.
+func (m Model) abandon(name string) Model {
+	for _, q := range m.queue.Nodes {
+		if q.Owner == name {
+			m = m.abandonNode(m.queue.Dir + "/" + q.Name)
+		}
+	}
+	return m
+}
+
+func (m Model) abandonNode(node string) Model {
+	if m.abandoned == nil {
+		m.abandoned = map[string]bool{}
+	}
+	m.abandoned[node] = true
 	return m
 }
 

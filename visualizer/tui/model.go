@@ -93,6 +93,9 @@ type Model struct {
 	// releaseQueue is the queue (queueOfNode) of the node whose release is
 	// being counted: a release wakes those waiting in its own queue.
 	releaseQueue string
+	// abandoned: nodes their owner gave up before holding them (a waiter
+	// that left or died). Whom their delete wakes was woken by no release.
+	abandoned map[string]bool
 	// what the header sets beside the scene's Expect
 	maxWoken, maxWaiting, maxHolders int
 

@@ -683,3 +683,30 @@ func TestAGateHandOffIsNeitherAWastedWakeUpNorTheReleasesOwn(t *testing.T) {
 		t.Errorf("%d wasted wake-ups, want 1: worker-5 was woken at the gate and waits at the gate again", m.wasted)
 	}
 }
+
+// x on a waiter in 04: its lock deletes its node on the way out, which
+// wakes the waiter behind it; that one looks again and waits behind the
+// node ahead (04's TestAWaiterThatGivesUpDoesNotHandTheLockOn). No release
+// woke it and it wasted nothing: the header stays ✓, 1 per release.
+func TestAWaiterThatLeavesWakesNobodyForARelease(t *testing.T) {
+	m := started(t, nil).apply(handOff()) // worker-1 holds node 1, 2 waits behind it, 3 behind 2
+	m = m.apply([]Msg{
+		ev("worker-1", event.Request, "delete", node(1), ""),
+		ev("worker-2", event.Notified, "", node(1), "EventNodeDeleted"),
+		ev("worker-1", event.Released, "", node(1), ""),
+		ev("worker-2", event.Acquired, "", node(2), ""),
+		ev("worker-4", event.WatchSet, "get", node(3), ""),
+		ev("worker-4", event.Waiting, "", node(3), ""),
+		ev("worker-3", event.Request, "delete", node(3), ""), // removed: its Lock is cancelled
+		WorkerChange{Name: "worker-3", State: Stopped},
+		ev("worker-4", event.Notified, "", node(3), "EventNodeDeleted"),
+		ev("worker-4", event.WatchSet, "get", node(2), ""),
+		ev("worker-4", event.Waiting, "", node(2), ""),
+	})
+	if m.wasted != 0 || m.maxWoken != 1 || m.lastWoken() != 1 {
+		t.Errorf("wasted %d, most woken by a release %d, last %d: want 0, 1, 1", m.wasted, m.maxWoken, m.lastWoken())
+	}
+	if line := m.expectLine(100); !strings.Contains(line, "✓") {
+		t.Errorf("after a waiter left: %q, want ✓", line)
+	}
+}
