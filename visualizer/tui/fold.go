@@ -233,7 +233,9 @@ func (m Model) event(e event.Event) Model {
 		m.notified++
 		w.flashUntil = m.now.Add(m.flashFor())
 		w.lastNotice = strings.TrimPrefix(e.Detail, "Event")
-		if m.abandoned[e.Node] {
+		if m.abandoned[e.Node] || e.Detail == "EventNotWatching" {
+			// (EventNotWatching: the watch went with the session, as it
+			// ended; nothing was released.)
 			// Its predecessor gave up, or died, while waiting: no release
 			// woke it, and its looking again is the queue's repair (04's
 			// TestAWaiterThatGivesUpDoesNotHandTheLockOn), not a wasted wake-up.

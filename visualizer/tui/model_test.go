@@ -710,3 +710,17 @@ func TestAWaiterThatLeavesWakesNobodyForARelease(t *testing.T) {
 		t.Errorf("after a waiter left: %q, want ✓", line)
 	}
 }
+
+// A waiter whose session ends is told its watch is gone (EventNotWatching):
+// a notification, but no release woke it (03's
+// TestWaiterWhoseSessionExpiresGetsAnError, replayed).
+func TestAWatchGoneWithItsSessionIsNoReleasesWakeUp(t *testing.T) {
+	m := started(t, nil).apply(handOff())
+	m = m.apply([]Msg{ev("worker-3", event.Notified, "", node(2), "EventNotWatching")})
+	if m.notified != 1 || m.wokeNow != 0 || m.wakes != 0 {
+		t.Errorf("notified %d, woken now %d, wakes %d: want 1, 0, 0", m.notified, m.wokeNow, m.wakes)
+	}
+	if line := m.expectLine(100); strings.Contains(line, "woke") {
+		t.Errorf("no release yet, and the header says one woke somebody: %q", line)
+	}
+}
