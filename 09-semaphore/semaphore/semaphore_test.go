@@ -37,13 +37,10 @@ func newSemaphore(t testing.TB, conn *seqlock.Session, dir string, n int, opts .
 
 // recorded is the observer option of a test's next client ("client-1",
 // "client-2", …): it records the client's events when LOCKSTEP_RECORD_DIR
-// is set (zktest.Observe) and passes them to also.
+// is set and passes them to also.
 func recorded(t testing.TB, also ...event.Observer) semaphore.Option {
-	n, _ := clients.LoadOrStore(t, new(atomic.Int64))
-	return seqlock.WithObserver(zktest.Observe(t, fmt.Sprint("client-", n.(*atomic.Int64).Add(1)), also...))
+	return seqlock.WithObserver(zktest.ObserveNext(t, "client", also...))
 }
-
-var clients sync.Map // testing.TB → *atomic.Int64, its clients so far
 
 func TestASemaphoreOfOneLeasePassesTheLockConformanceSuite(t *testing.T) {
 	locktest.Run(t, locktest.Impl{
