@@ -35,7 +35,8 @@ func New() scene.Scene {
 		ZH: scene.Chinese{Title: "监听只触发一次：worker-1 写，其他客户端监听",
 			Look: "每次写之后，触发过的监听就消失了（没有 ←），直到重新设置；e：会话过期",
 			Words: scene.Words{Queue: "ZNODE", Requesting: "无监听", Waiting: "监听中",
-				Holding: "写入中", Acquired: "写入", Woken: "触发/写入", PerAcq: "写入"}},
+				Holding: "写入中", Acquired: "写入", Woken: "触发/写入", PerAcq: "写入"},
+			Describe: describeZH},
 		Single: true,
 		Leaf:   "config",
 		Watch:  true,
@@ -74,6 +75,22 @@ func describe(e event.Event) string {
 		return e.Owner + " " + e.Detail
 	}
 	return e.String()
+}
+
+// describeZH is describe in Chinese.
+func describeZH(e event.Event) string {
+	node := event.Short(e.Node)
+	switch e.Kind {
+	case event.Acquired:
+		return e.Owner + " 把 " + e.Detail + " 写入 " + node
+	case event.Released:
+		return ""
+	case event.Notified:
+		return e.Owner + " 收到通知：" + strings.TrimPrefix(e.Detail, "Event") + " " + node + "（监听已用掉）"
+	case event.Info:
+		return e.Owner + " " + scene.ChineseDetail(e.Detail)
+	}
+	return scene.ChineseLine(e)
 }
 
 // writer sets the node's data: each Lock is one write, shown as a short

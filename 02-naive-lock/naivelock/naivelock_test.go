@@ -60,7 +60,7 @@ func TestLockDoesNotRetryAnErrorThatIsNotErrLocked(t *testing.T) {
 			cancel()
 		}
 	}
-	l, err := naivelock.New(zktest.Connect(t), lockPath, naivelock.WithObserver(obs))
+	l, err := naivelock.New(zktest.Connect(t), lockPath, naivelock.WithObserver(zktest.Observe(t, "locker", obs)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,8 +89,8 @@ func TestUnlockNeverDeletesSomebodyElsesLock(t *testing.T) {
 	lockPath := root + "/lock"
 	ctx := zktest.Context(t)
 	admin := zktest.Connect(t)
-	a, _ := naivelock.New(zktest.Connect(t), lockPath)
-	b, _ := naivelock.New(zktest.Connect(t), lockPath)
+	a, _ := naivelock.New(zktest.Connect(t), lockPath, naivelock.WithObserver(zktest.Observe(t, "a")))
+	b, _ := naivelock.New(zktest.Connect(t), lockPath, naivelock.WithObserver(zktest.Observe(t, "b")))
 	if err := a.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +244,7 @@ func TestPersistentConformance(t *testing.T) {
 
 func TestLockOnAHeldLockIsAnErrorNotADeadlock(t *testing.T) {
 	root := zktest.Root(t)
-	l, _ := naivelock.New(zktest.Connect(t), root+"/lock")
+	l, _ := naivelock.New(zktest.Connect(t), root+"/lock", naivelock.WithObserver(zktest.Observe(t, "holder")))
 	ctx := context.Background()
 	if err := l.Lock(ctx); err != nil {
 		t.Fatal(err)
@@ -344,12 +344,12 @@ func TestWaiterKeepsPollingWhileTheLockIsHeld(t *testing.T) {
 	lockPath := root + "/lock"
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	holder, _ := naivelock.New(zktest.Connect(t), lockPath)
+	holder, _ := naivelock.New(zktest.Connect(t), lockPath, naivelock.WithObserver(zktest.Observe(t, "holder")))
 	if err := holder.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
 	var tally event.Tally
-	waiter, _ := naivelock.New(zktest.Connect(t), lockPath, naivelock.WithObserver(tally.Observe))
+	waiter, _ := naivelock.New(zktest.Connect(t), lockPath, naivelock.WithObserver(zktest.Observe(t, "waiter", tally.Observe)))
 	start := time.Now()
 	done := make(chan error, 1)
 	go func() { done <- waiter.Lock(ctx) }()

@@ -31,7 +31,7 @@ func TestAReleaseJustBeforeTheWatchIsNotMissed(t *testing.T) {
 	root := zktest.Root(t)
 	lockPath := root + "/lock"
 	ctx := zktest.Context(t)
-	holder, _ := watchlock.New(zktest.Connect(t), lockPath)
+	holder, _ := watchlock.New(zktest.Connect(t), lockPath, watchlock.WithObserver(zktest.Observe(t, "holder")))
 	if err := holder.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestAReleaseJustBeforeTheWatchIsNotMissed(t *testing.T) {
 			}
 		}
 	}
-	waiter, _ := watchlock.New(zktest.Connect(t), lockPath, watchlock.WithObserver(obs))
+	waiter, _ := watchlock.New(zktest.Connect(t), lockPath, watchlock.WithObserver(zktest.Observe(t, "waiter", obs)))
 	done := make(chan error, 1)
 	go func() { done <- waiter.Lock(ctx) }()
 	select {
@@ -84,14 +84,14 @@ func TestWaiterWhoseSessionExpiresGetsAnError(t *testing.T) {
 	lockPath := root + "/lock"
 	ctx, cancel := context.WithTimeout(context.Background(), 2*zktest.Patience)
 	defer cancel()
-	holder, _ := watchlock.New(zktest.Connect(t), lockPath)
+	holder, _ := watchlock.New(zktest.Connect(t), lockPath, watchlock.WithObserver(zktest.Observe(t, "holder")))
 	if err := holder.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
 	const sessionTimeout = time.Second
 	wconn, proxy := zktest.ConnectViaProxy(t, sessionTimeout)
 	var tally event.Tally
-	waiter, _ := watchlock.New(wconn, lockPath, watchlock.WithObserver(tally.Observe))
+	waiter, _ := watchlock.New(wconn, lockPath, watchlock.WithObserver(zktest.Observe(t, "waiter", tally.Observe)))
 	done := make(chan error, 1)
 	go func() { done <- waiter.Lock(ctx) }()
 	zktest.Eventually(t, 30*time.Second, "the waiter never set its watch", func() bool {
@@ -134,7 +134,7 @@ func TestConformance(t *testing.T) {
 
 func TestLockOnAHeldLockIsAnErrorNotADeadlock(t *testing.T) {
 	root := zktest.Root(t)
-	l, _ := watchlock.New(zktest.Connect(t), root+"/lock")
+	l, _ := watchlock.New(zktest.Connect(t), root+"/lock", watchlock.WithObserver(zktest.Observe(t, "holder")))
 	ctx := context.Background()
 	if err := l.Lock(ctx); err != nil {
 		t.Fatal(err)

@@ -242,7 +242,7 @@ func TestReadersShareWritersExclude(t *testing.T) {
 		for i := range readers + writers {
 			reader := i < readers
 			connS, conn := seqlocktest.SessionConn(t)
-			m, err := rwlock.New(connS, dir)
+			m, err := rwlock.New(connS, dir, seqlock.WithObserver(zktest.ObserveNext(t, "client")))
 			must(t, err)
 			wg.Add(1)
 			go func() {
@@ -568,7 +568,7 @@ func TestDowngradeAndUpgrade(t *testing.T) {
 		dir := root + "/lock"
 		ctx := zktest.Context(t)
 		connS, conn := seqlocktest.SessionConn(t)
-		m, err := rwlock.New(connS, dir)
+		m, err := rwlock.New(connS, dir, seqlock.WithObserver(zktest.Observe(t, "holder")))
 		must(t, err)
 		must(t, m.Read().Lock(ctx))
 		start := time.Now()

@@ -25,11 +25,21 @@ func TestMain(m *testing.M) { zktest.Main(m) }
 
 func newMutex(t testing.TB, s *seqlock.Session, dir string, opts ...seqlock.Option) *reentrant.Mutex {
 	t.Helper()
+	// Each mutex's events go to the test's recording, for the replay of a
+	// failure (an observer in opts comes after: give it through recorded).
+	opts = append([]seqlock.Option{recorded(t)}, opts...)
 	m, err := reentrant.New(s, dir, opts...)
 	if err != nil {
 		t.Fatalf("New(%q): %v", dir, err)
 	}
 	return m
+}
+
+// recorded is the observer option of a test's next mutex ("mutex-1", …):
+// it records its events when LOCKSTEP_RECORD_DIR is set and passes them
+// to also.
+func recorded(t testing.TB, also ...event.Observer) seqlock.Option {
+	return seqlock.WithObserver(zktest.ObserveNext(t, "mutex", also...))
 }
 
 // Across processes a reentrant lock is still an exclusive lock: each
@@ -53,7 +63,7 @@ func TestReentry(t *testing.T) {
 		dir := root + "/lock"
 		connS, conn := seqlocktest.SessionConn(t)
 		var tally event.Tally
-		m := newMutex(t, connS, dir, seqlock.WithObserver(tally.Observe))
+		m := newMutex(t, connS, dir, recorded(t, tally.Observe))
 		ctx := zktest.Context(t)
 
 		if err := m.Lock(ctx); err != nil {
@@ -638,7 +648,7 @@ func (l *infoLog) mustHaveSaid(t testing.TB, prefix string) {
 func TestTheTimelineTellsEachDepth(t *testing.T) {
 	ctx := zktest.Context(t)
 	var said infoLog
-	m := newMutex(t, seqlocktest.Session(t), zktest.Root(t)+"/lock", seqlock.WithObserver(said.observe))
+	m := newMutex(t, seqlocktest.Session(t), zktest.Root(t)+"/lock", recorded(t, said.observe))
 	for range 3 {
 		if err := m.Lock(ctx); err != nil {
 			t.Fatal(err)

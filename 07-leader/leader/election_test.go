@@ -32,11 +32,21 @@ func sessionAsking(t testing.TB, d time.Duration) *seqlock.Session {
 
 func newElection(t testing.TB, s *seqlock.Session, dir string, opts ...seqlock.Option) *leader.Election {
 	t.Helper()
+	// Each election's events go to the test's recording, for the replay
+	// of a failure (an observer in opts comes after: give it through recorded).
+	opts = append([]seqlock.Option{recorded(t)}, opts...)
 	e, err := leader.New(s, dir, opts...)
 	if err != nil {
 		t.Fatalf("New(%q): %v", dir, err)
 	}
 	return e
+}
+
+// recorded is the observer option of a test's next candidate
+// ("candidate-1", …): it records its events when LOCKSTEP_RECORD_DIR is set
+// and passes them to also.
+func recorded(t testing.TB, also ...event.Observer) seqlock.Option {
+	return seqlock.WithObserver(zktest.ObserveNext(t, "candidate", also...))
 }
 
 // asLock lets the lock conformance suite drive an election: Campaign is
@@ -147,7 +157,7 @@ func TestExactlyOneLeaderAtAnyInstant(t *testing.T) {
 		errs := make(chan error, candidates)
 		for i := range candidates {
 			who := fmt.Sprintf("candidate-%d", i)
-			e := newElection(t, seqlocktest.Session(t), dir, seqlock.WithObserver(h.observer(who)))
+			e := newElection(t, seqlocktest.Session(t), dir, recorded(t, h.observer(who)))
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -249,10 +259,10 @@ func TestFailoverWhenTheLeadersSessionExpires(t *testing.T) {
 	tally := &event.Tally{}
 	oldConnS, proxy := seqlocktest.SessionViaProxy(t, sessionTimeout)
 	oldConn := oldConnS.Conn()
-	old := leadNow(t, oldConnS, dir, "old", seqlock.WithObserver(event.Tee(h.observer("old"), tally.Observe)))
+	old := leadNow(t, oldConnS, dir, "old", recorded(t, event.Tee(h.observer("old"), tally.Observe)))
 	oldToken, lost := old.Token(), old.Lost()
 
-	next := newElection(t, sessionAsking(t, sessionTimeout), dir, seqlock.WithObserver(h.observer("next")))
+	next := newElection(t, sessionAsking(t, sessionTimeout), dir, recorded(t, h.observer("next")))
 	won := campaignInBackground(ctx, next, "next")
 	admin := zktest.Connect(t)
 	waitQueued(t, admin, dir, 2)
@@ -342,7 +352,7 @@ func cutTheLeader(t *testing.T, sessionTimeout time.Duration, opts ...seqlock.Op
 	oldConnS, proxy := seqlocktest.SessionViaProxy(t, sessionTimeout)
 	oldConn := oldConnS.Conn()
 	h := &history{} // old's Lost event, stamped when the core declared the loss
-	old := leadNow(t, oldConnS, dir, "old", append(opts, seqlock.WithObserver(h.observer("old")))...)
+	old := leadNow(t, oldConnS, dir, "old", append(opts, recorded(t, h.observer("old")))...)
 	lost := old.Lost()
 	next := newElection(t, sessionAsking(t, sessionTimeout), dir)
 	won := campaignInBackground(ctx, next, "next")
@@ -389,7 +399,7 @@ func TestResignHandsOverAtOnce(t *testing.T) {
 	var waiters []*leader.Election
 	for i := range tallies {
 		tallies[i] = &event.Tally{}
-		w := newElection(t, sessionAsking(t, sessionTimeout), dir, seqlock.WithObserver(tallies[i].Observe))
+		w := newElection(t, sessionAsking(t, sessionTimeout), dir, recorded(t, tallies[i].Observe))
 		waiters = append(waiters, w)
 		results = append(results, campaignInBackground(ctx, w, fmt.Sprintf("waiter-%d", i)))
 		waitQueued(t, zktest.Connect(t), dir, i+2) // join in order
@@ -585,7 +595,7 @@ func TestCampaignHonoursItsContext(t *testing.T) {
 
 	t.Run("a cancelled Campaign returns context.Canceled and leaves no node", func(t *testing.T) {
 		tally := &event.Tally{}
-		e := newElection(t, seqlocktest.Session(t), dir, seqlock.WithObserver(tally.Observe))
+		e := newElection(t, seqlocktest.Session(t), dir, recorded(t, tally.Observe))
 		cctx, cancel := context.WithCancel(ctx)
 		res := campaignInBackground(cctx, e, "quitter")
 		zktest.Eventually(t, zktest.Patience, "the candidate waits", func() bool { return tally.Count(event.Waiting) > 0 })
@@ -604,7 +614,7 @@ func TestCampaignHonoursItsContext(t *testing.T) {
 	})
 	t.Run("a Campaign with a context already over sends nothing", func(t *testing.T) {
 		tally := &event.Tally{}
-		e := newElection(t, seqlocktest.Session(t), dir, seqlock.WithObserver(tally.Observe))
+		e := newElection(t, seqlocktest.Session(t), dir, recorded(t, tally.Observe))
 		cctx, cancel := context.WithCancel(ctx)
 		cancel()
 		if err := e.Campaign(cctx, "late"); !errors.Is(err, context.Canceled) {
@@ -633,7 +643,7 @@ func TestTheAPIRefusesMisuse(t *testing.T) {
 	})
 	t.Run("Campaign while campaigning returns ErrAlreadyHeld", func(t *testing.T) {
 		tally := &event.Tally{}
-		w := newElection(t, seqlocktest.Session(t), dir, seqlock.WithObserver(tally.Observe))
+		w := newElection(t, seqlocktest.Session(t), dir, recorded(t, tally.Observe))
 		cctx, cancel := context.WithCancel(ctx)
 		res := campaignInBackground(cctx, w, "waiter")
 		zktest.Eventually(t, zktest.Patience, "the candidate waits", func() bool { return tally.Count(event.Waiting) > 0 })
@@ -677,7 +687,7 @@ func TestLeaderSaysWhoLeads(t *testing.T) {
 	dir := root + "/election"
 	ctx := zktest.Context(t)
 	var askerEvents event.Tally
-	asker := newElection(t, seqlocktest.Session(t), dir, seqlock.WithObserver(askerEvents.Observe))
+	asker := newElection(t, seqlocktest.Session(t), dir, recorded(t, askerEvents.Observe))
 	t.Cleanup(func() {
 		if n := askerEvents.Count(event.WatchSet); n != 0 {
 			t.Errorf("Leader set %d watches: a question needs none, and each would stay on the server until the directory changes", n)
@@ -740,7 +750,7 @@ func TestALoneCandidateSendsThreeRequests(t *testing.T) {
 		}
 		got = append(got, line)
 	}
-	e := leadNow(t, s, dir, "solo", seqlock.WithObserver(obs))
+	e := leadNow(t, s, dir, "solo", recorded(t, obs))
 	if err := e.Resign(zktest.Context(t)); err != nil {
 		t.Fatal(err)
 	}
@@ -764,7 +774,7 @@ func TestALeaderWhoLeavesBetweenTheListingAndTheReadIsNoError(t *testing.T) {
 	admin := zktest.Connect(t)
 	alpha := leadNow(t, seqlocktest.Session(t), dir, "alpha")
 	var betaEvents event.Tally
-	beta := newElection(t, seqlocktest.Session(t), dir, seqlock.WithObserver(betaEvents.Observe))
+	beta := newElection(t, seqlocktest.Session(t), dir, recorded(t, betaEvents.Observe))
 	betaDone := campaignInBackground(ctx, beta, "beta")
 	waitUntilWaiting(t, &betaEvents, betaDone)
 
@@ -775,7 +785,7 @@ func TestALeaderWhoLeavesBetweenTheListingAndTheReadIsNoError(t *testing.T) {
 			once.Do(func() { deleted = admin.Delete(ev.Node, -1) })
 		}
 	}
-	asker := newElection(t, seqlocktest.Session(t), dir, seqlock.WithObserver(leave))
+	asker := newElection(t, seqlocktest.Session(t), dir, recorded(t, leave))
 	l, err := asker.Leader(ctx)
 	if deleted != nil {
 		t.Fatalf("deleting alpha's node between the listing and the read: %v", deleted)
@@ -837,7 +847,7 @@ func TestObserveWaitsOnItsWatch(t *testing.T) {
 	}
 	octx, stop := context.WithCancel(ctx)
 	defer stop()
-	changes := newElection(t, seqlocktest.Session(t), dir, seqlock.WithObserver(pace)).Observe(octx)
+	changes := newElection(t, seqlocktest.Session(t), dir, recorded(t, pace)).Observe(octx)
 	zktest.Eventually(t, zktest.Patience, "the observer set its children watch on the empty election", func() bool {
 		return seen.Count(event.WatchSet) > 0
 	})
@@ -914,7 +924,7 @@ func TestObservingAnElectionThatDoesNotExistYet(t *testing.T) {
 		octx, stop := context.WithCancel(ctx)
 		defer stop()
 		events := newEventStream()
-		changes := newElection(t, seqlocktest.Session(t), dir, seqlock.WithObserver(events.observe)).Observe(octx)
+		changes := newElection(t, seqlocktest.Session(t), dir, recorded(t, events.observe)).Observe(octx)
 		events.expect(t, "with no directory to list, the observer asks whether it exists and watches for its creation; without these two events, a timeline or the visualizer shows an observer that asked nothing and watches nothing",
 			"request children election", "request exists election", "watch exists election")
 
@@ -958,7 +968,7 @@ func TestObservingAnElectionThatDoesNotExistYet(t *testing.T) {
 			}
 			events.observe(e)
 		}
-		changes := newElection(t, seqlocktest.Session(t), dir, seqlock.WithObserver(obs)).Observe(octx)
+		changes := newElection(t, seqlocktest.Session(t), dir, recorded(t, obs)).Observe(octx)
 		select {
 		case err := <-created:
 			if err != nil {

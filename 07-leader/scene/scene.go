@@ -31,7 +31,8 @@ func New() scene.Scene {
 			WokenSays: "一次让位只唤醒下一个跟随者", HoldersSays: "同一时刻只有一个领导者",
 			Words: scene.Words{Worker: "候选者", Queue: "选主", Holds: "领导",
 				Idle: "已让位", Requesting: "参选中", Waiting: "跟随者", Holding: "领导者",
-				Acquired: "任期", Woken: "唤醒/让位", PerAcq: "任期"}},
+				Acquired: "任期", Woken: "唤醒/让位", PerAcq: "任期"},
+			Describe: describeZH},
 		Leaf: "election",
 		Open: scene.OnSession(seqlock.NewSession, func(s *seqlock.Session, w scene.Worker) (scene.Part, error) {
 			e, err := leader.New(s, w.Path, seqlock.WithObserver(w.Observer))
@@ -63,6 +64,25 @@ func describe(e event.Event) string {
 		return e.Owner + " follows: next after " + node
 	}
 	return e.String()
+}
+
+// describeZH is describe in Chinese.
+func describeZH(e event.Event) string {
+	node := short(e.Node)
+	switch e.Kind {
+	case event.Acquired:
+		if e.Token != 0 {
+			return fmt.Sprintf("%s 当选领导者：新的任期，防护令牌 %d（%s）", e.Owner, e.Token, node)
+		}
+		return e.Owner + " 当选领导者：新的任期（" + node + "）"
+	case event.Released:
+		return e.Owner + " 辞任：删除 " + node
+	case event.Lost:
+		return e.Owner + " 失去领导者地位：" + scene.ChineseDetail(e.Detail)
+	case event.Waiting:
+		return e.Owner + " 成为跟随者：排在 " + node + " 后面"
+	}
+	return scene.ChineseLine(e)
 }
 
 // short drops the directory and the protected GUID: "latch-0000000013".

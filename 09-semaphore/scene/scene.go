@@ -30,13 +30,14 @@ func New() scene.Scene {
 			Words:       scene.Words{Holds: "租约", Holding: "持有租约"}},
 		Dirs: []string{"leases", "locks"},
 		Open: scene.OnSession(seqlock.NewSession, func(sess *seqlock.Session, w scene.Worker) (scene.Part, error) {
-			s, err := semaphore.New(sess, w.Path, Leases, seqlock.WithObserver(gateAsInfo(w.Observer)),
+			s, err := semaphore.New(sess, w.Path, Leases, seqlock.WithObserver(recast(w.Observer, gateAsInfo)),
 				seqlock.WithData([]byte(w.Name)))
 			if err != nil {
 				return nil, err
 			}
 			return s.Holder(), nil
 		}),
+		Recast: gateAsInfo,
 		Tag: func(node string) string {
 			switch {
 			case strings.Contains(node, "-lease-"):
@@ -49,18 +50,21 @@ func New() scene.Scene {
 	}
 }
 
-// gateAsInfo passes events on, except that taking and opening the gate are
-// told as Info: for the view, holding means holding a lease.
-func gateAsInfo(o event.Observer) event.Observer {
-	return func(e event.Event) {
-		if strings.Contains(e.Node, "-lock-") {
-			switch e.Kind {
-			case event.Acquired:
-				e.Kind, e.Detail, e.Token = event.Info, "takes the gate", 0
-			case event.Released:
-				e.Kind, e.Detail = event.Info, "opens the gate"
-			}
+// gateAsInfo tells taking and opening the gate as Info: for the view,
+// holding means holding a lease.
+func gateAsInfo(e event.Event) event.Event {
+	if strings.Contains(e.Node, "-lock-") {
+		switch e.Kind {
+		case event.Acquired:
+			e.Kind, e.Detail, e.Token = event.Info, "takes the gate", 0
+		case event.Released:
+			e.Kind, e.Detail = event.Info, "opens the gate"
 		}
-		o.Emit(e)
 	}
+	return e
+}
+
+// recast passes each event to o as f changes it.
+func recast(o event.Observer, f func(event.Event) event.Event) event.Observer {
+	return func(e event.Event) { o.Emit(f(e)) }
 }

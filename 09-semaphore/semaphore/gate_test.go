@@ -7,7 +7,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock/seqlocktest"
 	"github.com/lockstep-zk/lockstep/09-semaphore/semaphore"
 	"github.com/lockstep-zk/lockstep/event"
@@ -26,7 +25,7 @@ func TestTryAcquireDoesNotWaitAtTheGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	var waits event.Tally
-	waiter := newSemaphore(t, seqlocktest.Session(t), dir, 1, seqlock.WithObserver(waits.Observe))
+	waiter := newSemaphore(t, seqlocktest.Session(t), dir, 1, recorded(t, waits.Observe))
 	got := make(chan error, 1)
 	go func() {
 		l, err := waiter.Acquire(ctx)
@@ -67,7 +66,7 @@ func TestAnAcquireWhoseContextEndsWhileItsLeaseIsCreatedReturnsNoLease(t *testin
 			once.Do(cancel)
 		}
 	}
-	s := newSemaphore(t, seqlocktest.Session(t), dir, 2, seqlock.WithObserver(cut))
+	s := newSemaphore(t, seqlocktest.Session(t), dir, 2, recorded(t, cut))
 	l, err := s.Acquire(ctx)
 	if err == nil || l != nil {
 		t.Fatalf("Acquire = (%v, %v) after its context ended during the lease's create, want (nil, an error)", l, err)

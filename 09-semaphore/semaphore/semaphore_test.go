@@ -25,11 +25,21 @@ func TestMain(m *testing.M) { zktest.Main(m) }
 
 func newSemaphore(t testing.TB, conn *seqlock.Session, dir string, n int, opts ...semaphore.Option) *semaphore.Semaphore {
 	t.Helper()
+	// Each client's events go to the test's recording, for the replay of a
+	// failure (an observer in opts comes after: give it through recorded).
+	opts = append([]semaphore.Option{recorded(t)}, opts...)
 	s, err := semaphore.New(conn, dir, n, opts...)
 	if err != nil {
 		t.Fatalf("New(%q, %d): %v", dir, n, err)
 	}
 	return s
+}
+
+// recorded is the observer option of a test's next client ("client-1",
+// "client-2", …): it records the client's events when LOCKSTEP_RECORD_DIR
+// is set and passes them to also.
+func recorded(t testing.TB, also ...event.Observer) semaphore.Option {
+	return seqlock.WithObserver(zktest.ObserveNext(t, "client", also...))
 }
 
 func TestASemaphoreOfOneLeasePassesTheLockConformanceSuite(t *testing.T) {
@@ -151,7 +161,7 @@ func TestLeases(t *testing.T) {
 		wconnS, wconn := seqlocktest.SessionConn(t)
 		got := make(chan error, 1)
 		go func() {
-			l, err := newSemaphore(t, wconnS, dir, 1, seqlock.WithObserver(obs)).Acquire(ctx)
+			l, err := newSemaphore(t, wconnS, dir, 1, recorded(t, obs)).Acquire(ctx)
 			if err == nil {
 				err = l.Release(ctx)
 			}

@@ -37,8 +37,8 @@ func holdOne(t *testing.T, impl Impl) held {
 			once.Do(func() { close(h.waiting) })
 		}
 	}
-	h.holderConn, h.holder = contender(t, impl, h.path, nil)
-	h.conn, h.other = contender(t, impl, h.path, waits)
+	h.holderConn, h.holder = contender(t, impl, h.path, zktest.Observe(t, "holder"))
+	h.conn, h.other = contender(t, impl, h.path, zktest.Observe(t, "waiter", waits))
 	if err := h.holder.Lock(h.ctx); err != nil {
 		t.Fatalf("holder.Lock: %v", err)
 	}

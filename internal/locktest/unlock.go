@@ -11,7 +11,7 @@ import (
 
 func reuse(t *testing.T, impl Impl) {
 	root := zktest.Root(t)
-	conn, l := contender(t, impl, root+"/lock", nil)
+	conn, l := contender(t, impl, root+"/lock", zktest.Observe(t, "contender"))
 	ctx := zktest.Context(t)
 	for i := range 20 {
 		if err := l.Lock(ctx); err != nil {
@@ -26,7 +26,7 @@ func reuse(t *testing.T, impl Impl) {
 
 func unlockUnheld(t *testing.T, impl Impl) {
 	root := zktest.Root(t)
-	conn, l := contender(t, impl, root+"/lock", nil)
+	conn, l := contender(t, impl, root+"/lock", zktest.Observe(t, "contender"))
 	if err := l.Unlock(zktest.Context(t)); !errors.Is(err, impl.ErrNotHeld) {
 		t.Fatalf("Unlock = %v, want %v", err, impl.ErrNotHeld)
 	}
@@ -35,7 +35,7 @@ func unlockUnheld(t *testing.T, impl Impl) {
 
 func doubleUnlock(t *testing.T, impl Impl) {
 	root := zktest.Root(t)
-	conn, l := contender(t, impl, root+"/lock", nil)
+	conn, l := contender(t, impl, root+"/lock", zktest.Observe(t, "contender"))
 	ctx := zktest.Context(t)
 	if err := l.Lock(ctx); err != nil {
 		t.Fatal(err)

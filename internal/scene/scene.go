@@ -67,6 +67,11 @@ type Scene struct {
 	// worker's part on it. OnSession makes one from the chapter's session
 	// constructor.
 	Open func(ctx context.Context, servers []string, w Worker, opts ...zksession.Option) (Session, Part, error)
+	// Recast, if set, is how the view reads a lock's raw event, in a replay
+	// of a test's recording (whose events are the lock's own): the same
+	// change the scene's Open or NewWorker makes live (09 tells taking and
+	// opening the gate as Info, since holding means holding a lease).
+	Recast func(e event.Event) event.Event
 	// Describe is how the event log says e; "" leaves the line out. Nil:
 	// e.String(), the lock's own words ("worker-3 acquired lock-…").
 	Describe func(e event.Event) string
@@ -210,6 +215,9 @@ type Chinese struct {
 	Title, Look            string
 	WokenSays, HoldersSays string
 	Words                  Words
+	// Describe is Scene.Describe in Chinese; nil: the view's own Chinese
+	// line for the event.
+	Describe func(e event.Event) string
 }
 
 // TitleIn is s's Title in lang ("zh", or English).

@@ -74,6 +74,27 @@ func Observe(tb testing.TB, owner string, also ...event.Observer) event.Observer
 	return event.Tee(also...).WithOwner(owner)
 }
 
+// ObserveNext is Observe for a test's next lock built by a helper: it
+// names the locks prefix-1, prefix-2, … in the order asked, so that each
+// has its own name in the recording.
+func ObserveNext(tb testing.TB, prefix string, also ...event.Observer) event.Observer {
+	tb.Helper()
+	named.Lock()
+	key := fmt.Sprintf("%p %s", tb, prefix)
+	if named.next[key] == 0 {
+		tb.Cleanup(func() { named.Lock(); delete(named.next, key); named.Unlock() })
+	}
+	named.next[key]++
+	n := named.next[key]
+	named.Unlock()
+	return Observe(tb, fmt.Sprintf("%s-%d", prefix, n), also...)
+}
+
+var named = struct {
+	sync.Mutex
+	next map[string]int // "test prefix" → locks named so far
+}{next: map[string]int{}}
+
 // RecordingFile is the file a failing test's recording goes to in dir.
 func RecordingFile(dir, test string) string {
 	return filepath.Join(dir, strings.ReplaceAll(test, "/", "_")+".events.jsonl")

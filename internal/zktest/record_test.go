@@ -3,6 +3,7 @@ package zktest
 import (
 	"errors"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/lockstep-zk/lockstep/event"
@@ -64,5 +65,17 @@ func TestWithoutARecordDirNothingIsRecorded(t *testing.T) {
 	obs.Emit(event.Event{Kind: event.Info})
 	if tally.Count(event.Info) != 1 || tally.Owners(event.Info) != 1 {
 		t.Error("Observe without recording does not pass events on unchanged")
+	}
+}
+
+func TestObserveNextNamesATestsLocksInTurn(t *testing.T) {
+	var got []string
+	keep := func(e event.Event) { got = append(got, e.Owner) }
+	for range 2 {
+		ObserveNext(t, "client", keep).Emit(event.Event{Kind: event.Request})
+	}
+	ObserveNext(t, "holder", keep).Emit(event.Event{Kind: event.Request})
+	if want := []string{"client-1", "client-2", "holder-1"}; !slices.Equal(got, want) {
+		t.Errorf("owners %v, want %v", got, want)
 	}
 }

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"path"
@@ -28,7 +29,13 @@ func (m Model) apply(items []Msg) Model {
 		case QueueSnapshot:
 			m = m.queueChanged(it)
 		case WorkerChange:
+			if m.gone[it.Name] {
+				continue // removed: nothing of it comes back
+			}
 			w := m.worker(it.Name)
+			if (it.State == Crashed || it.State == CutOff || it.State == Stopped) && (w.state == Waiting || w.state == Requesting) {
+				m = m.abandon(it.Name)
+			}
 			if (it.State == Crashed || it.State == CutOff) && w.state == Holding {
 				// A holder that dies says nothing more: the server deletes
 				// its node when its session expires (queueChanged counts
@@ -37,7 +44,7 @@ func (m Model) apply(items []Msg) Model {
 				// way, and reports its Lost only when it hears of it, often
 				// after its successor was woken: that Lost is this release
 				// (releasing), and starts no count of its own.
-				m.wokeLast, m.wokeNow = m.wokeNow, 0
+				m = m.releaseBegins(w.node)
 				if it.State == CutOff {
 					w.releasing = true
 				}
@@ -51,8 +58,8 @@ func (m Model) apply(items []Msg) Model {
 			if it.State != Crashed {
 				w.node = "" // a crashed worker's node is still there
 			}
-			if it.Detail != "" {
-				m.addLog(it.Name + " " + strings.ToUpper(it.State.String()) + ": " + it.Detail)
+			if detail := m.detail(it); detail != "" {
+				m.addLog(fmt.Sprintf(m.say().WorkerChanged, it.Name, m.stateWord(it.State), detail))
 			}
 			if it.Session != 0 {
 				m.status = fmt.Sprintf(m.say().StatusNewSession, it.Name, it.Session)
@@ -62,7 +69,7 @@ func (m Model) apply(items []Msg) Model {
 				m = m.forget(it.Name)
 			}
 		case Notice:
-			m.addLog(it.Text)
+			m.addLog(m.notice(it))
 		case LockEvent:
 			m = m.event(it.Event)
 		}
@@ -80,6 +87,8 @@ func (m Model) own() Model {
 		workers[n] = &c
 	}
 	m.workers = workers
+	m.gone = maps.Clone(m.gone)
+	m.abandoned = maps.Clone(m.abandoned)
 	m.order = slices.Clone(m.order)
 	m.log = slices.Clip(m.log)
 	return m
@@ -99,7 +108,7 @@ func (m Model) queueChanged(q QueueSnapshot) Model {
 			continue
 		}
 		if w, ok := m.workers[n.Owner]; ok && (w.state == Crashed || w.state == CutOff) {
-			m.addLog(fmt.Sprintf("server deleted %s: %s's session expired", shortNode(n.Name), n.Owner))
+			m.addLog(fmt.Sprintf(m.say().ServerDeleted, shortNode(n.Name), n.Owner))
 			if w.state == Crashed && path.Base(w.node) == n.Name {
 				m.releases++ // it held: a crashed worker keeps only the node it held
 			}
@@ -113,10 +122,11 @@ func (m Model) reset(c ChapterStarted) Model {
 	m.chapter, m.path, m.dir, m.hold = c.Scene, c.Path, c.Dir, c.Hold
 	m.words, m.look, m.expect = c.Scene.In(m.lang)
 	m.workshop = c.Workshop
-	m.workers, m.order = map[string]*worker{}, nil
+	m.workers, m.order, m.gone = map[string]*worker{}, nil, nil
 	m.queue = QueueSnapshot{Dir: c.Dir}
 	m.acquired, m.requests, m.notified, m.wasted = 0, 0, 0, 0
 	m.releases, m.wakes, m.wokeNow, m.wokeLast = 0, 0, 0, 0
+	m.releaseQueue, m.abandoned = "", nil
 	m.maxWoken, m.maxWaiting, m.maxHolders = 0, 0, 0
 	m.cursor = -1
 	m.status = ""
@@ -140,9 +150,14 @@ func (m *Model) worker(name string) *worker {
 }
 
 // forget drops a worker that was removed cleanly: nothing of it is left
-// in ZooKeeper, so nothing of it is left on screen.
+// in ZooKeeper, so nothing of it is left on screen, and nothing it still
+// says (a late event) brings it back.
 func (m Model) forget(name string) Model {
 	delete(m.workers, name)
+	if m.gone == nil {
+		m.gone = map[string]bool{}
+	}
+	m.gone[name] = true
 	m.order = slices.DeleteFunc(slices.Clone(m.order), func(n string) bool { return n == name })
 	if m.cursor >= len(m.order) {
 		m.cursor = len(m.order) - 1
@@ -164,10 +179,10 @@ func (m Model) event(e event.Event) Model {
 	if e.Time.After(m.now) {
 		m.now = e.Time
 	}
-	if line := m.chapter.Line(e); line != "" {
+	if line := m.line(e); line != "" {
 		m.addLog(protectedAnywhere.ReplaceAllString(line, ""))
 	}
-	if e.Owner == "" {
+	if e.Owner == "" || m.gone[e.Owner] {
 		return m
 	}
 	w := m.worker(e.Owner)
@@ -190,11 +205,14 @@ func (m Model) event(e event.Event) Model {
 	case event.Request:
 		w.requests++
 		m.requests++
+		if e.Op == "delete" && (w.state == Waiting || w.state == Requesting) {
+			m = m.abandonNode(e.Node) // a waiter that gives up deletes its node
+		}
 		if e.Op == "delete" && w.state == Holding && e.Node == w.node && !w.releasing {
 			// The holder lets go: its watchers may be told before its
 			// Released event, so the release's count starts here.
 			w.releasing = true
-			m.wokeLast, m.wokeNow = m.wokeNow, 0
+			m = m.releaseBegins(e.Node)
 		}
 		if w.state != Holding && w.state != Waiting {
 			w.state = Requesting
@@ -206,7 +224,7 @@ func (m Model) event(e event.Event) Model {
 		}
 		m.maxWaiting = max(m.maxWaiting, m.count(Waiting))
 	case event.Waiting:
-		m = m.wokeInVain(w)
+		m = m.wokeInVain(w, e.Node)
 		w.state = Waiting
 		m.maxWaiting = max(m.maxWaiting, m.count(Waiting))
 	case event.Notified:
@@ -215,12 +233,28 @@ func (m Model) event(e event.Event) Model {
 		m.notified++
 		w.flashUntil = m.now.Add(m.flashFor())
 		w.lastNotice = strings.TrimPrefix(e.Detail, "Event")
-		if w.state == Waiting || w.state == Requesting {
+		if m.abandoned[e.Node] || e.Detail == "EventNotWatching" {
+			// (EventNotWatching: the watch went with the session, as it
+			// ended; nothing was released.)
+			// Its predecessor gave up, or died, while waiting: no release
+			// woke it, and its looking again is the queue's repair (04's
+			// TestAWaiterThatGivesUpDoesNotHandTheLockOn), not a wasted wake-up.
+			w.woken = false
+			if w.state == Waiting {
+				w.state = Requesting
+			}
+		} else if w.state == Waiting || w.state == Requesting {
 			w.woken = !m.chapter.Watch // in 01 nobody competes: no wake-up is wasted
+			w.wokenFrom = queueOfNode(e.Node)
 			w.state = Requesting
-			m.wakes++
-			m.wokeNow++
-			m.maxWoken = max(m.maxWoken, m.wokeNow)
+			// A release wakes those who wait in its own queue. A wake-up in
+			// another queue is that queue's hand-off (09: the gate opens for
+			// the next client while a lease goes): not this release's.
+			if m.releaseQueue == "" || w.wokenFrom == m.releaseQueue {
+				m.wakes++
+				m.wokeNow++
+				m.maxWoken = max(m.maxWoken, m.wokeNow)
+			}
 		}
 	case event.Acquired:
 		w.state = Holding
@@ -253,7 +287,7 @@ func (m Model) event(e event.Event) Model {
 		w.watching = map[string]string{}
 		m.releases++
 		if !w.releasing { // no delete of its own came first (01's write, a lost hold)
-			m.wokeLast, m.wokeNow = m.wokeNow, 0
+			m = m.releaseBegins(cmp.Or(e.Node, w.node))
 		}
 		w.releasing = false
 	}
@@ -267,12 +301,55 @@ func (m Model) flashFor() time.Duration {
 }
 
 // wokeInVain counts a wasted wake-up: w was notified, and instead of
-// getting the lock it went back to waiting.
-func (m Model) wokeInVain(w *worker) Model {
-	if w.woken {
-		w.woken = false
+// getting the lock it went back to waiting on node, in the queue it was
+// woken from (03's herd, 04's re-listing after a waiter ahead left). One
+// woken in a queue that now waits in another has moved on: 09's gate
+// hand-off, after which the gate's new holder waits behind the leases.
+func (m Model) wokeInVain(w *worker, node string) Model {
+	if w.woken && queueOfNode(node) == w.wokenFrom {
 		w.wasted++
 		m.wasted++
 	}
+	w.woken = false
 	return m
+}
+
+// abandon marks the nodes a worker that did not hold leaves behind (the
+// queue's, by their owner): whom their delete wakes, no release woke.
+func (m Model) abandon(name string) Model {
+	for _, q := range m.queue.Nodes {
+		if q.Owner == name {
+			m = m.abandonNode(m.queue.Dir + "/" + q.Name)
+		}
+	}
+	return m
+}
+
+func (m Model) abandonNode(node string) Model {
+	if m.abandoned == nil {
+		m.abandoned = map[string]bool{}
+	}
+	m.abandoned[node] = true
+	return m
+}
+
+// releaseBegins starts the count of whom the release of node wakes.
+func (m Model) releaseBegins(node string) Model {
+	m.wokeLast, m.wokeNow = m.wokeNow, 0
+	m.releaseQueue = queueOfNode(node)
+	return m
+}
+
+// queueOfNode is the queue a node stands in: its directory for a sequential
+// node (04's lock-0000000012, 09's gate and lease nodes), the node itself
+// otherwise (03's one lock node; a directory whose children are watched,
+// as 09's gate holder watches leases).
+func queueOfNode(node string) string {
+	if node == "" {
+		return ""
+	}
+	if sequenceOf(path.Base(node)) >= 0 {
+		return path.Dir(node)
+	}
+	return node
 }

@@ -48,6 +48,8 @@ func TestGoldenFrames(t *testing.T) {
 		{"03 herd 80x24", 80, 24, NewModel(nil, nil, testKeys), herd03, nil, nil},
 		{"07 new leader 80x24", 80, 24, NewModel(nil, nil, testKeys), electionBatch(t), nil, nil},
 		{"01 one write 80x24", 80, 24, NewModel(nil, nil, testKeys), watchBatch(t), nil, nil},
+		{"04 legend 80x24", 80, 24, started(t, nil), released, []string{"?"}, nil},
+		{"04 legend zh 100x30", 100, 30, started(t, nil).inLang("zh"), released, []string{"?"}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

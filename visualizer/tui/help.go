@@ -1,6 +1,9 @@
 package tui
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // helpView is the help bar: every key, cut to the width.
 func (m Model) helpView(w int) string {
@@ -26,8 +29,25 @@ func (m Model) helpView(w int) string {
 	if visibleWidth(line) <= w {
 		return line
 	}
-	// Too narrow: drop the separators' spaces, then cut.
-	return fit(strings.Join(plain, "·"), w)
+	// Too narrow: drop the separators' spaces, then the speed keys (the
+	// README and -help list them), never ? or q; then cut.
+	if line := strings.Join(plain, "·"); visibleWidth(line) <= w {
+		return line
+	}
+	var first, rest []string // ? and q first, where a cut cannot reach them
+	for i, k := range keys.helpKeys() {
+		switch k.Keys()[0] {
+		case keys.Faster.Keys()[0]:
+		case keys.Legend.Keys()[0], keys.Quit.Keys()[0]:
+			first = append(first, plain[i])
+		default:
+			rest = append(rest, plain[i])
+		}
+	}
+	if line := strings.Join(append(slices.Clip(rest), first...), "·"); visibleWidth(line) <= w {
+		return line
+	}
+	return fit(strings.Join(append(first, rest...), "·"), w)
 }
 
 // chapterKeys is the keys that switch chapter, "1-7": the first and last
@@ -51,6 +71,6 @@ func (m Model) keyWords() map[string]string {
 	return map[string]string{
 		keys.Pause.Keys()[0]: t.KeyPause, keys.Faster.Keys()[0]: t.KeySpeed, keys.Up.Keys()[0]: t.KeySelect,
 		keys.Kill.Keys()[0]: t.KeyKill, keys.Expire.Keys()[0]: t.KeyExpire, keys.Chapter.Keys()[0]: t.KeyChapter,
-		keys.Quit.Keys()[0]: t.KeyQuit,
+		keys.Legend.Keys()[0]: t.KeyLegend, keys.Quit.Keys()[0]: t.KeyQuit,
 	}
 }

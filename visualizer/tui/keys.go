@@ -14,7 +14,7 @@ import (
 // docs/learners.md): p is the runner's replay, f its full suite, h its hint,
 // l its language, so none of them is an alias here.
 type keyMap struct {
-	Pause, Faster, Slower, Add, Remove, Up, Down, Kill, Expire, Chapter, Quit key.Binding
+	Pause, Faster, Slower, Add, Remove, Up, Down, Kill, Expire, Chapter, Legend, Quit key.Binding
 }
 
 var keys = keyMap{
@@ -28,12 +28,13 @@ var keys = keyMap{
 	Kill:    key.NewBinding(key.WithKeys("k"), key.WithHelp("k", "kill")),
 	Expire:  key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "expire")),
 	Chapter: key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", "chapter")),
+	Legend:  key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "legend")),
 	Quit:    key.NewBinding(key.WithKeys("q", "ctrl+c", "esc"), key.WithHelp("q", "quit")),
 }
 
 // helpKeys are the bindings the help bar lists, in order.
 func (k keyMap) helpKeys() []key.Binding {
-	return []key.Binding{k.Pause, k.Faster, k.Add, k.Up, k.Kill, k.Expire, k.Chapter, k.Quit}
+	return []key.Binding{k.Pause, k.Faster, k.Add, k.Up, k.Kill, k.Expire, k.Chapter, k.Legend, k.Quit}
 }
 
 // key handles a key press. The side effect, if any, goes out as a command.
@@ -41,6 +42,9 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	switch {
 	case key.Matches(msg, keys.Quit):
 		return m, tea.Quit
+	case key.Matches(msg, keys.Legend):
+		m.legend = !m.legend
+		return m, nil
 	case key.Matches(msg, keys.Pause):
 		m.paused = !m.paused
 		m.status = map[bool]string{true: m.say().StatusPaused, false: m.say().StatusRunning}[m.paused]

@@ -58,9 +58,13 @@ type QueueNode struct {
 // WorkerChange is something that happens to a worker outside its lock:
 // started, killed, cut off, expired, removed, back on a new session.
 type WorkerChange struct {
-	Name   string
-	State  State
-	Detail string
+	Name  string
+	State State
+	// Detail is said as it is; "" lets the view say what the state means
+	// in its language (Timeout: the session timeout the server granted,
+	// for a crashed or cut-off worker).
+	Detail  string
+	Timeout time.Duration
 	// Session is set when the worker has opened a new session because
 	// its last one ended (a Session is one session): the view says so on
 	// its status line, which the key that expired it had set.
@@ -68,5 +72,26 @@ type WorkerChange struct {
 }
 
 // Notice is a line for the log that does not come from a lock (errors,
-// what a key did).
-type Notice struct{ Text string }
+// what a key did). Of says which, and the view words it in its language
+// with Worker and Arg (an error's text stays as the error says it); a
+// Notice of no kind is its Text.
+type Notice struct {
+	Of          NoticeKind
+	Worker, Arg string
+	Text        string
+}
+
+// NoticeKind is what a Notice tells.
+type NoticeKind int
+
+const (
+	NoticeText             NoticeKind = iota // Text, as it is
+	NoticeNoChapter                          // Arg: the chapter key asked for
+	NoticeStartFailed                        // Arg: the chapter, then its error
+	NoticeAddFailed                          // Arg: the error
+	NoticeExpireFailed                       // Worker, Arg: the error
+	NoticeNewSession                         // Worker, Arg: its new session id (its conn opened it)
+	NoticeNewSessionFailed                   // Worker, Arg: the error
+	NoticeLockFailed                         // Worker, Arg: the error
+	NoticeUnlockFailed                       // Worker, Arg: the error
+)

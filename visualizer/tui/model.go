@@ -53,8 +53,9 @@ type worker struct {
 	requests   int
 	notified   int
 	wasted     int
-	woken      bool // notified while waiting, not yet known whether it got the lock
-	releasing  bool // a holder that asked to delete its node: its release has begun
+	woken      bool   // notified while waiting, not yet known whether it got the lock
+	wokenFrom  string // the queue (queueOfNode) of the node whose notification woke it
+	releasing  bool   // a holder that asked to delete its node: its release has begun
 	flashUntil time.Time
 	lastNotice string // what the last notification said
 	detail     string
@@ -79,16 +80,27 @@ type Model struct {
 
 	workers map[string]*worker
 	order   []string
-	queue   QueueSnapshot
-	log     []string
+	// gone: the workers removed cleanly (x) in this chapter. An event of
+	// theirs that arrives late (a lock's goroutine that told its last
+	// event after the stop) must not bring the row back.
+	gone  map[string]bool
+	queue QueueSnapshot
+	log   []string
 
 	// totals
 	acquired, requests, notified, wasted int
 	releases, wakes, wokeNow, wokeLast   int
+	// releaseQueue is the queue (queueOfNode) of the node whose release is
+	// being counted: a release wakes those waiting in its own queue.
+	releaseQueue string
+	// abandoned: nodes their owner gave up before holding them (a waiter
+	// that left or died). Whom their delete wakes was woken by no release.
+	abandoned map[string]bool
 	// what the header sets beside the scene's Expect
 	maxWoken, maxWaiting, maxHolders int
 
-	cursor  int // index into order; -1 follows the holder
+	legend  bool // ? shows what every column and mark means
+	cursor  int  // index into order; -1 follows the holder
 	now     time.Time
 	ticking bool
 	status  string

@@ -11,6 +11,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	semscene "github.com/lockstep-zk/lockstep/09-semaphore/scene"
 	"github.com/lockstep-zk/lockstep/event"
 )
 
@@ -421,6 +422,24 @@ func TestWorkerChanges(t *testing.T) {
 			t.Errorf("worker-3 still there: order %v cursor %d", m.order, m.cursor)
 		}
 	})
+	t.Run("a removed worker's late events do not bring its row back", func(t *testing.T) {
+		// x: the view hears "stopped", then what the worker's lock still
+		// said on its way out (its delete, its Released). 04's ghost row.
+		m := m.apply([]Msg{ev("worker-3", event.Acquired, "", node(7), "")})
+		m = m.apply([]Msg{WorkerChange{Name: "worker-3", State: Stopped, Detail: "unlocks and closes its session"},
+			ev("worker-3", event.Request, "delete", node(7), ""), ev("worker-3", event.Released, "", node(7), "")})
+		if _, ok := m.workers["worker-3"]; ok || slices.Contains(m.order, "worker-3") {
+			t.Errorf("worker-3 is back after its removal: order %v", m.order)
+		}
+		if strings.Contains(m.workersView(60, 10)[3], "worker-3") {
+			t.Errorf("a ghost row of worker-3:\n%s", strings.Join(m.workersView(60, 10), "\n"))
+		}
+		m = m.apply([]Msg{ChapterStarted{Scene: sceneOf(t, "04"), Path: dir, Dir: dir},
+			ev("worker-3", event.Request, "create", node(1), "")})
+		if _, ok := m.workers["worker-3"]; !ok {
+			t.Error("the next chapter's worker-3 is not shown: a removal belongs to its chapter")
+		}
+	})
 	t.Run("a worker back on a new session says so where the expire key said it was expiring", func(t *testing.T) {
 		for lang, want := range map[string]string{
 			"en": "worker-2 is back on a new session 0xabc",
@@ -602,5 +621,106 @@ func TestACutOffHoldersNodeGoingIsARelease(t *testing.T) {
 	}
 	if line := m.expectLine(100); !strings.Contains(line, "✓") {
 		t.Errorf("after a cut-off holder's node went: %q, want ✓", line)
+	}
+}
+
+// Chapter 09: a lease goes, and it wakes the gate's holder, the one client
+// watching the leases; that client takes a lease and opens the gate, whose
+// next client is told (04's hand-off) and then waits behind the leases.
+// The release woke one, as 09's README says, and nothing was wasted: the
+// gate's hand-off moved its client on to the next wait.
+func TestAGateHandOffIsNeitherAWastedWakeUpNorTheReleasesOwn(t *testing.T) {
+	const sem = "/v/09-semaphore/lock"
+	lease := func(seq int) string { return fmt.Sprintf("%s/leases/_c_x-lease-%010d", sem, seq) }
+	gate := func(seq int) string { return fmt.Sprintf("%s/locks/_c_x-lock-%010d", sem, seq) }
+	e := func(o string, k event.Kind, op, n, detail string) LockEvent {
+		return LockEvent{event.Event{Time: t0, Owner: o, Kind: k, Op: op, Node: n, Detail: detail}}
+	}
+	m := NewModel(nil, nil, testKeys).apply([]Msg{
+		ChapterStarted{Scene: semscene.New(), Path: sem, Dir: sem, Hold: time.Second},
+		// worker-1 holds the one lease left out; worker-2 holds the gate
+		// and waits behind the leases; worker-3 waits behind worker-2 at the gate.
+		e("worker-1", event.Acquired, "", lease(1), ""),
+		e("worker-2", event.Info, "", gate(2), "takes the gate"),
+		e("worker-2", event.WatchSet, "children", sem+"/leases", ""),
+		e("worker-2", event.Waiting, "", sem+"/leases", ""),
+		e("worker-3", event.WatchSet, "get", gate(2), ""),
+		e("worker-3", event.Waiting, "", gate(2), ""),
+	})
+	m = m.apply([]Msg{
+		e("worker-1", event.Request, "delete", lease(1), ""),
+		e("worker-2", event.Notified, "", sem+"/leases", "EventNodeChildrenChanged"),
+		e("worker-1", event.Released, "", lease(1), ""),
+		e("worker-2", event.Acquired, "", lease(3), ""),
+		e("worker-2", event.Request, "delete", gate(2), ""),
+		e("worker-3", event.Notified, "", gate(2), "EventNodeDeleted"),
+		e("worker-2", event.Info, "", gate(2), "opens the gate"),
+		e("worker-3", event.Info, "", gate(4), "takes the gate"),
+		e("worker-3", event.WatchSet, "children", sem+"/leases", ""),
+		e("worker-3", event.Waiting, "", sem+"/leases", ""),
+	})
+	if m.lastWoken() != 1 || m.wakes != 1 || m.releases != 1 {
+		t.Errorf("the lease's release woke %d (%d wakes in %d releases), want 1: the gate holder", m.lastWoken(), m.wakes, m.releases)
+	}
+	if m.wasted != 0 {
+		t.Errorf("%d wasted wake-ups, want 0: worker-3 was woken at the gate and took it", m.wasted)
+	}
+	if m.notified != 2 || m.workers["worker-3"].notified != 1 {
+		t.Errorf("notified %d (worker-3 %d), want 2 (1): the hand-off is still a notification", m.notified, m.workers["worker-3"].notified)
+	}
+	// Woken at the gate and back to waiting at the gate (the client ahead
+	// of it gave up): that one is wasted.
+	m = m.apply([]Msg{
+		e("worker-4", event.WatchSet, "get", gate(4), ""),
+		e("worker-4", event.Waiting, "", gate(4), ""),
+		e("worker-5", event.WatchSet, "get", gate(3), ""),
+		e("worker-5", event.Waiting, "", gate(3), ""),
+		e("worker-5", event.Notified, "", gate(3), "EventNodeDeleted"),
+		e("worker-5", event.WatchSet, "get", gate(4), ""),
+		e("worker-5", event.Waiting, "", gate(4), ""),
+	})
+	if m.wasted != 1 {
+		t.Errorf("%d wasted wake-ups, want 1: worker-5 was woken at the gate and waits at the gate again", m.wasted)
+	}
+}
+
+// x on a waiter in 04: its lock deletes its node on the way out, which
+// wakes the waiter behind it; that one looks again and waits behind the
+// node ahead (04's TestAWaiterThatGivesUpDoesNotHandTheLockOn). No release
+// woke it and it wasted nothing: the header stays ✓, 1 per release.
+func TestAWaiterThatLeavesWakesNobodyForARelease(t *testing.T) {
+	m := started(t, nil).apply(handOff()) // worker-1 holds node 1, 2 waits behind it, 3 behind 2
+	m = m.apply([]Msg{
+		ev("worker-1", event.Request, "delete", node(1), ""),
+		ev("worker-2", event.Notified, "", node(1), "EventNodeDeleted"),
+		ev("worker-1", event.Released, "", node(1), ""),
+		ev("worker-2", event.Acquired, "", node(2), ""),
+		ev("worker-4", event.WatchSet, "get", node(3), ""),
+		ev("worker-4", event.Waiting, "", node(3), ""),
+		ev("worker-3", event.Request, "delete", node(3), ""), // removed: its Lock is cancelled
+		WorkerChange{Name: "worker-3", State: Stopped},
+		ev("worker-4", event.Notified, "", node(3), "EventNodeDeleted"),
+		ev("worker-4", event.WatchSet, "get", node(2), ""),
+		ev("worker-4", event.Waiting, "", node(2), ""),
+	})
+	if m.wasted != 0 || m.maxWoken != 1 || m.lastWoken() != 1 {
+		t.Errorf("wasted %d, most woken by a release %d, last %d: want 0, 1, 1", m.wasted, m.maxWoken, m.lastWoken())
+	}
+	if line := m.expectLine(100); !strings.Contains(line, "✓") {
+		t.Errorf("after a waiter left: %q, want ✓", line)
+	}
+}
+
+// A waiter whose session ends is told its watch is gone (EventNotWatching):
+// a notification, but no release woke it (03's
+// TestWaiterWhoseSessionExpiresGetsAnError, replayed).
+func TestAWatchGoneWithItsSessionIsNoReleasesWakeUp(t *testing.T) {
+	m := started(t, nil).apply(handOff())
+	m = m.apply([]Msg{ev("worker-3", event.Notified, "", node(2), "EventNotWatching")})
+	if m.notified != 1 || m.wokeNow != 0 || m.wakes != 0 {
+		t.Errorf("notified %d, woken now %d, wakes %d: want 1, 0, 0", m.notified, m.wokeNow, m.wakes)
+	}
+	if line := m.expectLine(100); strings.Contains(line, "woke") {
+		t.Errorf("no release yet, and the header says one woke somebody: %q", line)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/charmbracelet/lipgloss"
+
 	"github.com/lockstep-zk/lockstep/internal/zkpath"
 )
 
@@ -129,41 +131,53 @@ func (m Model) queueView(w, h int) []string {
 			style = persistStyle
 		}
 		row := mark + name(q.Name) + " " + owner + tag
-		// The arrows: every waiter that set a watch on this node. (A
-		// holder may watch its own node to learn of its loss: not an arrow.)
-		var ws []string
-		for _, wn := range watchers[m.queue.Dir+"/"+q.Name] {
-			if wn != q.Owner {
-				ws = append(ws, wn)
+		lines = append(lines, m.queueRow(row, q, tag, style, watchers, w, h-len(lines))...)
+		// Whoever else holds this very node (a broken lock: a second holder
+		// that never created it) is shown under it: the queue shows who holds.
+		if m.chapter.Watch {
+			continue
+		}
+		for _, n := range m.order {
+			if wk := m.workers[n]; n != owner && wk.state == Holding && wk.node == m.queue.Dir+"/"+q.Name && len(lines) < h {
+				lines = append(lines, holderStyle.Render(fit(fmt.Sprintf(m.say().AlsoHolds, n, m.words.Holds), w)))
 			}
 		}
-		if len(ws) == 0 {
-			lines = append(lines, style.Render(fit(row, w)))
-			continue
-		}
-		arrow := " ← " + strings.Join(ws, " ")
-		fits := visibleWidth(row+arrow) <= w
-		if len(ws) == 1 && !fits && tag != "" && len(lines) < h-1 {
-			// The tag (HOLDS, LEADS, crashed) says more than the arrow:
-			// the arrow goes under the row rather than cut it off.
-			lines = append(lines, style.Render(fit(row, w)), waitingStyle.Render(fit("   "+arrow, w)))
-			continue
-		}
-		if len(ws) == 1 || fits {
-			room := max(w-visibleWidth(arrow), w/2)
-			row = fit(row, room)
-			lines = append(lines, style.Render(row)+waitingStyle.Render(fit(arrow, w-visibleWidth(row))))
-			continue
-		}
-		// One node watched by many (chapter 03's herd): the watchers get
-		// their own lines under it.
-		lines = append(lines, style.Render(fit(row, w)))
-		lines = append(lines, wrapNames(fmt.Sprintf(m.say().WatchedBy, len(ws)), ws, w, h-len(lines))...)
 	}
 	for len(lines) < h {
 		lines = append(lines, "")
 	}
 	return lines[:h]
+}
+
+// queueRow is a node's row, with after it (or under it) the workers that
+// watch the node, in at most room lines.
+func (m Model) queueRow(row string, q QueueNode, tag string, style lipgloss.Style, watchers map[string][]string, w, room int) []string {
+	// The arrows: every waiter that set a watch on this node. (A
+	// holder may watch its own node to learn of its loss: not an arrow.)
+	var ws []string
+	for _, wn := range watchers[m.queue.Dir+"/"+q.Name] {
+		if wn != q.Owner {
+			ws = append(ws, wn)
+		}
+	}
+	if len(ws) == 0 {
+		return []string{style.Render(fit(row, w))}
+	}
+	arrow := " ← " + strings.Join(ws, " ")
+	fits := visibleWidth(row+arrow) <= w
+	if len(ws) == 1 && !fits && tag != "" && room > 1 {
+		// The tag (HOLDS, LEADS, crashed) says more than the arrow:
+		// the arrow goes under the row rather than cut it off.
+		return []string{style.Render(fit(row, w)), waitingStyle.Render(fit("   "+arrow, w))}
+	}
+	if len(ws) == 1 || fits {
+		width := max(w-visibleWidth(arrow), w/2)
+		row = fit(row, width)
+		return []string{style.Render(row) + waitingStyle.Render(fit(arrow, w-visibleWidth(row)))}
+	}
+	// One node watched by many (chapter 03's herd): the watchers get
+	// their own lines under it.
+	return append([]string{style.Render(fit(row, w))}, wrapNames(fmt.Sprintf(m.say().WatchedBy, len(ws)), ws, w, room-1)...)
 }
 
 // wrapNames lays names out after prefix over at most maxLines lines of

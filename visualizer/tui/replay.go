@@ -45,6 +45,16 @@ type Replay struct {
 
 // NewReplay prepares rec to be shown with sc's words.
 func NewReplay(rec event.Recording, sc scene.Scene) *Replay {
+	// The queue is rebuilt from the locks' own events (a gate's Released
+	// takes its node away); the view folds them as it does live (09: the
+	// gate is Info, holding is holding a lease).
+	raw := rec.Events
+	if sc.Recast != nil {
+		rec.Events = make([]event.Event, len(raw))
+		for i, e := range raw {
+			rec.Events[i] = sc.Recast(e)
+		}
+	}
 	lock := ""
 	for _, e := range rec.Events {
 		if e.Lock != "" {
@@ -55,6 +65,13 @@ func NewReplay(rec event.Recording, sc scene.Scene) *Replay {
 	dir := lock
 	if sc.Single {
 		dir = path.Dir(lock)
+	}
+	for _, d := range sc.Dirs {
+		// A lock on a subdirectory of the chapter's path (09's gate on
+		// dir/locks): the queue shows every subdirectory, as live.
+		if path.Base(lock) == d {
+			dir = path.Dir(lock)
+		}
 	}
 	r := &Replay{rec: rec}
 	var owners []string
@@ -80,16 +97,27 @@ func NewReplay(rec event.Recording, sc scene.Scene) *Replay {
 			r.seen = why + " (seen by the replay)"
 		}
 	}
-	r.steps = queueSteps(rec.Events, dir, sc.Tag)
+	r.steps = queueSteps(raw, dir, sc.Tag, sc.Single, sc.Dirs)
+	for _, step := range r.steps {
+		for j, it := range step {
+			if e, ok := it.(LockEvent); ok && sc.Recast != nil {
+				step[j] = LockEvent{sc.Recast(e.Event)}
+			}
+		}
+	}
 	return r
 }
 
 // queueSteps pairs each event with the queue it leaves behind, when that
-// changed.
-func queueSteps(events []event.Event, dir string, tag func(string) string) [][]Msg {
+// changed. single: the lock is one node (01 to 03), whose owner is whoever
+// holds it.
+//
+// dirs: the queue is the children of these subdirectories of dir, in this
+// order (09: leases, then the gate's locks), as the live view shows them.
+func queueSteps(events []event.Event, dir string, tag func(string) string, single bool, dirs []string) [][]Msg {
 	type live struct {
 		QueueNode
-		at int // order of appearance, for nodes without a sequence
+		at int // order of appearance, for nodes without a sequence; one per life of a node
 	}
 	present := map[string]*live{} // full path → node
 	n := 0
@@ -99,6 +127,9 @@ func queueSteps(events []event.Event, dir string, tag func(string) string) [][]M
 			nodes = append(nodes, q)
 		}
 		slices.SortFunc(nodes, func(a, b *live) int {
+			if da, db := dirIndex(dirs, a.Name), dirIndex(dirs, b.Name); da != db {
+				return da - db
+			}
 			if a.Seq != b.Seq {
 				return int(a.Seq - b.Seq)
 			}
@@ -110,7 +141,11 @@ func queueSteps(events []event.Event, dir string, tag func(string) string) [][]M
 		}
 		return s
 	}
-	under := func(node string) bool { return strings.HasPrefix(node, dir+"/") }
+	// under: a node of the queue (not one of dirs itself, which a
+	// children watch names).
+	under := func(node string) bool {
+		return strings.HasPrefix(node, dir+"/") && !slices.Contains(dirs, strings.TrimPrefix(node, dir+"/"))
+	}
 	add := func(node, owner string) bool {
 		if q, ok := present[node]; ok {
 			if q.Owner == "" && owner != "" {
@@ -145,6 +180,17 @@ func queueSteps(events []event.Event, dir string, tag func(string) string) [][]M
 		}
 		return ""
 	}
+	holds := map[string]string{} // owner → node it holds
+	watched := map[string]int{}  // "owner node" → which of node's lives (at) owner watched
+	// holder is who holds node now, by the events so far ("" for nobody).
+	holder := func(node string) string {
+		for o, n := range holds {
+			if n == node {
+				return o
+			}
+		}
+		return ""
+	}
 	steps := make([][]Msg, len(events))
 	for i, e := range events {
 		var before, after bool
@@ -160,14 +206,46 @@ func queueSteps(events []event.Event, dir string, tag func(string) string) [][]M
 			}
 		case e.Kind == event.Acquired && under(e.Node):
 			before = add(e.Node, e.Owner)
+			if q := present[e.Node]; single && q.Owner != e.Owner && holds[q.Owner] != e.Node {
+				// The one lock node changed hands between two snapshots.
+				q.Owner, before = e.Owner, true
+			}
+		case (e.Kind == event.WatchSet || e.Kind == event.Waiting) && under(e.Node) && single:
+			before = add(e.Node, holder(e.Node))
+			watched[e.Owner+" "+e.Node] = present[e.Node].at
 		case (e.Kind == event.WatchSet || e.Kind == event.Waiting) && under(e.Node):
 			before = add(e.Node, ownerAhead(i, e.Node))
-		case e.Kind == event.Released || e.Kind == event.Lost ||
-			e.Kind == event.Notified && e.Detail == "EventNodeDeleted":
-			if _, ok := present[e.Node]; ok {
+			watched[e.Owner+" "+e.Node] = present[e.Node].at
+		case e.Kind == event.Notified && e.Detail == "EventNodeDeleted":
+			// A watcher is told of the delete of the node it watched; one
+			// told late, when the node is there again (03's one node,
+			// created anew by the next holder), is told of an older one.
+			q, ok := present[e.Node]
+			if at, set := watched[e.Owner+" "+e.Node]; ok && (!set || at == q.at) {
 				delete(present, e.Node)
 				after = true
 			}
+		case e.Kind == event.Request && e.Op == "delete":
+			// Its owner deletes it: a waiter that gives up (a lease taken
+			// with TryLock that is not ours to keep), or a holder letting go.
+			if q, ok := present[e.Node]; ok && q.Owner == e.Owner {
+				delete(present, e.Node)
+				after = true
+			}
+		case e.Kind == event.Released || e.Kind == event.Lost:
+			// Only its owner's release takes a node away: a second holder
+			// of one node (a broken 03 that returns from Lock without
+			// creating it) lets go of nothing.
+			if q, ok := present[e.Node]; ok && (q.Owner == "" || q.Owner == e.Owner) {
+				delete(present, e.Node)
+				after = true
+			}
+		}
+		switch e.Kind {
+		case event.Acquired:
+			holds[e.Owner] = e.Node
+		case event.Released, event.Lost:
+			delete(holds, e.Owner)
 		}
 		switch {
 		case before:
@@ -179,6 +257,15 @@ func queueSteps(events []event.Event, dir string, tag func(string) string) [][]M
 		}
 	}
 	return steps
+}
+
+// dirIndex is where the subdirectory of name (a node under dir: "leases/…")
+// stands in dirs; 0 without dirs.
+func dirIndex(dirs []string, name string) int {
+	if i := slices.Index(dirs, path.Dir(name)); i >= 0 {
+		return i
+	}
+	return len(dirs)
 }
 
 // Len is the number of events.
@@ -219,6 +306,7 @@ type ReplayModel struct {
 	pos     int // events shown
 	playing bool
 	gen     int
+	legend  bool  // ? shows what every column and mark means
 	shown   Model // rp.At(pos), with the replay's header
 	width   int
 	height  int
@@ -275,6 +363,10 @@ func (m ReplayModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		switch {
 		case key.Matches(msg, replayKeys.Quit):
 			return m, tea.Quit
+		case key.Matches(msg, keys.Legend):
+			m.legend = !m.legend
+			m.gen-- // a key that does not move: the tick on its way is still the one
+			return m.at(m.pos), nil
 		case key.Matches(msg, replayKeys.Back):
 			m.playing = false
 			return m.at(m.pos - 1), nil
@@ -308,10 +400,16 @@ func (m ReplayModel) at(k int) ReplayModel {
 	m.pos = max(0, min(k, m.rp.Len()))
 	s := m.rp.At(m.pos)
 	s.width, s.height = m.width, m.height
+	s.legend = m.legend
 	s.replay = &replayState{test: m.rp.rec.Header.Test, why: m.rp.rec.Header.Why, seen: m.rp.seen,
 		pos: m.pos, n: m.rp.Len(), brokeAt: m.rp.BrokeAt(), playing: m.playing}
 	if m.pos > 0 {
-		s.status = fmt.Sprintf(s.say().ReplayEvent, m.pos, protectedAnywhere.ReplaceAllString(m.rp.rec.Events[m.pos-1].String(), ""))
+		e := m.rp.rec.Events[m.pos-1]
+		line := s.line(e)
+		if line == "" { // a scene that leaves it out of the log (01's end of a write)
+			line = e.String()
+		}
+		s.status = fmt.Sprintf(s.say().ReplayEvent, m.pos, protectedAnywhere.ReplaceAllString(line, ""))
 	}
 	m.shown = s
 	return m
@@ -369,8 +467,9 @@ func (m Model) replayHelp(w int) string {
 	var parts, plain []string
 	t := m.say()
 	desc := map[string]string{replayKeys.Back.Keys()[0]: t.KeyStep, replayKeys.Play.Keys()[0]: t.KeyPlay,
-		replayKeys.Start.Keys()[0]: t.KeyEnds, replayKeys.Break.Keys()[0]: t.KeyBreak, replayKeys.Quit.Keys()[0]: t.KeyQuit}
-	for _, k := range []key.Binding{replayKeys.Back, replayKeys.Play, replayKeys.Start, replayKeys.Break, replayKeys.Quit} {
+		replayKeys.Start.Keys()[0]: t.KeyEnds, replayKeys.Break.Keys()[0]: t.KeyBreak, keys.Legend.Keys()[0]: t.KeyLegend,
+		replayKeys.Quit.Keys()[0]: t.KeyQuit}
+	for _, k := range []key.Binding{replayKeys.Back, replayKeys.Play, replayKeys.Start, replayKeys.Break, keys.Legend, replayKeys.Quit} {
 		h := k.Help()
 		h.Desc = desc[k.Keys()[0]]
 		parts = append(parts, helpKeyStyle.Render(h.Key)+" "+h.Desc)

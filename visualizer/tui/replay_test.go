@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/muesli/termenv"
 
+	semscene "github.com/lockstep-zk/lockstep/09-semaphore/scene"
 	"github.com/lockstep-zk/lockstep/event"
 )
 
@@ -210,4 +211,58 @@ func readRecording(t testing.TB, path string) event.Recording {
 		t.Fatal(err)
 	}
 	return rec
+}
+
+// A real failing run: chapter 03's TestConformance against a copy of the
+// lock that returns from Lock as soon as its watch fires, without creating
+// the node (the suite's exclusion scenario, recorded with
+// LOCKSTEP_RECORD_DIR). At the breaking event the queue shows both holders
+// of the one node, and the counters and the log show what the locks did
+// to get there: the suite records the locks' own requests, watches and
+// notifications beside who held.
+func TestAReplayOfTwoHoldersShowsBothInTheQueue(t *testing.T) {
+	rec := readRecording(t, "testdata/replay/03-two-holders.events.jsonl")
+	for lang, want := range map[string][]string{
+		"en": {"▶ lock contender-3 HOLDS", "▶ contender-2 HOLDS it too", "contender-3 notified: EventNodeDeleted lock", "req 10"},
+		"zh": {"▶ lock contender-3 持有", "▶ contender-2 也持有它"},
+	} {
+		rp := NewReplay(rec, sceneOf(t, "03"))
+		rp.lang = lang
+		m := NewReplayModel(rp)
+		m.width, m.height = 100, 30
+		v := replayPress(m, "b").View()
+		for _, w := range want {
+			if !strings.Contains(v, w) {
+				t.Errorf("%s: at the breaking event the screen does not show %q:\n%s", lang, w, v)
+			}
+		}
+		if strings.Contains(v, m.shown.say().Empty) {
+			t.Errorf("%s: the queue says nobody holds while two do:\n%s", lang, v)
+		}
+	}
+}
+
+// A real failing run: chapter 09's TestTryAcquireDoesNotWaitAtTheGate
+// against a copy of the lock that takes a lease while out <= n (one too
+// many), recorded with LOCKSTEP_RECORD_DIR. The replay reads the events as
+// the live view does: taking the gate is not holding (acq counts leases),
+// the queue holds the leases and the gate's nodes under the semaphore, not
+// the leases directory a children watch names, and the lease the second
+// client created and deleted again is gone.
+func TestAReplayOf09ReadsTheGateAsTheLiveViewDoes(t *testing.T) {
+	rec := readRecording(t, "testdata/replay/09-out-le-n.events.jsonl")
+	m := NewReplayModel(NewReplay(rec, semscene.New()))
+	m.width, m.height = 100, 30
+	m = replayPress(m, "end")
+	v := m.View()
+	for _, want := range []string{"acq 1 ", "▶ lease-0000000000 client-1 L LEASE", "client-2 info lock-0000000001: opens the gate"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the replay's end does not show %q:\n%s", want, v)
+		}
+	}
+	for _, bad := range []string{"lease-0000000001", "leases ?", "lock-0000000000 client-1"} {
+		if strings.Contains(strings.Join(m.shown.queueView(50, 8), "\n"), bad) {
+			t.Errorf("the queue shows %q:\n%s", bad, v)
+		}
+	}
 }

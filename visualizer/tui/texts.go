@@ -17,12 +17,16 @@ type Texts struct {
 	Woken, Requests, NotifiedN, WastedN string
 	// The panels.
 	Workers, State, Watches, Columns, Counters, Events, NoZnode, Empty, More,
-	WatchedNode, WatchedBy string
+	WatchedNode, WatchedBy, AlsoHolds string
 	// The state column's words for the states a scene does not name.
 	CutOff, Expired, Crashed, Stopped string
 	// The key bar: each key's description (the add key's is the scene's
 	// word for a worker).
-	KeyPause, KeySpeed, KeySelect, KeyKill, KeyExpire, KeyChapter, KeyQuit string
+	KeyPause, KeySpeed, KeySelect, KeyKill, KeyExpire, KeyChapter, KeyQuit, KeyLegend string
+	// The legend (?): a mark and what it means, one line each; a line
+	// without a mark is a title. {holds}, {acq}, {woken}, {notified},
+	// {perAcq}, {worker}, {workers} and {queue} are the chapter's words.
+	Legend [][2]string
 	// The status line, after a key.
 	StatusPaused, StatusRunning, StatusHold, StatusAdding, StatusRemoving,
 	StatusNobody, StatusGone, StatusKilled, StatusExpiring, StatusNewSession, StatusNoScene,
@@ -32,6 +36,12 @@ type Texts struct {
 	// wrote it.
 	Playing, ReplayHeader, TheTest, TheTestAndSeen, TestFailed, BrokeHere, BreaksAt, BrokeAt,
 	ReplayEvent, KeyStep, KeyPlay, KeyEnds, KeyBreak string
+	// The log's own lines: what happened to a worker (its name, the
+	// state, then what the state means), the server's delete of a dead
+	// worker's node, and the world's notices (NoticeKind: %[1]s the
+	// worker, %[2]s the argument).
+	WorkerChanged, DetailStopped, DetailCrashed, DetailCutOff, DetailExpired, ServerDeleted string
+	Notices                                                                                 map[NoticeKind]string
 }
 
 var english = Texts{
@@ -48,11 +58,35 @@ var english = Texts{
 	Workers: "%sS", State: "state", Watches: "watches", Columns: "  req ntf wst", Counters: " %4d %3d %3d", Events: "EVENTS",
 	NoZnode: "(no such znode: nobody is queued)", Empty: "(empty: nobody holds or waits)", More: "… %d more",
 	WatchedNode: "(watched node)", WatchedBy: "   ← watched by %d: ",
+	AlsoHolds: "  ▶ %s %s it too (2 holders)",
 
 	CutOff: "cut off", Expired: "expired", Crashed: "crashed", Stopped: "stopped",
 
 	KeyPause: "pause", KeySpeed: "speed", KeySelect: "select", KeyKill: "kill", KeyExpire: "expire",
-	KeyChapter: "chapter", KeyQuit: "quit",
+	KeyChapter: "chapter", KeyQuit: "quit", KeyLegend: "legend",
+	Legend: [][2]string{
+		{"", "LEGEND (? again closes it; the other keys work as before)"},
+		{"", "{queue}: the lock's znodes as ZooKeeper lists them, in sequence order"},
+		{"▶ … {holds}", "this node's owner holds the lock"},
+		{"← worker-3", "worker-3 watches this node: it waits for it to change"},
+		{"G · L", "09: a node of the gate (locks/) · a lease (leases/)"},
+		{"R · W", "05: a reader's node · a writer's node"},
+		{"(crashed)", "its owner died: the node stays until its session expires"},
+		{"", "{workers}: one row each, each on a ZooKeeper session of its own"},
+		{"»", "the selected one (↑↓): k and e act on it (none: the holder)"},
+		{"{notified}", "it was just told by a watch"},
+		{"{acq}", "times it acquired the lock"},
+		{"req", "requests it sent to ZooKeeper (create, getChildren, …)"},
+		{"ntf", "watch notifications it received"},
+		{"wst", "wasted wake-ups: notified, then back to waiting in the"},
+		{" ", "same queue (03's herd; 09's gate hand-off is not one)"},
+		{"", "THE COUNTERS LINE: every {worker} together"},
+		{"{woken} X (last N)", "notifications per release, of those waiting in the released"},
+		{" ", "node's queue; last: how many the latest release woke"},
+		{"req N (X/{perAcq})", "requests, and requests per acquisition"},
+		{"✓ · ✗", "what the lock measured, beside what the chapter expects"},
+		{"", "EVENTS: what the locks did, newest last · » at the bottom: the last key"},
+	},
 
 	StatusPaused:     "paused: holders keep holding, waiters keep waiting",
 	StatusRunning:    "running",
@@ -71,6 +105,18 @@ var english = Texts{
 	TheTestAndSeen: "the test: %s · %s", TestFailed: "the test failed: play its events to see what its locks did",
 	BrokeHere: "BROKE HERE (event %d): %s", BreaksAt: "breaks at event %d (b): %s", BrokeAt: "broke at event %d (b): %s",
 	ReplayEvent: "event %d: %s", KeyStep: "step", KeyPlay: "play/pause", KeyEnds: "ends", KeyBreak: "where it broke",
+
+	WorkerChanged: "%s %s: %s", DetailStopped: "unlocked and closed its session",
+	DetailCrashed: "its node stays until the server expires the session (%v)",
+	DetailCutOff:  "link cut; the server expires the session after %v",
+	DetailExpired: "the server dropped its session: its ephemeral node and watches are gone",
+	ServerDeleted: "server deleted %s: %s's session expired",
+	Notices: map[NoticeKind]string{
+		NoticeNoChapter: "no chapter %[2]s", NoticeStartFailed: "start %[2]s", NoticeAddFailed: "add a worker: %[2]s",
+		NoticeExpireFailed: "%[1]s expire: %[2]s", NoticeNewSession: "%[1]s has a new session %[2]s (its conn opened it)",
+		NoticeNewSessionFailed: "%[1]s new session: %[2]s", NoticeLockFailed: "%[1]s lock: %[2]s",
+		NoticeUnlockFailed: "%[1]s unlock: %[2]s",
+	},
 }
 
 var chinese = Texts{
@@ -87,11 +133,34 @@ var chinese = Texts{
 	Workers: "%s", State: "状态", Watches: "监听", Columns: " 请求 通知 无效", Counters: " %4d %4d %4d", Events: "事件",
 	NoZnode: "（没有这个 znode：没有人排队）", Empty: "（空：没有持有者，也没有等待者）", More: "… 还有 %d 个",
 	WatchedNode: "（被监听的节点）", WatchedBy: "   ← %d 个在监听：",
+	AlsoHolds: "  ▶ %s 也%s它（两个持有者）",
 
 	CutOff: "已断开", Expired: "会话过期", Crashed: "已崩溃", Stopped: "已停止",
 
 	KeyPause: "暂停", KeySpeed: "速度", KeySelect: "选择", KeyKill: "杀掉", KeyExpire: "会话过期",
-	KeyChapter: "章节", KeyQuit: "退出",
+	KeyChapter: "章节", KeyQuit: "退出", KeyLegend: "图例",
+	Legend: [][2]string{
+		{"", "图例（再按 ? 关闭；其他按键照常可用）"},
+		{"", "{queue}：ZooKeeper 列出的锁节点，按序号排列"},
+		{"▶ … {holds}", "这个节点的主人持有锁"},
+		{"← worker-3", "worker-3 监听（watch）着这个节点，等它变化"},
+		{"G · L", "09：闸门的节点（locks/）· 租约节点（leases/）"},
+		{"R · W", "05：读锁的节点 · 写锁的节点"},
+		{"(已崩溃)", "它的主人已经死掉：节点一直留着，直到会话过期"},
+		{"", "{workers}：每行一个，各自使用自己的 ZooKeeper 会话"},
+		{"»", "选中的那个（↑↓）：k 和 e 作用于它（没有选中时：持有者）"},
+		{"{notified}", "它刚收到一个监听通知"},
+		{"{acq}", "它加锁成功的次数"},
+		{"请求", "它发给 ZooKeeper 的请求数（create、getChildren…）"},
+		{"通知", "它收到的监听通知数"},
+		{"无效", "无效唤醒：被通知后没拿到锁，又回到同一个队列里等待"},
+		{" ", "（第 03 章的惊群效应；第 09 章闸门的交接不算）"},
+		{"", "计数行：所有{worker}合计"},
+		{"{woken} X（最近 N）", "每次释放唤醒的等待者数（被释放节点所在队列里的）；最近：上一次释放"},
+		{"请求 N（X/{perAcq}）", "请求数，以及平均每次加锁的请求数"},
+		{"✓ · ✗", "锁实际测到的结果，旁边是本章的预期"},
+		{"", "事件：锁做了什么，最新的在最后 · 最下面的 »：上一个按键做了什么"},
+	},
 
 	StatusPaused:     "已暂停：持有者继续持有，等待者继续等待",
 	StatusRunning:    "运行中",
@@ -110,6 +179,18 @@ var chinese = Texts{
 	TheTestAndSeen: "测试：%s · %s", TestFailed: "测试未通过：播放它的事件，看看它的锁做了什么",
 	BrokeHere: "就在这里出错（事件 %d）：%s", BreaksAt: "在事件 %d 出错（b）：%s", BrokeAt: "在事件 %d 出过错（b）：%s",
 	ReplayEvent: "事件 %d：%s", KeyStep: "单步", KeyPlay: "播放/暂停", KeyEnds: "首尾", KeyBreak: "出错的地方",
+
+	WorkerChanged: "%s %s：%s", DetailStopped: "已释放锁并关闭会话",
+	DetailCrashed: "它的节点会一直留着，直到服务器判定会话过期（%v）",
+	DetailCutOff:  "连接已切断；%v 后服务器判定会话过期",
+	DetailExpired: "服务器已丢弃它的会话：它的临时节点和监听都没了",
+	ServerDeleted: "服务器删除了 %s：%s 的会话已过期",
+	Notices: map[NoticeKind]string{
+		NoticeNoChapter: "没有第 %[2]s 章", NoticeStartFailed: "启动失败：%[2]s", NoticeAddFailed: "添加客户端失败：%[2]s",
+		NoticeExpireFailed: "%[1]s 的会话过期失败：%[2]s", NoticeNewSession: "%[1]s 有了新会话 %[2]s（由它的连接建立）",
+		NoticeNewSessionFailed: "%[1]s 建立新会话失败：%[2]s", NoticeLockFailed: "%[1]s 加锁出错：%[2]s",
+		NoticeUnlockFailed: "%[1]s 解锁出错：%[2]s",
+	},
 }
 
 // words returns the engine's text in lang ("zh" or anything else for

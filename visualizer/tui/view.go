@@ -18,8 +18,15 @@ func (m Model) View() string {
 	var b strings.Builder
 	b.Grow(w * h * 2)
 
-	header := m.headerLines(w)
 	footer := []string{fit(m.statusLine(), w), m.helpView(w)}
+	if m.legend {
+		lines := append(m.legendView(w, h-len(footer)), footer...)
+		for i, l := range lines {
+			lines[i] = ansi.Truncate(l, w, "…")
+		}
+		return strings.Join(lines, "\n")
+	}
+	header := m.headerLines(w)
 	// The panels take what they need (up to all but four log lines);
 	// the log gets the rest.
 	need := max(len(m.queue.Nodes)+4, len(m.order)+1, 6)

@@ -71,13 +71,13 @@ func (w *World) Switch(key string) {
 		}
 	}
 	if ch.Key == "" {
-		w.inbox.put(tui.Notice{Text: "no chapter " + key})
+		w.inbox.put(tui.Notice{Of: tui.NoticeNoChapter, Arg: key})
 		return
 	}
 	w.ask(func() {
 		n := w.stopAll()
 		if err := w.start(ch, max(n, 1)); err != nil {
-			w.inbox.put(tui.Notice{Text: "start " + ch.Name + ": " + err.Error()})
+			w.inbox.put(tui.Notice{Of: tui.NoticeStartFailed, Arg: ch.Name + ": " + err.Error()})
 		}
 	})
 }
@@ -90,7 +90,7 @@ func (w *World) AddWorker() {
 			return // no chapter started: nothing to join
 		}
 		if err := w.addWorker(w.gen.Load()); err != nil {
-			w.inbox.put(tui.Notice{Text: "add worker: " + err.Error()})
+			w.inbox.put(tui.Notice{Of: tui.NoticeAddFailed, Arg: err.Error()})
 		}
 	})
 }
@@ -99,8 +99,11 @@ func (w *World) SetPaused(p bool)        { w.paused.set(p) }
 func (w *World) SetHold(d time.Duration) { w.hold.Store(int64(d)) }
 
 // RemoveWorker stops the newest live worker cleanly: it unlocks if it
-// holds and closes its session, so its node goes at once.
+// holds and closes its session, so its node goes at once. The view hears
+// "stopped" once it is: after what its lock said on the way out (its
+// delete, its Released), never before, or those would bring its row back.
 func (w *World) RemoveWorker() {
+	gen := w.gen.Load()
 	w.mu.Lock()
 	var wk *worker
 	for i := len(w.workers) - 1; i >= 0; i-- {
@@ -113,9 +116,11 @@ func (w *World) RemoveWorker() {
 	if wk == nil {
 		return
 	}
-	w.inbox.put(tui.WorkerChange{Name: wk.name, State: tui.Stopped, Detail: "unlocks and closes its session"})
 	wk.stop()
 	wk.dead.Store(true)
+	if w.gen.Load() == gen { // a chapter switched meanwhile: its workers of the same names are others
+		w.inbox.put(tui.WorkerChange{Name: wk.name, State: tui.Stopped})
+	}
 }
 
 // Kill closes a worker abruptly: the proxy goes first, so the close never
@@ -126,8 +131,7 @@ func (w *World) Kill(name string) {
 	if wk == nil || wk.dead.Swap(true) {
 		return
 	}
-	w.inbox.put(tui.WorkerChange{Name: name, State: tui.Crashed,
-		Detail: fmt.Sprintf("its node stays until the server expires the session (%v)", wk.current().timeout)})
+	w.inbox.put(tui.WorkerChange{Name: name, State: tui.Crashed, Timeout: wk.current().timeout})
 	wk.crash()
 }
 
@@ -138,12 +142,11 @@ func (w *World) Expire(name string) {
 		return
 	}
 	s := wk.current()
-	w.inbox.put(tui.WorkerChange{Name: name, State: tui.CutOff,
-		Detail: fmt.Sprintf("link cut; the server expires the session after %v", s.timeout)})
+	w.inbox.put(tui.WorkerChange{Name: name, State: tui.CutOff, Timeout: s.timeout})
 	wk.cut.Store(true)
 	err := wk.proxy.Expire(w.ctx, s.conn, s.timeout)
 	if err != nil && w.ctx.Err() == nil {
-		w.inbox.put(tui.Notice{Text: name + " expire: " + err.Error()})
+		w.inbox.put(tui.Notice{Of: tui.NoticeExpireFailed, Worker: name, Arg: err.Error()})
 		return
 	}
 	// The session is gone. A worker on a Session says so itself (live)
@@ -156,8 +159,7 @@ func (w *World) Expire(name string) {
 }
 
 func expired(name string) tui.WorkerChange {
-	return tui.WorkerChange{Name: name, State: tui.Expired,
-		Detail: "the server dropped its session: its ephemeral node and watches are gone"}
+	return tui.WorkerChange{Name: name, State: tui.Expired}
 }
 
 func (w *World) find(name string) *worker {

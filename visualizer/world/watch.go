@@ -75,7 +75,7 @@ func (w *World) watchSession(ctx context.Context, wk *worker, events <-chan zk.E
 			w.mu.Lock()
 			w.sessions[id] = wk.name
 			w.mu.Unlock()
-			w.inbox.put(tui.Notice{Text: fmt.Sprintf("%s has a new session %#x (its conn opened it)", wk.name, id)})
+			w.inbox.put(tui.Notice{Of: tui.NoticeNewSession, Worker: wk.name, Arg: fmt.Sprintf("%#x", id)})
 		}
 	}
 }

@@ -210,7 +210,7 @@ func (w *World) reopen(ctx context.Context, wk *worker, gen int64) scene.Part {
 		if ctx.Err() != nil {
 			return nil
 		}
-		w.tell(wk, gen, tui.Notice{Text: wk.name + " new session: " + err.Error()})
+		w.tell(wk, gen, tui.Notice{Of: tui.NoticeNewSessionFailed, Worker: wk.name, Arg: err.Error()})
 		if !sleep(ctx, time.Second) {
 			return nil
 		}
@@ -238,8 +238,8 @@ func (w *World) tell(wk *worker, gen int64, m tui.Msg) {
 // again, until ctx ends or the session does (ended; nil: never). Pausing
 // stops it at the next step, so a holder keeps holding while paused.
 func (w *World) work(ctx context.Context, ended <-chan struct{}, wk *worker, part scene.Part, gen int64) {
-	say := func(format string, args ...any) {
-		w.tell(wk, gen, tui.Notice{Text: wk.name + " " + fmt.Sprintf(format, args...)})
+	say := func(of tui.NoticeKind, err error) {
+		w.tell(wk, gen, tui.Notice{Of: of, Worker: wk.name, Arg: err.Error()})
 	}
 	// sctx ends with ctx or with the session: a Lock or an Unlock on a
 	// session that ended returns, and so do the waits between steps. The
@@ -282,7 +282,7 @@ func (w *World) work(ctx context.Context, ended <-chan struct{}, wk *worker, par
 			if ended != nil && hasEnded(ended) {
 				return // the session's end reached Lock before sctx
 			}
-			say("lock: %v", err)
+			say(tui.NoticeLockFailed, err)
 			sleep(sctx, w.holdTime())
 			continue
 		}
@@ -307,7 +307,7 @@ func (w *World) work(ctx context.Context, ended <-chan struct{}, wk *worker, par
 // takes up to 5 s, even once the world is closing (a clean stop unlocks),
 // but no longer than the session lives (ended; nil: no end to wait for):
 // once it has ended there is nothing left to release.
-func (w *World) unlock(ended <-chan struct{}, wk *worker, part scene.Part, say func(string, ...any)) bool {
+func (w *World) unlock(ended <-chan struct{}, wk *worker, part scene.Part, say func(tui.NoticeKind, error)) bool {
 	uctx, cancel := context.WithTimeout(context.WithoutCancel(w.ctx), 5*time.Second)
 	defer cancel()
 	if ended != nil {
@@ -325,7 +325,7 @@ func (w *World) unlock(ended <-chan struct{}, wk *worker, part scene.Part, say f
 		return false
 	}
 	if err != nil && (ended == nil || !hasEnded(ended)) {
-		say("unlock: %v", err)
+		say(tui.NoticeUnlockFailed, err)
 	}
 	return true
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/scene"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 	"github.com/lockstep-zk/lockstep/visualizer/tui"
@@ -202,4 +203,43 @@ func TestTheKeysGoThroughWhileASwitchWaitsForAStop(t *testing.T) {
 	g.open()
 	await(t, feed, "chapter 91", func(it tui.Msg) bool { c, ok := it.(tui.ChapterStarted); return ok && c.Scene.Key == "91" })
 	await(t, feed, "91's worker-2, added during the switch", change("worker-2", tui.Idle))
+}
+
+// x: a removed worker unlocks on its way out, and its lock says so (its
+// Released). The view hears "stopped" after that, never before: a late
+// event of a worker the view has dropped would bring its row back (the
+// ghost row of 04 and 09).
+func TestARemovedWorkerIsReportedStoppedAfterItsLastEvent(t *testing.T) {
+	released := scene.Scene{Key: "92", Name: "92-released", Title: "a lock that says when it lets go",
+		NewWorker: func(w scene.Worker) (scene.Part, error) { return telling{w.Observer}, nil }}
+	// The hold outlasts the test: worker-1 unlocks only when removed.
+	w, feed := start(t, newGated(), time.Hour, released)
+	await(t, feed, "worker-1 holding", func(it tui.Msg) bool {
+		e, ok := it.(tui.LockEvent)
+		return ok && e.Owner == "worker-1" && e.Kind == event.Acquired
+	})
+	within(t, "RemoveWorker", w.RemoveWorker)
+	await(t, feed, "worker-1's Released, then its stop", func(it tui.Msg) bool {
+		if e, ok := it.(tui.LockEvent); ok && e.Owner == "worker-1" && e.Kind == event.Released {
+			return true
+		}
+		if c, ok := it.(tui.WorkerChange); ok && c.Name == "worker-1" && c.State == tui.Stopped {
+			t.Fatal("worker-1 was reported stopped before its lock said it released")
+		}
+		return false
+	})
+	await(t, feed, "worker-1 stopped", change("worker-1", tui.Stopped))
+}
+
+// telling is a lock that reports its hold and its release.
+type telling struct{ obs event.Observer }
+
+func (p telling) Lock(context.Context) error {
+	p.obs.Emit(event.Event{Kind: event.Acquired, Node: "/n"})
+	return nil
+}
+
+func (p telling) Unlock(context.Context) error {
+	p.obs.Emit(event.Event{Kind: event.Released, Node: "/n"})
+	return nil
 }
