@@ -76,7 +76,7 @@ func describeZH(e event.Event) string {
 		}
 		return e.Owner + " 当选领导者：新的任期（" + node + "）"
 	case event.Released:
-		return e.Owner + " 辞任：删除 " + node
+		return e.Owner + " 让位：删除 " + node
 	case event.Lost:
 		return e.Owner + " 失去领导者地位：" + scene.ChineseDetail(e.Detail)
 	case event.Waiting:
