@@ -54,6 +54,7 @@ type Learner struct {
 	timeout    time.Duration
 	once       sync.Once
 	closed     chan struct{}
+	done       chan struct{} // closed when the session is over
 }
 
 // Join takes name in the class of the join line, or comes back to it with
@@ -97,8 +98,9 @@ func Join(ctx context.Context, line, name string, secrets SecretStore, opts ...O
 		}
 		return nil, fmt.Errorf("classroom: join %v: %w", jl.Servers, err)
 	}
-	go drain(d.Events)
-	l := &Learner{name: name, root: jl.Root, conn: zkcall.Conn{Conn: d.Conn, Session: d.Conn.SessionID()}, timeout: d.Timeout(), closed: make(chan struct{})}
+	l := &Learner{name: name, root: jl.Root, conn: zkcall.Conn{Conn: d.Conn, Session: d.Conn.SessionID()}, timeout: d.Timeout(),
+		closed: make(chan struct{}), done: make(chan struct{})}
+	go l.watchSession(d.Events)
 	if err := l.take(ctx, jl, secret, kept, secrets); err != nil {
 		d.Conn.Close()
 		return nil, err
@@ -242,6 +244,24 @@ func (l *Learner) Progress(ctx context.Context) (Progress, error) {
 		return Progress{}, fmt.Errorf("classroom: progress of %q: %w", l.name, err)
 	}
 	return p, nil
+}
+
+// Done is closed when the learner's session is over: closed, or expired
+// (a laptop asleep past the session timeout, a class served again). The
+// presence node is gone then; Join again to come back.
+func (l *Learner) Done() <-chan struct{} { return l.done }
+
+func (l *Learner) watchSession(events <-chan zk.Event) {
+	over := false
+	for ev := range events {
+		if ev.State == zk.StateExpired && !over {
+			over = true
+			close(l.done)
+		}
+	}
+	if !over {
+		close(l.done)
+	}
 }
 
 // Close ends the session: the presence node goes with it, the progress

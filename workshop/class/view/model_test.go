@@ -18,7 +18,9 @@ func progressed(name, chapter string, state classroom.State, mistake string, sta
 		Chapter: chapter, State: state, Mistake: mistake, ChapterStart: t0.Add(-started)}}
 }
 
-func online(name string) classroom.Change { return classroom.Change{Name: name, Kind: classroom.Online} }
+func online(name string) classroom.Change {
+	return classroom.Change{Name: name, Kind: classroom.Online}
+}
 
 func apply(m Model, changes ...classroom.Change) Model {
 	for _, c := range changes {
@@ -103,7 +105,7 @@ func TestUpdate(t *testing.T) {
 	t.Run("a learner gone shows gone and keeps their progress; one removed leaves the screen", func(t *testing.T) {
 		m := apply(New("", English, t0, nil), online("ada"), progressed("ada", "05", classroom.Failing, "upgrade", 90*time.Second),
 			classroom.Change{Name: "ada", Kind: classroom.Offline})
-		if !strings.Contains(m.View(), "○ ada              05  gone · failing") {
+		if !strings.Contains(m.View(), "○ ada              05  gone · failing   ") {
 			t.Fatalf("ada not shown gone:\n%s", m.View())
 		}
 		m = apply(m, classroom.Change{Name: "ada", Kind: classroom.Left})

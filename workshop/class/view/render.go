@@ -15,14 +15,18 @@ var errWatchEnded = errors.New("the watch on the class ended")
 
 // words are the screen's words in each language.
 type words struct {
-	title, learners, online, gone, noLearners, name, chapter, state, mistake, onChapter, help, ended string
-	states                                                                                           map[classroom.State]string
-	summary                                                                                          func(c Chapter) string
+	title, gone, noLearners, name, chapter, state, mistake, onChapter, help, ended string
+	states                                                                         map[classroom.State]string
+	summary                                                                        func(c Chapter) string
+	count                                                                          func(learners, online int) string
 }
 
 var lexicon = map[Lang]words{
 	English: {
-		title: "lockstep class", learners: "learners", online: "online", gone: "gone",
+		title: "lockstep class", gone: "gone",
+		count: func(learners, online int) string {
+			return fmt.Sprintf("lockstep class · %d %s, %d online", learners, plural(learners, "learner", "learners"), online)
+		},
 		noLearners: "no learner has joined yet: they paste the join line above",
 		name:       "learner", chapter: "ch", state: "state", mistake: "mistake named", onChapter: "on chapter",
 		help:  "l 中文 · q quit",
@@ -42,7 +46,10 @@ var lexicon = map[Lang]words{
 		},
 	},
 	Chinese: {
-		title: "lockstep 课堂", learners: "位学员", online: "在线", gone: "已离开",
+		title: "lockstep 课堂", gone: "已离开",
+		count: func(learners, online int) string {
+			return fmt.Sprintf("lockstep 课堂 · %d 位学员，%d 位在线", learners, online)
+		},
 		noLearners: "还没有学员加入：请他们粘贴上面的加入口令",
 		name:       "学员", chapter: "章", state: "状态", mistake: "检查指出的错误", onChapter: "本章用时",
 		help:  "l English · q 退出",
@@ -83,7 +90,7 @@ func (m Model) View() string {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s · %d %s, %d %s\n", w.title, len(rows), w.learners, online, w.online)
+	b.WriteString(w.count(len(rows), online) + "\n")
 	if m.Title != "" {
 		fmt.Fprintf(&b, "%s\n", m.Title)
 	}
@@ -95,7 +102,7 @@ func (m Model) View() string {
 		b.WriteString(w.noLearners + "\n")
 	} else {
 		b.WriteString("\n")
-		fmt.Fprintf(&b, "  %s %s %s %s %s\n", pad(w.name, 16), pad(w.chapter, 3), pad(w.state, 10), pad(w.mistake, 24), w.onChapter)
+		fmt.Fprintf(&b, "  %s %s %s %s %s\n", pad(w.name, 16), pad(w.chapter, 3), pad(w.state, 16), pad(w.mistake, 24), w.onChapter)
 		limit := len(rows)
 		if m.Height > 0 {
 			limit = min(limit, max(1, m.Height-9-len(m.Chapters())))
@@ -140,7 +147,7 @@ func (m Model) row(r Row) string {
 	if !r.Online {
 		state = w.gone + " · " + state
 	}
-	return fmt.Sprintf("%s %s %s %s %s %s", mark, pad(r.Name, 16), pad(chapter, 3), pad(state, 10), pad(mistake, 24), since)
+	return fmt.Sprintf("%s %s %s %s %s %s", mark, pad(r.Name, 16), pad(chapter, 3), pad(state, 16), pad(mistake, 24), since)
 }
 
 // pad pads s with spaces to n terminal cells (a Chinese character takes two).
