@@ -211,7 +211,8 @@ func (l *Learner) Workspace() string { return workspacePath(l.root, l.name) }
 func (l *Learner) SessionTimeout() time.Duration { return l.timeout }
 
 // Report writes p to the learner's progress node, where the host's screen
-// sees it.
+// sees it. Calls are meant one at a time (the runner reports a verdict
+// after another).
 func (l *Learner) Report(ctx context.Context, p Progress) error {
 	if err := p.check(); err != nil {
 		return err
@@ -225,7 +226,13 @@ func (l *Learner) Report(ctx context.Context, p Progress) error {
 	if err != nil {
 		return err
 	}
-	_, err = zkcall.Do(ctx, func() (*zk.Stat, error) { return l.conn.Set(progressPath(l.root, l.name), data, -1) })
+	// A set of the whole node, whatever its version, is safe to send again:
+	// if the connection drops under it (a server of the ensemble dies, the
+	// Wi-Fi blinks), it is sent again while the session lives, and the node
+	// ends holding p either way. The learner notices a reconnect, no more.
+	_, err = zkcall.Retry(ctx, l.conn.Conn, l.conn.Session, func() (*zk.Stat, error) {
+		return l.conn.Set(progressPath(l.root, l.name), data, -1)
+	})
 	if err != nil {
 		return fmt.Errorf("classroom: report the progress of %q: %w", l.name, err)
 	}
