@@ -230,9 +230,18 @@ func (l *Learner) Report(ctx context.Context, p Progress) error {
 	// if the connection drops under it (a server of the ensemble dies, the
 	// Wi-Fi blinks), it is sent again while the session lives, and the node
 	// ends holding p either way. The learner notices a reconnect, no more.
-	_, err = zkcall.Retry(ctx, l.conn.Conn, l.conn.Session, func() (*zk.Stat, error) {
+	// Past twice the session timeout without a server, the session is
+	// over anyway (a class served again, a laptop off the network): stop
+	// trying rather than hang the runner.
+	limit := 2 * l.timeout
+	bounded, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	_, err = zkcall.Retry(bounded, l.conn.Conn, l.conn.Session, func() (*zk.Stat, error) {
 		return l.conn.Set(progressPath(l.root, l.name), data, -1)
 	})
+	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		return fmt.Errorf("classroom: report the progress of %q: %w: no server of the class answered for %v", l.name, ErrUnreachable, limit)
+	}
 	if err != nil {
 		return fmt.Errorf("classroom: report the progress of %q: %w", l.name, err)
 	}
