@@ -313,3 +313,26 @@ func equal(a, b []string) bool {
 	}
 	return true
 }
+
+// What ACLs cannot do: ZooKeeper checks a delete against the parent's ACL,
+// never the node's own. The class tree is built around it (learners grants
+// the class code no DELETE); this test shows what would happen otherwise.
+func TestDeleteIsCheckedAgainstTheParentsACL(t *testing.T) {
+	conn := zktest.Connect(t)
+	root := zktest.Root(t)
+	open := root + "/shared" // as a lock directory everyone queues in must be
+	if _, err := conn.Create(open, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	adas := open + "/ada"
+	if _, err := conn.Create(adas, nil, 0, zk.DigestACL(zk.PermAll, "ada", "her-secret")); err != nil {
+		t.Fatal(err)
+	}
+	stranger := dialAs(t, zktest.Servers(t))
+	if _, err := stranger.Set(adas, []byte("x"), -1); !errors.Is(err, zk.ErrNoAuth) {
+		t.Fatalf("a stranger sets ada's node: %v, want zk.ErrNoAuth (its own ACL guards its data)", err)
+	}
+	if err := stranger.Delete(adas, -1); err != nil {
+		t.Fatalf("a stranger deletes ada's node: %v; ZooKeeper should allow it, the parent grants DELETE to anyone", err)
+	}
+}
