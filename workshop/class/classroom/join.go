@@ -50,6 +50,7 @@ const DefaultSessionTimeout = 15 * time.Second
 // secret, their presence node alive while it lives.
 type Learner struct {
 	name, root string
+	secret     string
 	conn       zkcall.Conn
 	timeout    time.Duration
 	once       sync.Once
@@ -101,6 +102,7 @@ func Join(ctx context.Context, line, name string, secrets SecretStore, opts ...O
 	l := &Learner{name: name, root: jl.Root, conn: zkcall.Conn{Conn: d.Conn, Session: d.Conn.SessionID()}, timeout: d.Timeout(),
 		closed: make(chan struct{}), done: make(chan struct{})}
 	go l.watchSession(d.Events)
+	l.secret = secret
 	if err := l.take(ctx, jl, secret, kept, secrets); err != nil {
 		d.Conn.Close()
 		return nil, err
@@ -205,6 +207,11 @@ func (l *Learner) Name() string { return l.name }
 // Workspace is the learner's own subtree for their checks: the only place
 // in the class, with their progress, where they may create nodes.
 func (l *Learner) Workspace() string { return workspacePath(l.root, l.name) }
+
+// Auth is the learner's digest identity as ZK_AUTH takes it
+// ("name:secret"): the runner gives it to the checks it runs under
+// Workspace, whose nodes only this identity may create.
+func (l *Learner) Auth() string { return l.name + ":" + l.secret }
 
 // SessionTimeout is what the server granted: how long after a laptop
 // leaves the host's screen shows it gone.
