@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zookeeper/zk"
+
 	"github.com/lockstep-zk/lockstep/internal/zkserver"
 	"github.com/lockstep-zk/lockstep/workshop/class/classroom"
 )
@@ -195,5 +197,54 @@ func TestBadFlags(t *testing.T) {
 		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 			t.Errorf("%v left %d files in %s", args, len(entries), dir)
 		}
+	}
+}
+
+// TestServeOnZKServersStartsNothingAndLeavesTheRootAlone: a host who runs
+// their own ZooKeeper gets the class tree on it, and nothing else changes
+// there; stop -forget takes the tree away again.
+func TestServeOnZKServersStartsNothingAndLeavesTheRootAlone(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	srv, err := zkserver.Start(ctx)
+	t.Cleanup(srv.Close)
+	if errors.Is(err, zkserver.ErrNoZooKeeper) {
+		t.Skip("no ZooKeeper to start or use")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("ZK_SERVERS", srv.ConnectString())
+	conn, _, err := zk.Connect(srv.Servers, 4*time.Second, zk.WithLogInfo(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	rootACL := func() []zk.ACL {
+		acl, _, err := conn.GetACL("/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return acl
+	}
+	before := rootACL()
+	root := "/class-" + strings.ReplaceAll(t.Name(), "/", "-")
+	dir := filepath.Join(t.TempDir(), "class")
+	line, out, served := startServe(t, "-dir", dir, "-root", root)
+	if !strings.Contains(out.String(), "nothing is started") || !strings.HasPrefix(line, "zk://"+srv.ConnectString()+root+"?code=") {
+		t.Fatalf("join line %q, serve said:\n%s", line, out.String())
+	}
+	if after := rootACL(); len(after) != len(before) || after[0] != before[0] {
+		t.Fatalf("the root's ACL changed from %v to %v", before, after)
+	}
+	stopped := command(t, "stop", "-dir", dir, "-forget")
+	if err := <-served; err != nil {
+		t.Fatalf("serve ended with %v", err)
+	}
+	if ok, _, err := conn.Exists(root); ok || err != nil {
+		t.Fatalf("after stop -forget, %s exists: %v, %v\n%s", root, ok, err, stopped)
+	}
+	if !strings.Contains(stopped, "removed the class tree "+root) {
+		t.Fatalf("stop -forget says:\n%s", stopped)
 	}
 }
