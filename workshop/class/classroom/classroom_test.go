@@ -110,7 +110,7 @@ func TestJoin(t *testing.T) {
 		}
 	})
 
-	t.Run("a learner can change nothing of another learner's, nor anything outside their subtree", func(t *testing.T) {
+	t.Run("a learner can change nothing of another learner's, nor anything outside their subtree; the host reads but does not write", func(t *testing.T) {
 		c := newClass(t, servers)
 		ada := join(t, c.line, "ada", secrets(t))
 		bob := join(t, c.line, "bob", secrets(t))
@@ -153,6 +153,13 @@ func TestJoin(t *testing.T) {
 		}
 		if err := ada.Report(zktest.Context(t), passing); err != nil {
 			t.Fatal(err)
+		}
+		// The host reads it, and cannot write it.
+		if _, _, err := c.host.Conn().Get(adas + "/progress"); err != nil {
+			t.Errorf("the host reads ada's progress: %v", err)
+		}
+		if _, err := c.host.Conn().Set(adas+"/progress", []byte("x"), -1); !errors.Is(err, zk.ErrNoAuth) {
+			t.Errorf("the host sets ada's progress: %v, want zk.ErrNoAuth", err)
 		}
 	})
 
