@@ -169,7 +169,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	ensemble.Close()
 	removed := "started nothing (ZK_SERVERS), so it removed nothing; the class tree stays there"
 	if !st.External {
-		removed = "stopped the 3 ZooKeeper servers and removed their data (a temporary directory); closed the room's ports " + strings.Join(st.JoinServers, ", ")
+		where := "a temporary directory"
+		if ensembleSource(ensemble) == "docker" {
+			where = "their containers"
+		}
+		removed = "stopped the 3 ZooKeeper servers and removed their data (" + where + "); closed the room's ports " + strings.Join(st.JoinServers, ", ")
 	}
 	summary = fmt.Sprintf("class ended: serve %s; kept %s (class code, admin secret, everyone's progress in %s): serve again with -dir %s to go on\n",
 		removed, *dir, snapshotFile, *dir)
