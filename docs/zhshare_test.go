@@ -59,8 +59,7 @@ func chineseShare(en, zh string) (share float64, han, words int) {
 // 02 and 08 go with the fencing helper's contracts): measured and logged,
 // not yet held to the floor.
 var shareNotYetHeld = map[string]string{
-	"02-naive-lock": "02's pages go with the contracts helper",
-	"08-fencing":    "08's pages go with the fencing helper",
+	"08-fencing": "08's pages go with the fencing helper",
 }
 
 func TestChineseChapterPagesAreChinese(t *testing.T) {
