@@ -246,6 +246,21 @@ func TestChinesePagesUseTheGlossarysWords(t *testing.T) {
 			}
 		})
 	}
+	t.Run("the 中文摘要 of the English pages", func(t *testing.T) {
+		for _, page := range repoFiles(t, ".md") {
+			if strings.HasSuffix(page, ".zh-CN.md") {
+				continue
+			}
+			for _, line := range strings.Split(readRoot(t, page), "\n") {
+				if !strings.Contains(line, "中文摘要") {
+					continue
+				}
+				for _, e := range vocabularyErrors(page, line, func(int) bool { return false }) {
+					t.Error(e)
+				}
+			}
+		}
+	})
 	t.Run("the Chinese strings of the Go code", func(t *testing.T) {
 		texts := goChineseStrings(t)
 		if len(texts) < 100 {
