@@ -56,7 +56,10 @@ type Mistake struct {
 	ID      string `json:"id"`
 	Name    Text   `json:"name"`
 	// Tests matches the name of a failing test as go test prints it
-	// (subtests with _ for spaces); Says, if set, must match the output.
+	// (subtests with _ for spaces); Says must match that test's own
+	// output (its lines and its subtests', never another test's). A row
+	// whose Says is empty never matches: a test's name alone does not say
+	// which mistake made it fail.
 	Tests string `json:"tests"`
 	Says  string `json:"says"`
 	Hints Hints  `json:"hints"`
@@ -108,6 +111,10 @@ type Chapter struct {
 	// Lesson is the -run pattern of the lesson's tests: the rule's table
 	// test and the one or two tests of the lesson, a few seconds in all.
 	Lesson string `json:"lesson"`
+	// Rule, if set, is the -run pattern of the rule's table tests (no
+	// ZooKeeper, a second or so): they run before the lesson's others,
+	// and the check stops there when one fails.
+	Rule string `json:"rule,omitempty"`
 }
 
 // Step is one TODO(workshop) stub: its goal and what must hold once it is
@@ -200,6 +207,16 @@ func (t *Table) Lesson(chapter string) string {
 	return ""
 }
 
+// Rule returns the chapter's rule pattern, "" if it has none.
+func (t *Table) Rule(chapter string) string {
+	for _, c := range t.Chapters {
+		if c.Chapter == chapter {
+			return c.Rule
+		}
+	}
+	return ""
+}
+
 // Find returns the row chapter/id, or nil.
 func (t *Table) Find(chapter, id string) *Mistake {
 	for i := range t.Mistakes {
@@ -210,17 +227,18 @@ func (t *Table) Find(chapter, id string) *Mistake {
 	return nil
 }
 
-// Match returns the first caught mistake of chapter whose test is the
-// first failing test (failed, in the order go test reported them) and
-// whose message appears in output; nil if none does.
-func (t *Table) Match(chapter string, failed []string, output string) *Mistake {
+// Match returns the first caught mistake of chapter whose test is a
+// failing test (failed, in the order go test reported them) and whose
+// message appears in that test's own output (said(test)); nil if none does.
+func (t *Table) Match(chapter string, failed []string, said func(test string) string) *Mistake {
 	for _, name := range failed {
+		out := said(name)
 		for i := range t.Mistakes {
 			m := &t.Mistakes[i]
-			if m.Chapter != chapter || !m.Caught || m.Tests == "" || !m.tests.MatchString(name) {
+			if m.Chapter != chapter || !m.Caught || m.Tests == "" || m.Says == "" || !m.tests.MatchString(name) {
 				continue
 			}
-			if m.Says == "" || m.says.MatchString(output) {
+			if m.says.MatchString(out) {
 				return m
 			}
 		}

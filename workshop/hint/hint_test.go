@@ -30,6 +30,9 @@ func TestEveryRowIsComplete(t *testing.T) {
 		if m.Caught && (m.Tests == "" || table.Lesson(m.Chapter) == "") {
 			t.Errorf("%s: a caught mistake needs its test and a lesson tier for its chapter", key)
 		}
+		if m.Caught && m.Says == "" {
+			t.Errorf("%s: a caught mistake needs what its test says (\"says\"): a test's name alone never names a mistake, and a row without it is never matched", key)
+		}
 	}
 }
 

@@ -12,7 +12,7 @@ type Texts struct {
 	// The list's states.
 	Running, LastRun, Untouched, NotChecked, Changed, ChangedEnter, Passing,
 	LessonPasses, FullNotRun, ToWrite, NoBuild, Failing string
-	Tiers [4]string // course.Tier's: lesson, full suite, custom, recording
+	Tiers [5]string // course.Tier's: lesson, full suite, custom, recording, rule
 	// The step the learner is on: its goal and what must hold afterwards
 	// (hints.json's steps).
 	Goal, Holds string
@@ -45,7 +45,7 @@ var english = Texts{
 	Changed: "changed since its last check", ChangedEnter: " (enter)", Passing: "passing",
 	LessonPasses: "lesson passes", FullNotRun: " · full suite not run (f)", ToWrite: "to write: %s",
 	NoBuild: "does not compile", Failing: "failing: %s",
-	Tiers: [4]string{"lesson", "full suite", "custom", "recording"},
+	Tiers: [5]string{"lesson", "full suite", "custom", "recording", "the rule's table tests"},
 	Goal:  "goal: %s", Holds: "what must hold afterwards: %s",
 
 	DiffFooter: "the reference against your file · lines %d-%d of %d · ↑↓ pgup pgdn · esc back",
@@ -113,7 +113,7 @@ var chinese = Texts{
 	Changed: "上次检查后文件已改动", ChangedEnter: "（按 enter）", Passing: "通过",
 	LessonPasses: "本课测试通过", FullNotRun: " · 完整测试未运行（f）", ToWrite: "待完成：%s",
 	NoBuild: "无法编译", Failing: "未通过：%s",
-	Tiers: [4]string{"本课测试", "完整测试", "自定义测试", "录制"},
+	Tiers: [5]string{"本课测试", "完整测试", "自定义测试", "录制", "规则的表格测试"},
 	Goal:  "目标：%s", Holds: "完成后必须成立：%s",
 
 	DiffFooter: "参考实现对比你的文件 · 第 %d-%d 行，共 %d 行 · ↑↓ pgup pgdn · esc 返回",
