@@ -44,7 +44,16 @@ type env struct {
 type checkRun struct {
 	cancel context.CancelFunc
 	done   chan struct{}
+	// started: Bubble Tea has begun the run's command. Until then
+	// nothing runs, and a quit (stopAll) closes done itself: Update
+	// registers a run when it asks for it, and the program may end
+	// before it runs the command, or never run it at all.
+	started bool
+	over    sync.Once
 }
+
+// end closes done, once, whoever gets there first.
+func (c *checkRun) end() { c.over.Do(func() { close(c.done) }) }
 
 // runTUI runs the runner; flagLang is -lang's value ("" if not given).
 func runTUI(root, flagLang string) int {
@@ -156,10 +165,13 @@ func (e *env) Run(c runner.Check) tea.Cmd {
 	ctx, cancel := context.WithCancel(context.Background())
 	this := &checkRun{cancel: cancel, done: make(chan struct{})}
 	e.runs[c.Chapter] = this
-	e.mu.Unlock()
 	if prev != nil {
 		prev.cancel()
+		if !prev.started {
+			prev.end() // it never ran, and now never will: this one need not wait for it
+		}
 	}
+	e.mu.Unlock()
 	return func() tea.Msg {
 		defer func() {
 			cancel()
@@ -168,10 +180,17 @@ func (e *env) Run(c runner.Check) tea.Cmd {
 				delete(e.runs, c.Chapter)
 			}
 			e.mu.Unlock()
-			close(this.done)
+			this.end()
 		}()
+		e.mu.Lock()
+		this.started = true
+		e.mu.Unlock()
 		if prev != nil {
 			<-prev.done
+		}
+		if ctx.Err() != nil {
+			// Stopped before it began: a newer check, or quit.
+			return runner.RunDone{Chapter: c.Chapter, ID: c.ID, Result: course.Result{Tier: c.Tier, Kind: course.Failing, First: "the check was stopped: " + ctx.Err().Error()}}
 		}
 		return e.run(ctx, c)
 	}
@@ -183,6 +202,9 @@ func (e *env) stopAll() {
 	var all []*checkRun
 	for _, c := range e.runs {
 		c.cancel()
+		if !c.started {
+			c.end() // its command never ran: nothing to wait for
+		}
 		all = append(all, c)
 	}
 	e.mu.Unlock()
