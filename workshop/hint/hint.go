@@ -20,6 +20,11 @@ import (
 //go:embed hints.json
 var raw []byte
 
+// tests.json: what each lesson test checks, one sentence in each language.
+//
+//go:embed tests.json
+var rawTests []byte
+
 // Text is one text in the workshop's two languages.
 type Text struct {
 	EN string `json:"en"`
@@ -142,6 +147,29 @@ type Table struct {
 	Chapters []Chapter `json:"chapters"`
 	Steps    []Step    `json:"steps"`
 	Mistakes []Mistake `json:"mistakes"`
+	// Tests is tests.json: a sentence for each lesson test.
+	Tests []TestLine `json:"-"`
+}
+
+// TestLine is what one lesson test checks, in the lesson's words (tests.json):
+// a failure no mistake row knows still gets a sentence in the learner's
+// language above the test's own message.
+type TestLine struct {
+	Chapter string `json:"chapter"`
+	Test    string `json:"test"`
+	Text
+}
+
+// TestLine returns what chapter's test checks (a subtest: its test's
+// line), or nil.
+func (t *Table) TestLine(chapter, test string) *Text {
+	top, _, _ := strings.Cut(test, "/")
+	for i := range t.Tests {
+		if l := &t.Tests[i]; l.Chapter == chapter && l.Test == top {
+			return &l.Text
+		}
+	}
+	return nil
 }
 
 // StepOf returns the hints of the stub whose message is todo, or nil.
@@ -155,8 +183,17 @@ func (t *Table) StepOf(chapter, todo string) *Step {
 	return nil
 }
 
-// Load parses the embedded table.
-func Load() (*Table, error) { return Parse(raw) }
+// Load parses the embedded table and its tests' lines.
+func Load() (*Table, error) {
+	t, err := Parse(raw)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(rawTests, &t.Tests); err != nil {
+		return nil, fmt.Errorf("hint: parse tests.json: %w", err)
+	}
+	return t, nil
+}
 
 // Parse parses a table and compiles its patterns.
 func Parse(b []byte) (*Table, error) {

@@ -112,3 +112,33 @@ func TestEveryStubHasItsHints(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryLessonTestHasItsLine: each test a chapter's rule or lesson
+// pattern names has its sentence in tests.json, in English and Chinese, and
+// each sentence is for a test the patterns name: a failure no mistake row
+// knows still says, in the learner's language, what the test checks.
+func TestEveryLessonTestHasItsLine(t *testing.T) {
+	table := hint.MustLoad()
+	names := regexp.MustCompile(`(?:Test|Example)\w*`)
+	named := map[string]bool{}
+	for _, c := range table.Chapters {
+		for _, n := range names.FindAllString(c.Rule+" "+c.Lesson, -1) {
+			named[c.Chapter+" "+n] = true
+			l := table.TestLine(c.Chapter, n)
+			switch {
+			case l == nil:
+				t.Errorf("chapter %s's %s has no line in workshop/hint/tests.json: add what it checks, in the lesson's words (en and zh)", c.Chapter, n)
+			case l.EN == "" || l.ZH == "":
+				t.Errorf("chapter %s's %s: its line needs en and zh", c.Chapter, n)
+			}
+		}
+	}
+	if len(named) == 0 {
+		t.Fatal("no test named in hints.json's chapters")
+	}
+	for _, l := range table.Tests {
+		if !named[l.Chapter+" "+l.Test] {
+			t.Errorf("workshop/hint/tests.json: %s %s is not a lesson test of its chapter (hints.json's rule and lesson): remove it or rename it", l.Chapter, l.Test)
+		}
+	}
+}

@@ -29,6 +29,9 @@ type Texts struct {
 	// pointer to the next hint.
 	VerdictPass, VerdictTodo, VerdictNoBuild, VerdictMistake, VerdictFailing, VerdictNone,
 	TimeLesson, TimeFull, HintNext, HintLast string
+	// What a failing test checks (tests.json) and what it said, under the
+	// verdict; the check's headers (scripts/exercise NN's "== … ==" lines).
+	Checks, Says, HeadYours, HeadReference, HeadCopy, HeadCustom, HeadLesson, HeadRule, HeadFull string
 	// HintCut stands for the end of a hint too long for the terminal.
 	HintCut string
 	// --hint's own lines (scripts/exercise NN --hint).
@@ -86,7 +89,16 @@ var english = Texts{
 	VerdictTodo:    "exercise %s: %s still to write → TODO(workshop): %s",
 	VerdictNoBuild: "exercise %s: FAIL — it does not compile: %s",
 	VerdictMistake: "exercise %s: FAIL — %s (%s)%s · a hint: scripts/exercise %s --hint",
-	VerdictFailing: "exercise %s: FAIL — %s: %s%s · see it happen: make exercise CH=%s VISUAL=1",
+	VerdictFailing: "exercise %s: FAIL — %s%s · see it happen: make exercise CH=%s VISUAL=1",
+	Checks:         "  what it checks: %s",
+	Says:           "  it says: %s",
+	HeadYours:      "your %s",
+	HeadReference:  "the reference",
+	HeadCopy:       "%s's copy of %s",
+	HeadCustom:     "== %s: go test %s, with %s",
+	HeadLesson:     "== %s: the lesson's tests (-run '%s'), with %s",
+	HeadRule:       "== %s: the rule's table tests (-run '%s'), then the lesson's (-run '%s'), with %s",
+	HeadFull:       "== %s: the lesson's tests pass (%s); now the full suite",
 	VerdictNone:    "exercise %s: NO VERDICT — %s changed while it was checked: run it again",
 	TimeLesson:     "lesson %s",
 	TimeFull:       "full suite %s",
@@ -154,7 +166,16 @@ var chinese = Texts{
 	VerdictTodo:    "练习 %s：%s 还没写 → %s",
 	VerdictNoBuild: "练习 %s：未通过 —— 无法编译：%s",
 	VerdictMistake: "练习 %s：未通过 —— %s（%s）%s · 提示：scripts/exercise %s --hint",
-	VerdictFailing: "练习 %s：未通过 —— %s：%s%s · 亲眼看看：make exercise CH=%s VISUAL=1",
+	VerdictFailing: "练习 %s：未通过 —— %s%s · 亲眼看看：make exercise CH=%s VISUAL=1",
+	Checks:         "  这个测试检查：%s",
+	Says:           "  它报告：%s",
+	HeadYours:      "你的 %s",
+	HeadReference:  "参考实现",
+	HeadCopy:       "%s 里的 %s 副本",
+	HeadCustom:     "== %s：go test %s，检查%s",
+	HeadLesson:     "== %s：本课测试（-run '%s'），检查%s",
+	HeadRule:       "== %s：先运行规则的表格测试（-run '%s'），再运行本课测试（-run '%s'），检查%s",
+	HeadFull:       "== %s：本课测试通过（%s）；现在运行完整测试",
 	VerdictNone:    "练习 %s：没有结论 —— 检查期间 %s 有改动：请重新运行",
 	TimeLesson:     "本课测试 %s",
 	TimeFull:       "完整测试 %s",
