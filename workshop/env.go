@@ -33,6 +33,7 @@ type env struct {
 	table     *hint.Table
 	exercises []course.Exercise
 	saves     chan string
+	progress  chan runner.Built // a check's chapter is compiled
 
 	mu   sync.Mutex
 	runs map[string]*checkRun // by chapter: the check running, one per chapter
@@ -91,12 +92,12 @@ func runTUI(root, flagLang string) int {
 }
 
 func newEnv(root string, table *hint.Table, all []course.Exercise) *env {
-	return &env{root: root, table: table, exercises: all, saves: make(chan string, 16), runs: map[string]*checkRun{}}
+	return &env{root: root, table: table, exercises: all, saves: make(chan string, 16), progress: make(chan runner.Built, 16), runs: map[string]*checkRun{}}
 }
 
 // disk is what ex's files are on disk now.
 func (e *env) disk(ex course.Exercise) runner.Disk {
-	return runner.Disk{Hash: course.Hash(e.root, ex), Untouched: e.isSkeleton(ex)}
+	return runner.Disk{Hash: course.Hash(e.root, ex), Untouched: e.isSkeleton(ex), Todo: course.FirstStub(e.root, ex)}
 }
 
 // watchFiles sends a chapter on e.saves each time one of its exercise files
@@ -153,8 +154,12 @@ func (e *env) Watch() tea.Cmd {
 			return runner.Saved{Chapter: ch}
 		}
 		d := e.disk(ex)
-		return runner.Saved{Chapter: ch, Hash: d.Hash, Untouched: d.Untouched}
+		return runner.Saved{Chapter: ch, Hash: d.Hash, Untouched: d.Untouched, Todo: d.Todo}
 	}
+}
+
+func (e *env) Progress() tea.Cmd {
+	return func() tea.Msg { return <-e.progress }
 }
 
 // Run stops the chapter's check still running, if any, waits until all of
@@ -226,7 +231,12 @@ func (e *env) run(ctx context.Context, c runner.Check) runner.RunDone {
 	if err := os.MkdirAll(rec, 0o755); err != nil {
 		rec = ""
 	}
-	opts := course.Options{RecordDir: rec}
+	opts := course.Options{RecordDir: rec, Built: func() {
+		select {
+		case e.progress <- runner.Built{Chapter: ch, ID: c.ID}:
+		default: // nobody listens (a test of the env): the check goes on
+		}
+	}}
 	tier := c.Tier
 	if c.Tier == course.Record && c.Test != "" {
 		// The test the check named, alone, to its end: what its locks

@@ -163,6 +163,9 @@ type Options struct {
 	Args      []string  // extra go test flags (Tier Custom)
 	Out       io.Writer // go test's output as it comes, if set
 	TempDir   string    // where the run's overlay directory goes (default: os.TempDir())
+	// Built, if set, is called once the chapter is compiled and its
+	// tests start (the first time, a cold build cache takes a while).
+	Built func()
 }
 
 // Kind is what a result means.
@@ -263,6 +266,7 @@ func Run(ctx context.Context, root string, all []Exercise, ex Exercise, tier Tie
 	ran := tier
 	for _, extra := range runs {
 		rep = newReport(opts.Out)
+		rep.started, opts.Built = opts.Built, nil
 		ran = extra.tier
 		cmd := exec.CommandContext(ctx, "go", append(append(slices.Clip(args), extra.args...), "./"+ex.Pkg+"/")...)
 		cmd.Dir = root
@@ -434,6 +438,10 @@ func stepOf(root string, ex Exercise, todo string) int {
 	}
 	return 0
 }
+
+// FirstStub is the first TODO(workshop) stub left in ex's files, in file
+// order ("" if none): the step the learner is on, before any check.
+func FirstStub(root string, ex Exercise) string { return firstStub(root, ex) }
 
 // firstStub is the first TODO(workshop) stub left in ex's files, in file
 // order; "" if none.

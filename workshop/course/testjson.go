@@ -36,6 +36,7 @@ type report struct {
 	build   []string            // build-output lines
 	ended   map[string]bool     // tests that passed, failed or were skipped
 	out     interface{ Write([]byte) (int, error) }
+	started func() // called when the test binary starts: the build is over
 }
 
 func newReport(out interface{ Write([]byte) (int, error) }) *report {
@@ -100,6 +101,11 @@ func (r *report) line(b []byte) {
 		return
 	}
 	switch ev.Action {
+	case "start":
+		if r.started != nil {
+			r.started()
+			r.started = nil
+		}
 	case "build-output":
 		r.build = append(r.build, strings.TrimRight(ev.Output, "\n"))
 		r.say(ev.Output)

@@ -24,7 +24,11 @@ type Texts struct {
 	NoRecording, ReplayingOther, OtherTip, LessonFirst, Full, WatchOn, WatchOff,
 	ResetAgain, ResetDone, ResetKept, ResetFailed, DiffFailed, Ended, NoReplay,
 	Recording, NoHint, HintsHidden, HintsAgain string
-	Done string // the screen when every chapter passes
+	// d asks before it shows the reference; o shows the last check's output.
+	DiffAgain, NoOutput, OutputFooter, OutputTip string
+	// A check whose chapter is still being compiled.
+	Compiling string
+	Done      string // the screen when every chapter passes
 	// The check's final line (scripts/exercise NN), its times, and --hint's
 	// pointer to the next hint.
 	VerdictPass, VerdictTodo, VerdictNoBuild, VerdictMistake, VerdictFailing, VerdictNone,
@@ -42,7 +46,7 @@ var english = Texts{
 	Title: "lockstep workshop", Watch: "watch", On: "on", Off: "off", ChaptersPass: "%d/%d chapters pass",
 	YourFile: "your file: ", Hint: "hint %d/%d: %s", MoreChapters: "(%d more chapters: ↑↓)",
 	HintCut: "… %d more lines: scripts/exercise %s --hint %d prints it whole",
-	Help:    "⏎ check  f full  h hint  n next  l 中文/en  w watch  R reset  d diff  v visual  p replay  q quit",
+	Help:    "⏎ check  f full  h hint  o output  n next  l 中文/en  w watch  R reset  d diff  v visual  p replay  q quit",
 
 	Running: "running the %s", LastRun: "(last run %s)", Untouched: "untouched", NotChecked: "not checked yet",
 	Changed: "changed since its last check", ChangedEnter: " (enter)", Passing: "passing",
@@ -84,6 +88,11 @@ var english = Texts{
 	NoHint:         "no hint for this: hints come with a function to write or a named mistake",
 	HintsHidden:    "hints hidden",
 	HintsAgain:     "h starts again at hint 1",
+	DiffAgain:      "d again shows the reference solution, a diff against your file: the answer, in full",
+	NoOutput:       "%s: no check yet since the runner started",
+	OutputFooter:   "the last check's whole output · lines %d-%d of %d · ↑↓ pgup pgdn · esc back",
+	OutputTip:      "o the whole output",
+	Compiling:      "compiling (the first time takes longest)",
 
 	VerdictPass:    "exercise %s: PASS — your lock passes every test of the chapter%s",
 	VerdictTodo:    "exercise %s: %s still to write → TODO(workshop): %s",
@@ -119,7 +128,7 @@ var chinese = Texts{
 	Title: "lockstep 工作坊", Watch: "保存即检查", On: "开", Off: "关", ChaptersPass: "已通过 %d/%d 章",
 	YourFile: "你的文件：", Hint: "提示 %d/%d：%s", MoreChapters: "（另有 %d 章：↑↓）",
 	HintCut: "……还有 %d 行：scripts/exercise %s --hint %d 可显示全文",
-	Help:    "⏎ 检查  f 完整测试  h 提示  n 下一章  l 中文/en  w 保存即检查  R 重置  d 对比  v 可视化  p 回放  q 退出",
+	Help:    "⏎ 检查  f 完整测试  h 提示  o 输出  n 下一章  l 中文/en  w 保存即检查  R 重置  d 对比  v 可视化  p 回放  q 退出",
 
 	Running: "正在运行%s", LastRun: "（上次 %s）", Untouched: "未改动", NotChecked: "尚未检查",
 	Changed: "上次检查后文件已改动", ChangedEnter: "（按 enter）", Passing: "通过",
@@ -161,6 +170,11 @@ var chinese = Texts{
 	NoHint:         "这里没有提示：提示针对待写的函数或检查指出的错误",
 	HintsHidden:    "提示已隐藏",
 	HintsAgain:     "再按 h 从提示 1 重新开始",
+	DiffAgain:      "再按一次 d 显示参考实现（与你的文件的对比）：也就是完整的答案",
+	NoOutput:       "%s：本次启动后还没有检查过",
+	OutputFooter:   "上次检查的完整输出 · 第 %d-%d 行，共 %d 行 · ↑↓ pgup pgdn · esc 返回",
+	OutputTip:      "o 查看完整输出",
+	Compiling:      "正在编译（第一次最慢）",
 
 	VerdictPass:    "练习 %s：通过 —— 你的锁通过了本章全部测试%s",
 	VerdictTodo:    "练习 %s：%s 还没写 → %s",
