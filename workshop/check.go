@@ -214,11 +214,16 @@ func first(s []string) string {
 	return s[0]
 }
 
-// language picks the language: the flag, else the one the learner chose in
-// the runner (l, saved), else LANG/LC_ALL, else English.
+// language picks the language: the flag, else $LOCKSTEP_LANG (the runner
+// sets it for what it starts; a facilitator may set it for a room), else the
+// one the learner chose in the runner (l, saved), else LANG/LC_ALL, else
+// English.
 func language(flagValue, saved string) string {
 	if flagValue != "" {
 		return flagValue
+	}
+	if v := os.Getenv(runner.LangEnv); v == "zh" || v == "en" {
+		return v
 	}
 	if saved != "" {
 		return saved

@@ -29,6 +29,7 @@ type Texts struct {
 	// A check whose chapter is still being compiled.
 	Compiling string
 	Done      string // the screen when every chapter passes
+	Usage     string // workshop --help
 	// The check's final line (scripts/exercise NN), its times, and --hint's
 	// pointer to the next hint.
 	VerdictPass, VerdictTodo, VerdictNoBuild, VerdictMistake, VerdictFailing, VerdictNone,
@@ -121,6 +122,20 @@ var english = Texts{
 	HintNoMatch:    "exercise %s: the last check (%s) matched no known mistake: read its first failure",
 	HintGone:       "exercise %s: no hints for %q any more: run the check again",
 
+	Usage: `workshop: the lockstep workshop's runner and its check.
+
+  go run ./workshop                    the runner (make workshop): the chapters, a check on every save, hints
+  go run ./workshop -check 04          chapter 04's check without the runner (scripts/exercise 04)
+  go run ./workshop -check 04 -from DIR     the same with DIR's files instead of yours
+  go run ./workshop -check 04 -solution     the same against the reference
+  go run ./workshop -check 04 -- -run TestQueue -v    your own go test flags
+  go run ./workshop -hint 04           the next hint for 04's last failure (scripts/exercise 04 --hint)
+  go run ./workshop -hint 04 -stage 1  its first hint again
+  go run ./workshop -mistakes-table    the facilitator's table of mistakes (docs/workshop.md)
+
+  -lang en|zh    the language (default: $LOCKSTEP_LANG, else the one chosen with l in the runner, else $LANG)
+`,
+
 	Done: "Every chapter passes.\n\nYou wrote a ZooKeeper lock from the naive retry loop to the semaphore:\nthe queue, the rules, the re-entry, the election. Run the visualizer on\nyour own locks (v on a chapter) and compare with the READMEs' numbers.\n\nesc back to the list · q quit",
 }
 
@@ -202,6 +217,20 @@ var chinese = Texts{
 	HintNoStep:     "练习 %s：%s 还没写：%s\n练习文件里它上方的注释说明了它要做到什么。",
 	HintNoMatch:    "练习 %s：上次检查（%s）没有匹配到已知的错误：请阅读第一个失败",
 	HintGone:       "练习 %s：%q 已经没有提示了：请重新运行检查",
+
+	Usage: `workshop：lockstep 工作坊的运行器和检查。
+
+  go run ./workshop                    运行器（make workshop）：章节列表、每次保存都重新检查、提示
+  go run ./workshop -check 04          不开运行器，检查第 04 章（scripts/exercise 04）
+  go run ./workshop -check 04 -from DIR     同上，但用 DIR 里的文件代替你的文件
+  go run ./workshop -check 04 -solution     同上，但检查参考实现
+  go run ./workshop -check 04 -- -run TestQueue -v    加上你自己的 go test 参数
+  go run ./workshop -hint 04           第 04 章上次失败的下一条提示（scripts/exercise 04 --hint）
+  go run ./workshop -hint 04 -stage 1  重新显示第一条提示
+  go run ./workshop -mistakes-table    给助教的常见错误表（docs/workshop.md）
+
+  -lang en|zh    语言（默认：$LOCKSTEP_LANG，否则是在运行器里按 l 选的语言，否则看 $LANG）
+`,
 
 	Done: "所有章节都通过了。\n\n你亲手写出了 ZooKeeper 锁：从简单的重试循环到信号量，\n包括队列、规则、重入和选举。可以在列表里按 v 用可视化工具\n观察你自己的锁，并和各章 README 里的数字比较。\n\nesc 返回列表 · q 退出",
 }
