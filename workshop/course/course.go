@@ -266,6 +266,7 @@ func Run(ctx context.Context, root string, all []Exercise, ex Exercise, tier Tie
 	ran := tier
 	for _, extra := range runs {
 		rep = newReport(opts.Out)
+		rep.verbose = slices.Contains(extra.args, "-v") || slices.Contains(extra.args, "-test.v")
 		rep.started, opts.Built = opts.Built, nil
 		ran = extra.tier
 		cmd := exec.CommandContext(ctx, "go", append(append(slices.Clip(args), extra.args...), "./"+ex.Pkg+"/")...)

@@ -37,10 +37,21 @@ type report struct {
 	ended   map[string]bool     // tests that passed, failed or were skipped
 	out     interface{ Write([]byte) (int, error) }
 	started func() // called when the test binary starts: the build is over
+	// verbose: out gets every line, as go test -v prints them; else, as
+	// go test without -v: a test's lines only when it fails.
+	verbose bool
+	pending map[string][]string // a running test's lines, not yet printed to out
 }
 
 func newReport(out interface{ Write([]byte) (int, error) }) *report {
-	return &report{lines: map[string][]string{}, running: map[string]bool{}, ended: map[string]bool{}, out: out}
+	return &report{lines: map[string][]string{}, running: map[string]bool{}, ended: map[string]bool{}, out: out, pending: map[string][]string{}}
+}
+
+// show prints to out, as go test without -json would have.
+func (r *report) show(s string) {
+	if r.out != nil {
+		_, _ = r.out.Write([]byte(s))
+	}
 }
 
 // stdout is go test -json's standard output: JSON lines. Anything else on
@@ -76,7 +87,8 @@ func (w *reportWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// flush reads what is left after the last newline.
+// flush reads what is left after the last newline, and prints the lines
+// of the tests that never ended (the binary died in them).
 func (r *report) flush() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -84,14 +96,23 @@ func (r *report) flush() {
 		r.line(r.partial)
 		r.partial = nil
 	}
+	for _, t := range r.order {
+		r.showPending(t)
+	}
 }
 
-// say adds text to the run's output.
+// showPending prints test's lines held back so far.
+func (r *report) showPending(test string) {
+	for _, l := range r.pending[test] {
+		r.show(l)
+	}
+	delete(r.pending, test)
+}
+
+// say adds text that belongs to no test to the run's output.
 func (r *report) say(s string) {
 	r.text.WriteString(s)
-	if r.out != nil {
-		_, _ = r.out.Write([]byte(s))
-	}
+	r.show(s)
 }
 
 func (r *report) line(b []byte) {
@@ -110,9 +131,20 @@ func (r *report) line(b []byte) {
 		r.build = append(r.build, strings.TrimRight(ev.Output, "\n"))
 		r.say(ev.Output)
 	case "output":
-		r.say(ev.Output)
-		if ev.Test != "" {
-			r.lines[ev.Test] = append(r.lines[ev.Test], strings.TrimRight(ev.Output, "\n"))
+		if ev.Test == "" {
+			r.say(ev.Output)
+			break
+		}
+		r.text.WriteString(ev.Output)
+		r.lines[ev.Test] = append(r.lines[ev.Test], strings.TrimRight(ev.Output, "\n"))
+		switch {
+		case r.verbose:
+			r.show(ev.Output)
+		case strings.HasPrefix(ev.Output, "=== "):
+			// -json runs the tests verbosely; without -v, go test
+			// prints no framing lines.
+		default:
+			r.pending[ev.Test] = append(r.pending[ev.Test], ev.Output)
 		}
 	case "run":
 		r.running[ev.Test] = true
@@ -120,9 +152,12 @@ func (r *report) line(b []byte) {
 	case "fail":
 		if ev.Test != "" {
 			r.failed = append(r.failed, ev.Test)
+			r.showPending(ev.Test)
 		}
-		fallthrough
+		delete(r.running, ev.Test)
+		r.ended[ev.Test] = true
 	case "pass", "skip":
+		delete(r.pending, ev.Test) // without -v, a passing test's lines are not printed
 		delete(r.running, ev.Test)
 		r.ended[ev.Test] = true
 	}
