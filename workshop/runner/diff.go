@@ -28,7 +28,12 @@ func (m Model) output(ch string) (tea.Model, tea.Cmd) {
 		m.note = news(ch, fmt.Sprintf(m.say().NoOutput, ch), m.say().EnterChecks)
 		return m, nil
 	}
-	return m.page(Output, out), nil
+	// Wrapped to the screen: a test's message is often wider than it.
+	var wrapped []string
+	for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		wrapped = append(wrapped, wrap(expandTabs(l), max(40, m.width)))
+	}
+	return m.page(Output, strings.Join(wrapped, "\n")), nil
 }
 
 // page shows text on screen s, a page at a time, from its first line.

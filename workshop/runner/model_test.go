@@ -553,3 +553,19 @@ func TestAFailureNoRowKnowsSaysWhatItsTestChecks(t *testing.T) {
 		}
 	}
 }
+
+// An Example's got/want is taller than a terminal of 24 lines: the title
+// stays in sight, and the page says where the rest is.
+func TestALongFailureKeepsTheTitleInSight(t *testing.T) {
+	var got []string
+	for i := 1; i <= 30; i++ {
+		got = append(got, fmt.Sprintf("bob event %d", i))
+	}
+	r := course.Result{Tier: course.Full, Kind: course.Failing, Failed: []string{"ExampleLock"}, First: "got:\n" + strings.Join(got, "\n")}
+	m := newModel(t, &fakeEnv{}, "en")
+	m = update(m, key("down"), RunDone{Chapter: "03", Result: r})
+	v := m.View()
+	if lines(v) > 24 || !strings.HasPrefix(v, "lockstep workshop") || !strings.Contains(v, "more lines: o shows the whole output") || !strings.Contains(v, "bob event 1\n") {
+		t.Errorf("a 31-line failure at 80×24 (%d lines):\n%s", lines(v), v)
+	}
+}

@@ -100,8 +100,8 @@ func (m Model) View() string {
 		if lines(head+list.String()+foot) > m.height {
 			foot = m.details(w, true, 0)
 		}
-		if over := lines(head+list.String()+foot) - m.height; over > 0 {
-			foot = m.details(w, true, over+1) // +1: the line that says where the rest is
+		for cut := 1; lines(head+list.String()+foot) > m.height && cut < 500; cut++ {
+			foot = m.details(w, true, cut)
 		}
 	}
 	return head + list.String() + foot
@@ -122,8 +122,9 @@ func lines(s string) int { return strings.Count(s, "\n") + 1 }
 // details is what the page says under the list about the selected chapter:
 // its file, the step or the mistake, the hints asked for, the news, the
 // keys. short puts every hint but the last on one line; cut drops that
-// many lines from the end of the last hint shown, in their place a line
-// that says how to read it whole.
+// many lines: first from the end of the failing test's message (down to
+// three; o shows it whole), then from the end of the last hint shown, each
+// time with a line that says how to read the rest.
 func (m Model) details(w int, short bool, cut int) string {
 	var b strings.Builder
 	t := m.say()
@@ -181,7 +182,12 @@ func (m Model) details(w int, short bool, cut int) string {
 			if cs.Test != "" {
 				b.WriteString(truncate(dimStyle.Render(cs.Test), w) + "\n")
 			}
-			b.WriteString(wrap(cs.Message, w) + "\n")
+			msg := strings.Split(wrap(cs.Message, w), "\n")
+			if drop := min(cut+1, len(msg)-3); cut > 0 && drop > 1 {
+				cut -= drop - 1
+				msg = append(msg[:len(msg)-drop], dimStyle.Render(truncate(fmt.Sprintf(t.MessageCut, drop), w)))
+			}
+			b.WriteString(strings.Join(msg, "\n") + "\n")
 			b.WriteString(dimStyle.Render(truncate(t.OutputTip, w)) + "\n")
 			if mk := m.table.Find(ch, cs.Mistake); mk != nil {
 				for i := 0; i < m.hints[ch] && i < mk.Stages(); i++ {

@@ -25,7 +25,7 @@ type Texts struct {
 	ResetAgain, ResetDone, ResetKept, ResetFailed, DiffFailed, Ended, NoReplay,
 	Recording, NoHint, HintsHidden, HintsAgain string
 	// d asks before it shows the reference; o shows the last check's output.
-	DiffAgain, NoOutput, OutputFooter, OutputTip string
+	DiffAgain, NoOutput, OutputFooter, OutputTip, MessageCut string
 	// A check whose chapter is still being compiled.
 	Compiling string
 	Done      string // the screen when every chapter passes
@@ -93,6 +93,7 @@ var english = Texts{
 	NoOutput:       "%s: no check yet since the runner started",
 	OutputFooter:   "the last check's whole output · lines %d-%d of %d · ↑↓ pgup pgdn · esc back",
 	OutputTip:      "o the whole output",
+	MessageCut:     "… %d more lines: o shows the whole output",
 	Compiling:      "compiling (the first time takes longest)",
 
 	VerdictPass:       "exercise %s: PASS — your lock passes every test of the chapter%s",
@@ -190,6 +191,7 @@ var chinese = Texts{
 	NoOutput:       "%s：本次启动后还没有检查过",
 	OutputFooter:   "上次检查的完整输出 · 第 %d-%d 行，共 %d 行 · ↑↓ pgup pgdn · esc 返回",
 	OutputTip:      "o 查看完整输出",
+	MessageCut:     "……还有 %d 行：按 o 查看完整输出",
 	Compiling:      "正在编译（第一次最慢）",
 
 	VerdictPass:       "练习 %s：通过 —— 你的锁通过了本章全部测试%s",
