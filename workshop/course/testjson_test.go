@@ -1,6 +1,7 @@
 package course_test
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -51,6 +52,10 @@ func TestGoroutinePanics(t *testing.T) {
 	done := make(chan bool)
 	go func() { Lock(); done <- true }()
 	<-done
+}
+
+func TestPassesAndLogs(t *testing.T) {
+	t.Log("a passing test's log")
 }
 
 func TestOnlyLogs(t *testing.T) {
@@ -197,5 +202,29 @@ func TestTheRulesTestsRunFirstAndStopTheCheck(t *testing.T) {
 	}
 	if strings.Contains(r.Output, "TestLogsThenFails") {
 		t.Errorf("the lesson's tests ran after the rule failed:\n%s", r.Output)
+	}
+}
+
+// The check reads -json, which runs the tests verbosely; what it prints as
+// it goes is what go test without -v prints: a failing test's lines, not a
+// passing test's, and no === framing.
+func TestWhatTheCheckPrintsIsGoTestsPlainOutput(t *testing.T) {
+	root, all, table := failingModule(t, nil)
+	var out bytes.Buffer
+	r := course.Run(context.Background(), root, all, all[0], course.Custom, table,
+		course.Options{Args: []string{"-run", "^(TestPassesAndLogs|TestLogsThenFails)$"}, Out: &out})
+	got := out.String()
+	for _, want := range []string{"re-entry refused: lock lost", "want an error wrapping ErrLost", "--- FAIL: TestLogsThenFails", "FAIL\texample.com/m/01-x/x"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("printed no %q:\n%s", want, got)
+		}
+	}
+	for _, not := range []string{"a passing test's log", "=== RUN", "--- PASS"} {
+		if strings.Contains(got, not) {
+			t.Errorf("printed %q, which go test without -v does not:\n%s", not, got)
+		}
+	}
+	if !strings.Contains(r.Output, "a passing test's log") {
+		t.Errorf("the whole output (o) lost a passing test's log:\n%s", r.Output)
 	}
 }
