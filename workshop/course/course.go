@@ -201,6 +201,9 @@ type Result struct {
 // A stub that is not written yet panics with this.
 var todoLine = regexp.MustCompile(`TODO\(workshop\): [^"\n]*`)
 
+// timedOut is go test's -timeout panic.
+var timedOut = regexp.MustCompile(`panic: test timed out after \S+`)
+
 // createdBy names the test that started a goroutine, in a panic's stack.
 var createdBy = regexp.MustCompile(`(?m)^created by \S+?\.(Test[A-Za-z0-9_]*)`)
 
@@ -374,6 +377,11 @@ func (rep *report) classify(root string, ex Exercise, table *hint.Table, ok bool
 	if len(r.Failed) > 0 {
 		r.First = failure(rep.own(r.Failed[0]), dir, mod)
 		r.Said = own(r.Failed[0])
+		if m := timedOut.FindString(out); m != "" && !strings.Contains(r.First, m) {
+			// -timeout ended the binary in this test: say so, then
+			// what the test said last.
+			r.First = strings.TrimSpace(m + "\n" + r.First)
+		}
 	} else if p := panicOf(strings.Split(out, "\n"), mod); p != "" {
 		r.First, r.Said = p, out
 	}

@@ -54,6 +54,11 @@ func TestGoroutinePanics(t *testing.T) {
 	<-done
 }
 
+func TestWaitsForEver(t *testing.T) {
+	t.Log("waiting for the second holder")
+	select {}
+}
+
 func TestPassesAndLogs(t *testing.T) {
 	t.Log("a passing test's log")
 }
@@ -136,12 +141,14 @@ func TestTheCheckShowsTheFailingTestsOwnWords(t *testing.T) {
 		{"a panic in a goroutine a test started: that test, the panic and our frame", "TestGoroutinePanics",
 			"panic: assignment to entry in nil map\n  at x.Lock (lock_workshop.go:", ""},
 		{"a test that only logs: its last log", "TestOnlyLogs", "just a log", ""},
+		{"a test -timeout ended: the timeout, then what the test said last", "TestWaitsForEver",
+			"panic: test timed out after 2s\nwaiting for the second holder", ""},
 		{"an Example: its got and want", "ExampleLock", "got:\nacquired\nwant:\nwaiting\nacquired", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			run := strings.SplitN(c.test, "/", 2)[0]
 			r := course.Run(context.Background(), root, all, all[0], course.Custom, table,
-				course.Options{Args: []string{"-run", "^" + run + "$"}})
+				course.Options{Args: []string{"-run", "^" + run + "$", "-timeout", "2s"}})
 			if r.Kind == course.Pass || len(r.Failed) == 0 || r.Failed[0] != c.test {
 				t.Fatalf("%v, failed %q; want %s named\n%s", r.Kind, r.Failed, c.test, r.Output)
 			}
