@@ -52,7 +52,11 @@ func check(ctx context.Context, w io.Writer, root, ch, from string, solution boo
 			fmt.Fprintf(w, t.HeadLesson+"\n", ex.Dir, table.Lesson(ex.Chapter), whose)
 		}
 		r = course.Run(ctx, root, all, ex, course.Lesson, table, opts)
-		times = append(times, fmt.Sprintf(t.TimeLesson, r.Elapsed.Round(100*time.Millisecond)))
+		if r.Tier == course.Rule {
+			times = append(times, t.Tiers[course.Rule]+" "+r.Elapsed.Round(100*time.Millisecond).String())
+		} else {
+			times = append(times, fmt.Sprintf(t.TimeLesson, r.Elapsed.Round(100*time.Millisecond)))
+		}
 		if r.Kind == course.Pass {
 			fmt.Fprintf(w, t.HeadFull+"\n", ex.Dir, r.Elapsed.Round(100*time.Millisecond))
 			r = course.Run(ctx, root, all, ex, course.Full, table, opts)
