@@ -372,10 +372,12 @@ func (rep *report) classify(root string, ex Exercise, table *hint.Table, ok bool
 			r.Failed = append(r.Failed, f)
 		}
 	}
-	dir, mod := filepath.Join(root, ex.Pkg), modulePath(root)
+	dirs, _ := filepath.Glob(filepath.Join(root, "internal", "*"))
+	dirs = append([]string{filepath.Join(root, ex.Pkg)}, dirs...)
+	mod := modulePath(root)
 	own := func(test string) string { return strings.Join(rep.own(test), "\n") }
 	if len(r.Failed) > 0 {
-		r.First = failure(rep.own(r.Failed[0]), dir, mod)
+		r.First = failure(rep.own(r.Failed[0]), dirs, mod)
 		r.Said = own(r.Failed[0])
 		if m := timedOut.FindString(out); m != "" && !strings.Contains(r.First, m) {
 			// -timeout ended the binary in this test: say so, then

@@ -222,8 +222,8 @@ type block struct {
 
 // failure is what test's own lines say went wrong: the message of its
 // t.Error or t.Fatal, not its t.Log lines; an Example's got/want; a
-// panic's first line and the first frame in module mod. dir is the test's
-// package directory, where its source is read.
+// panic's first line and the first frame in module mod. dirs are where the
+// test's source is read: its package directory first.
 //
 // t.Log and t.Error print the same "file.go:N:" prefix, so the prefix
 // cannot tell them apart: the line of source it names can. A block whose
@@ -231,7 +231,7 @@ type block struct {
 // Error or Fatal is the failure (the first evidence); when none does (a
 // helper marked with t.Helper reports its caller's line, which calls the
 // helper), the last block before "--- FAIL", because t.Fatal ends the test.
-func failure(lines []string, dir, mod string) string {
+func failure(lines []string, dirs []string, mod string) string {
 	if p := panicOf(lines, mod); p != "" {
 		return p
 	}
@@ -276,7 +276,7 @@ func failure(lines []string, dir, mod string) string {
 	}
 	var kept []block
 	for _, b := range blocks {
-		src := sourceLine(dir, b.file, b.line)
+		src := sourceLine(dirs, b.file, b.line)
 		if logCall.MatchString(src) && !failCall.MatchString(src) {
 			continue
 		}
@@ -329,10 +329,18 @@ func shortFunc(fn string) string {
 	return fn[strings.LastIndex(fn, "/")+1:]
 }
 
-// sourceLine is line n of file in dir, "" if it cannot be read.
-func sourceLine(dir, file string, n int) string {
-	f, err := os.Open(filepath.Join(dir, filepath.Base(file)))
-	if err != nil {
+// sourceLine is line n of file in the first of dirs that has it, "" if
+// none does. (A helper that does not call t.Helper prints its own file:
+// internal/zktest's, say.)
+func sourceLine(dirs []string, file string, n int) string {
+	var f *os.File
+	for _, dir := range dirs {
+		var err error
+		if f, err = os.Open(filepath.Join(dir, filepath.Base(file))); err == nil {
+			break
+		}
+	}
+	if f == nil {
 		return ""
 	}
 	defer f.Close()

@@ -123,6 +123,9 @@ func TestEveryLessonTestHasItsLine(t *testing.T) {
 	named := map[string]bool{}
 	for _, c := range table.Chapters {
 		for _, n := range names.FindAllString(c.Rule+" "+c.Lesson, -1) {
+			if named[c.Chapter+" "+n] {
+				continue // in the rule's pattern and the lesson's
+			}
 			named[c.Chapter+" "+n] = true
 			l := table.TestLine(c.Chapter, n)
 			switch {
