@@ -32,26 +32,35 @@ func check(ctx context.Context, w io.Writer, root, ch, from string, solution boo
 		}
 	}
 	opts := course.Options{From: from, Solution: solution, Args: args, Out: w}
-	whose := "your " + names(ex.Files)
+	t := runner.Words(lang)
+	whose := fmt.Sprintf(t.HeadYours, names(ex.Files))
 	switch {
 	case solution:
-		whose = "the reference"
+		whose = t.HeadReference
 	case from != "":
-		whose = from + "'s copy of " + names(ex.Files)
+		whose = fmt.Sprintf(t.HeadCopy, from, names(ex.Files))
 	}
 	var r course.Result
 	var times []string
 	if len(args) > 0 {
-		fmt.Fprintf(w, "== %s: go test %s, with %s\n", ex.Dir, strings.Join(args, " "), whose)
+		fmt.Fprintf(w, t.HeadCustom+"\n", ex.Dir, strings.Join(args, " "), whose)
 		r = course.Run(ctx, root, all, ex, course.Custom, table, opts)
 	} else {
-		fmt.Fprintf(w, "== %s: the lesson's tests (-run '%s'), with %s\n", ex.Dir, table.Lesson(ex.Chapter), whose)
+		if rule := table.Rule(ex.Chapter); rule != "" {
+			fmt.Fprintf(w, t.HeadRule+"\n", ex.Dir, rule, table.Lesson(ex.Chapter), whose)
+		} else {
+			fmt.Fprintf(w, t.HeadLesson+"\n", ex.Dir, table.Lesson(ex.Chapter), whose)
+		}
 		r = course.Run(ctx, root, all, ex, course.Lesson, table, opts)
-		times = append(times, fmt.Sprintf(runner.Words(lang).TimeLesson, r.Elapsed.Round(100*time.Millisecond)))
+		if r.Tier == course.Rule {
+			times = append(times, t.Tiers[course.Rule]+" "+r.Elapsed.Round(100*time.Millisecond).String())
+		} else {
+			times = append(times, fmt.Sprintf(t.TimeLesson, r.Elapsed.Round(100*time.Millisecond)))
+		}
 		if r.Kind == course.Pass {
-			fmt.Fprintf(w, "== %s: the lesson's tests pass (%s); now the full suite\n", ex.Dir, r.Elapsed.Round(100*time.Millisecond))
+			fmt.Fprintf(w, t.HeadFull+"\n", ex.Dir, r.Elapsed.Round(100*time.Millisecond))
 			r = course.Run(ctx, root, all, ex, course.Full, table, opts)
-			times = append(times, fmt.Sprintf(runner.Words(lang).TimeFull, r.Elapsed.Round(100*time.Millisecond)))
+			times = append(times, fmt.Sprintf(t.TimeFull, r.Elapsed.Round(100*time.Millisecond)))
 		}
 	}
 	if from == "" && !solution && len(args) == 0 {
@@ -82,6 +91,9 @@ func Verdict(ex course.Exercise, r course.Result, lang, times string) string {
 	}
 	switch r.Kind {
 	case course.Pass:
+		if r.Tier == course.Custom {
+			return fmt.Sprintf(t.VerdictPassCustom, ch, ch) // the tests the flags chose: not the chapter
+		}
 		return fmt.Sprintf(t.VerdictPass, ch, times)
 	case course.Todo:
 		goal := strings.TrimPrefix(r.Todo, "TODO(workshop): ")
@@ -90,12 +102,30 @@ func Verdict(ex course.Exercise, r course.Result, lang, times string) string {
 		}
 		return fmt.Sprintf(t.VerdictTodo, ch, course.StubName(r.Todo), goal)
 	case course.NoBuild:
-		return fmt.Sprintf(t.VerdictNoBuild, ch, r.First)
+		return fmt.Sprintf(t.VerdictNoBuild, ch, indent(r.First))
 	case course.Mistake:
-		return fmt.Sprintf(t.VerdictMistake, ch, r.Mistake.Name.In(lang), first(r.Failed), times, ch)
+		return fmt.Sprintf(t.VerdictMistake, ch, r.Mistake.Name.In(lang), first(r.Failed), times, ch) + said(t, r)
 	default:
-		return fmt.Sprintf(t.VerdictFailing, ch, first(r.Failed), r.First, times, ch)
+		line := fmt.Sprintf(t.VerdictFailing, ch, first(r.Failed), times, ch)
+		if l := hint.MustLoad().TestLine(ch, first(r.Failed)); l != nil {
+			line += "\n" + indent(fmt.Sprintf(t.Checks, l.In(lang)))
+		}
+		return line + said(t, r)
 	}
+}
+
+// said is the failing test's own message, under the verdict.
+func said(t *runner.Texts, r course.Result) string {
+	if r.First == "" {
+		return ""
+	}
+	return "\n" + indent(fmt.Sprintf(t.Says, r.First))
+}
+
+// indent puts two spaces before each line of s but the first, which the
+// caller places.
+func indent(s string) string {
+	return strings.ReplaceAll(s, "\n", "\n    ")
 }
 
 // nextHint prints the next hint for chapter ch's last verdict and counts it
@@ -191,11 +221,16 @@ func first(s []string) string {
 	return s[0]
 }
 
-// language picks the language: the flag, else the one the learner chose in
-// the runner (l, saved), else LANG/LC_ALL, else English.
+// language picks the language: the flag, else $LOCKSTEP_LANG (the runner
+// sets it for what it starts; a facilitator may set it for a room), else the
+// one the learner chose in the runner (l, saved), else LANG/LC_ALL, else
+// English.
 func language(flagValue, saved string) string {
 	if flagValue != "" {
 		return flagValue
+	}
+	if v := os.Getenv(runner.LangEnv); v == "zh" || v == "en" {
+		return v
 	}
 	if saved != "" {
 		return saved

@@ -135,3 +135,15 @@ func TestHintSaysItsOwnLinesInChinese(t *testing.T) {
 		t.Errorf("--hint in Chinese on a passing chapter printed %q", got)
 	}
 }
+
+// A check with the learner's own go test flags (-run …) that passes says
+// the chosen tests pass, never that the lock passes the chapter.
+func TestAPassOfChosenTestsIsNotAPassOfTheChapter(t *testing.T) {
+	ex := course.Exercise{Chapter: "03", Files: []string{"03-watch-lock/watchlock/lock_workshop.go"}}
+	for _, lang := range []string{"en", "zh"} {
+		got := Verdict(ex, course.Result{Tier: course.Custom, Kind: course.Pass, Hash: "h"}, lang, "")
+		if strings.Contains(got, "every test") || strings.Contains(got, "全部测试") || !strings.Contains(got, "scripts/exercise 03") {
+			t.Errorf("%s: a custom run's pass: %q", lang, got)
+		}
+	}
+}

@@ -16,9 +16,11 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"syscall"
 
 	"github.com/lockstep-zk/lockstep/workshop/course"
 	"github.com/lockstep-zk/lockstep/workshop/hint"
+	"github.com/lockstep-zk/lockstep/workshop/runner"
 )
 
 func main() {
@@ -29,13 +31,28 @@ func main() {
 	stage := flag.Int("stage", 0, "with -hint: hint `N` (1 starts again from the first) instead of the next one")
 	lang := flag.String("lang", "", "`en` or zh (default: the one chosen with l in the runner, else from LANG)")
 	table := flag.Bool("mistakes-table", false, "print the facilitator's table of mistakes (docs/workshop.md) from the hint data")
+	flag.Usage = func() {
+		// In the learner's language, chosen as everywhere else (the
+		// flags are not parsed yet: -lang counts only when it comes first).
+		lang := ""
+		if len(os.Args) > 2 && (os.Args[1] == "-lang" || os.Args[1] == "--lang") {
+			lang = os.Args[2]
+		}
+		saved := ""
+		if root, err := moduleRoot(); err == nil {
+			if st, err := course.LoadState(root); err == nil {
+				saved = st.Lang
+			}
+		}
+		fmt.Fprint(flag.CommandLine.Output(), runner.Words(language(lang, saved)).Usage)
+	}
 	flag.Parse()
 	root, err := moduleRoot()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "workshop:", err)
 		os.Exit(2)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	saved := ""
 	if st, err := course.LoadState(root); err == nil {

@@ -7,8 +7,6 @@
 package course
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -148,10 +146,13 @@ const (
 	// lesson tier stops at the first failure, often a rule's table test
 	// that needs no server and so records nothing.
 	Record
+	// Rule: the rule's table tests (hints.json's "rule"), no ZooKeeper,
+	// a second or so; the Lesson tier runs them first.
+	Rule
 )
 
 func (t Tier) String() string {
-	return [...]string{"lesson", "full suite", "custom", "recording"}[t]
+	return [...]string{"lesson", "full suite", "custom", "recording", "rule"}[t]
 }
 
 // Options of a run.
@@ -162,6 +163,9 @@ type Options struct {
 	Args      []string  // extra go test flags (Tier Custom)
 	Out       io.Writer // go test's output as it comes, if set
 	TempDir   string    // where the run's overlay directory goes (default: os.TempDir())
+	// Built, if set, is called once the chapter is compiled and its
+	// tests start (the first time, a cold build cache takes a while).
+	Built func()
 }
 
 // Kind is what a result means.
@@ -183,7 +187,8 @@ type Result struct {
 	Todo    string // the TODO(workshop) message
 	Step    int    // 1-based index of that TODO in the exercise file, 0 if unknown
 	Failed  []string
-	First   string // the first failure's message
+	First   string // the first failing test's failure message (not its logs), an Example's got/want, a panic and our frame, a build error
+	Said    string // everything the first failing test printed, its subtests' lines included
 	Mistake *hint.Mistake
 	Output  string
 	Elapsed time.Duration
@@ -193,24 +198,30 @@ type Result struct {
 	Hash string
 }
 
-// Lines of go test output that say where a test failed or what it said.
-var (
-	failLine = regexp.MustCompile(`^\s*--- FAIL: (\S+)`)
-	todoLine = regexp.MustCompile(`TODO\(workshop\): [^"\n]*`)
-	msgLine  = regexp.MustCompile(`^\s+\S+\.go:\d+: (.*)$`)
-	// A panic in a goroutine a test started ends the test binary before
-	// any "--- FAIL" line; the stack names the test that started it.
-	panicLine = regexp.MustCompile(`(?m)^panic: (.*)$`)
-	createdBy = regexp.MustCompile(`(?m)^created by \S+?\.(Test[A-Za-z0-9_]*)`)
-)
+// A stub that is not written yet panics with this.
+var todoLine = regexp.MustCompile(`TODO\(workshop\): [^"\n]*`)
+
+// timedOut is go test's -timeout panic.
+var timedOut = regexp.MustCompile(`panic: test timed out after \S+`)
+
+// createdBy names the test that started a goroutine, in a panic's stack.
+var createdBy = regexp.MustCompile(`(?m)^created by \S+?\.(Test[A-Za-z0-9_]*)`)
 
 // Run runs one tier of ex's tests. When ctx ends, the run ends at once, and
 // all of it: go test's process group, what its tests started (ZooKeeper
 // included) and the overlay directory are gone when Run returns.
+//
+// The Lesson tier is itself two tiers when the chapter has a rule (hints.json's
+// "rule": the rule's table tests, no ZooKeeper): the rule's tests first, then
+// the lesson's others, and the run stops at the first that fails; its
+// Result's Tier is then Rule.
 func Run(ctx context.Context, root string, all []Exercise, ex Exercise, tier Tier, table *hint.Table, opts Options) Result {
 	start := time.Now()
 	judged := Hash(root, ex)
-	args := []string{"test", "-count=1"}
+	if bad := untagged(root, ex, opts); bad != "" {
+		return Result{Tier: tier, Kind: NoBuild, First: bad, Output: bad + "\n", Elapsed: time.Since(start), Hash: judged}
+	}
+	args := []string{"test", "-json", "-count=1"}
 	if !opts.Solution {
 		tmp, err := os.MkdirTemp(opts.TempDir, "lockstep-workshop-")
 		if err != nil {
@@ -226,37 +237,53 @@ func Run(ctx context.Context, root string, all []Exercise, ex Exercise, tier Tie
 	// Each run is one go test; the full suite is two: -failfast does not
 	// stop the examples, and an example on a broken lock can hang until
 	// -timeout, so they run only once every test has passed.
-	var runs [][]string
+	type step struct {
+		tier Tier
+		args []string
+	}
+	var runs []step
+	rule, lesson := table.Rule(ex.Chapter), table.Lesson(ex.Chapter)
 	switch tier {
-	case Lesson:
-		runs = [][]string{{"-failfast", "-run", table.Lesson(ex.Chapter), "-timeout", "3m"}}
+	case Lesson, Rule:
+		if rule != "" {
+			runs = append(runs, step{Rule, []string{"-failfast", "-run", rule, "-timeout", "1m"}})
+		}
+		if tier == Lesson {
+			l := []string{"-failfast", "-run", lesson, "-timeout", "3m"}
+			if rule != "" {
+				l = append(l, "-skip", rule)
+			}
+			runs = append(runs, step{Lesson, l})
+		}
 	case Full:
-		runs = [][]string{{"-failfast", "-run", "^Test", "-timeout", "10m"}, {"-run", "^Example", "-timeout", "2m"}}
+		runs = []step{{Full, []string{"-failfast", "-run", "^Test", "-timeout", "10m"}}, {Full, []string{"-run", "^Example", "-timeout", "2m"}}}
 	case Custom:
-		runs = [][]string{opts.Args}
+		runs = []step{{Custom, opts.Args}}
 	case Record:
 		// No -failfast, and no examples: an example on a broken lock can
 		// hang until -timeout.
-		runs = [][]string{{"-run", table.Lesson(ex.Chapter), "-skip", "^Example", "-timeout", "2m"}}
-	}
-	var buf bytes.Buffer
-	var w io.Writer = &buf
-	if opts.Out != nil {
-		w = io.MultiWriter(&buf, opts.Out)
+		runs = []step{{Record, []string{"-run", lesson, "-skip", "^Example", "-timeout", "2m"}}}
 	}
 	var err error
+	var rep *report
+	ran := tier
 	for _, extra := range runs {
-		cmd := exec.CommandContext(ctx, "go", append(append(slices.Clip(args), extra...), "./"+ex.Pkg+"/")...)
+		rep = newReport(opts.Out)
+		rep.verbose = slices.Contains(extra.args, "-v") || slices.Contains(extra.args, "-test.v")
+		rep.started, opts.Built = opts.Built, nil
+		ran = extra.tier
+		cmd := exec.CommandContext(ctx, "go", append(append(slices.Clip(args), extra.args...), "./"+ex.Pkg+"/")...)
 		cmd.Dir = root
 		cmd.Env = os.Environ()
 		if opts.RecordDir != "" {
 			cmd.Env = append(cmd.Env, "LOCKSTEP_RECORD_DIR="+opts.RecordDir)
 		}
-		cmd.Stdout, cmd.Stderr = w, w
+		cmd.Stdout, cmd.Stderr = rep.stdout(), rep.stderr()
 		mark := fmt.Sprintf("%d-%d", os.Getpid(), runCount.Add(1))
 		startGroup(cmd, mark)
 		err = cmd.Run()
 		endRun(cmd, mark, 10*time.Second)
+		rep.flush()
 		if err != nil {
 			break
 		}
@@ -264,8 +291,11 @@ func Run(ctx context.Context, root string, all []Exercise, ex Exercise, tier Tie
 	if ctx.Err() != nil {
 		return Result{Tier: tier, Kind: Failing, First: "the check was stopped: " + ctx.Err().Error(), Elapsed: time.Since(start)}
 	}
-	r := Classify(root, ex, table, buf.String(), err == nil)
-	r.Tier = tier
+	r := rep.classify(root, ex, table, err == nil)
+	r.Tier = ran
+	if tier == Lesson && ran == Lesson && r.Kind == Pass {
+		r.Tier = Lesson
+	}
 	r.Elapsed = time.Since(start)
 	if err != nil && !errors.As(err, new(*exec.ExitError)) {
 		r.Kind, r.First = Failing, err.Error()
@@ -276,36 +306,58 @@ func Run(ctx context.Context, root string, all []Exercise, ex Exercise, tier Tie
 	return r
 }
 
+// untagged says which of the files a run would judge lacks the workshop's
+// build line, and what to do; "" if none does. Without it, go test
+// -tags workshop compiles the file beside the reference it replaces (every
+// name declared twice) or, with a build line of its own, ignores it and
+// tests the reference: a verdict about somebody else's code.
+func untagged(root string, ex Exercise, opts Options) string {
+	if opts.Solution || opts.From != "" {
+		return "" // the reference has its own line; a scratch copy gets the workshop's (Overlay)
+	}
+	for _, f := range ex.Files {
+		b, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			return err.Error()
+		}
+		head, _, _ := strings.Cut(string(b), "\npackage ")
+		if m := buildLine.FindString(head); strings.TrimSpace(m) != "//go:build workshop" {
+			return fmt.Sprintf(BuildTagMissing, f)
+		}
+	}
+	return ""
+}
+
+// BuildTagMissing is the message of a run whose exercise file has lost its
+// build line (%s: the file).
+const BuildTagMissing = "%s: its first line must be //go:build workshop (then an empty line, then package …): without it, every build of the module compiles your file beside the reference it replaces"
+
 // runCount numbers the runs of this process, for their marks.
 var runCount atomic.Int64
 
-// Classify says what a run's output means.
+// Classify says what a run's output (go test -json's) means.
 func Classify(root string, ex Exercise, table *hint.Table, out string, ok bool) Result {
+	rep := newReport(nil)
+	_, _ = rep.stdout().Write([]byte(out))
+	rep.flush()
+	return rep.classify(root, ex, table, ok)
+}
+
+func (rep *report) classify(root string, ex Exercise, table *hint.Table, ok bool) Result {
+	out := rep.text.String()
 	r := Result{Output: out}
 	if ok {
 		r.Kind = Pass
 		return r
 	}
-	var failed []string
-	sc := bufio.NewScanner(strings.NewReader(out))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if m := failLine.FindStringSubmatch(line); m != nil {
-			failed = append(failed, m[1])
-			continue
-		}
-		if m := msgLine.FindStringSubmatch(line); m != nil && r.First == "" && len(failed) > 0 {
-			r.First = m[1]
-		}
+	failed := rep.failed
+	if t := rep.unfinished(); t != "" && len(failed) == 0 {
+		// The test binary died in a test (a panic in a goroutine it
+		// started, a -timeout): go test says no "--- FAIL" for it.
+		failed = append(failed, t)
 	}
-	if p := panicLine.FindStringSubmatchIndex(out); len(failed) == 0 && p != nil {
-		// The test that started the goroutine that panicked is the one
-		// that failed: name it, and say what the panic said.
-		r.First = out[p[2]:p[3]]
-		if m := createdBy.FindStringSubmatch(out[p[0]:]); m != nil {
-			failed = append(failed, m[1])
-		}
+	if m := createdBy.FindStringSubmatch(out); len(failed) == 0 && m != nil {
+		failed = append(failed, m[1])
 	}
 	// The innermost failures first: a subtest names the property, its
 	// parent only repeats it.
@@ -320,6 +372,21 @@ func Classify(root string, ex Exercise, table *hint.Table, out string, ok bool) 
 			r.Failed = append(r.Failed, f)
 		}
 	}
+	dirs, _ := filepath.Glob(filepath.Join(root, "internal", "*"))
+	dirs = append([]string{filepath.Join(root, ex.Pkg)}, dirs...)
+	mod := modulePath(root)
+	own := func(test string) string { return strings.Join(rep.own(test), "\n") }
+	if len(r.Failed) > 0 {
+		r.First = failure(rep.own(r.Failed[0]), dirs, mod)
+		r.Said = own(r.Failed[0])
+		if m := timedOut.FindString(out); m != "" && !strings.Contains(r.First, m) {
+			// -timeout ended the binary in this test: say so, then
+			// what the test said last.
+			r.First = strings.TrimSpace(m + "\n" + r.First)
+		}
+	} else if p := panicOf(strings.Split(out, "\n"), mod); p != "" {
+		r.First, r.Said = p, out
+	}
 	switch {
 	case todoLine.MatchString(out):
 		// The test that ran first may have reached any stub (05's rule
@@ -333,21 +400,35 @@ func Classify(root string, ex Exercise, table *hint.Table, out string, ok bool) 
 			r.Todo = first
 		}
 		r.Step = stepOf(root, ex, r.Todo)
-	case strings.Contains(out, "[build failed]") || strings.Contains(out, "[setup failed]"):
+	case len(rep.build) > 0 || strings.Contains(out, "[build failed]") || strings.Contains(out, "[setup failed]"):
 		r.Kind = NoBuild
-		for _, l := range strings.Split(out, "\n") {
-			if strings.Contains(l, ".go:") && !strings.HasPrefix(l, "#") {
-				r.First = strings.TrimSpace(l)
-				break
-			}
-		}
+		r.First = buildError(rep.build, out)
 	default:
 		r.Kind = Failing
-		if m := table.Match(ex.Chapter, r.Failed, out); m != nil {
+		if m := table.Match(ex.Chapter, r.Failed, own); m != nil {
 			r.Kind, r.Mistake = Mistake, m
 		}
 	}
 	return r
+}
+
+// buildError is the first lines of a build's errors (up to five), without
+// go's "# package" headers.
+func buildError(build []string, out string) string {
+	if len(build) == 0 {
+		build = strings.Split(out, "\n")
+	}
+	var keep []string
+	for _, l := range build {
+		if strings.HasPrefix(l, "#") || strings.HasPrefix(l, "FAIL") || strings.TrimSpace(l) == "" || !strings.Contains(l, ".go:") && len(keep) == 0 {
+			continue
+		}
+		keep = append(keep, strings.TrimSpace(l))
+		if len(keep) == 5 {
+			break
+		}
+	}
+	return strings.Join(keep, "\n")
 }
 
 // stepOf is the 1-based place of todo among the TODO(workshop) stubs of
@@ -368,6 +449,10 @@ func stepOf(root string, ex Exercise, todo string) int {
 	}
 	return 0
 }
+
+// FirstStub is the first TODO(workshop) stub left in ex's files, in file
+// order ("" if none): the step the learner is on, before any check.
+func FirstStub(root string, ex Exercise) string { return firstStub(root, ex) }
 
 // firstStub is the first TODO(workshop) stub left in ex's files, in file
 // order; "" if none.

@@ -2,6 +2,7 @@ package course_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -162,7 +163,7 @@ func TestWhatIsStillToWriteIsTheFirstStubInTheFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := "--- FAIL: TestRules (0.00s)\npanic: TODO(workshop): readRule — a reader holds unless a writer other than our own is ahead [recovered]\n"
+	out := testJSON("TestRules", "--- FAIL: TestRules (0.00s)\npanic: TODO(workshop): readRule — a reader holds unless a writer other than our own is ahead [recovered]\n", true)
 	r := course.Classify(root, ex, hint.MustLoad(), out, false)
 	if r.Kind != course.Todo || course.StubName(r.Todo) != "writeRule" || r.Step != 1 {
 		t.Errorf("fresh 05, a test reached readRule: %v %q step %d; want writeRule, the first stub", r.Kind, r.Todo, r.Step)
@@ -172,9 +173,30 @@ func TestWhatIsStillToWriteIsTheFirstStubInTheFile(t *testing.T) {
 	}
 }
 
+// testJSON is go test -json's lines for a test that printed out (and
+// failed, if fail; else the binary died in it).
+func testJSON(test, out string, fail bool) string {
+	var b strings.Builder
+	line := func(ev map[string]string) {
+		j, _ := json.Marshal(ev)
+		b.Write(j)
+		b.WriteByte('\n')
+	}
+	line(map[string]string{"Action": "run", "Test": test})
+	for _, l := range strings.SplitAfter(out, "\n") {
+		if l != "" {
+			line(map[string]string{"Action": "output", "Test": test, "Output": l})
+		}
+	}
+	if fail {
+		line(map[string]string{"Action": "fail", "Test": test})
+	}
+	return b.String()
+}
+
 // A panic in a goroutine that a test started ends the test binary before
-// any "--- FAIL" line: the check names the test that started it, from the
-// stack, and what the panic said, instead of "no test failed".
+// any "--- FAIL" line: the check names the test that was running, and what
+// the panic said and where in our code, instead of "no test failed".
 func TestAPanicInATestsGoroutineNamesThatTest(t *testing.T) {
 	all, err := course.Discover(root)
 	if err != nil {
@@ -188,9 +210,9 @@ func TestAPanicInATestsGoroutineNamesThatTest(t *testing.T) {
 		"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock.First(...)\n" +
 		"\t/tmp/x/acquire_workshop.go:20\n" +
 		"created by github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock_test.TestAWaiterWhoseNodeIsDeletedQueuesUpAgain in goroutine 7\n" +
-		"\t/work/04-sequential-lock/seqlock/nodegone_test.go:31 +0x2a5\nFAIL\tgithub.com/lockstep-zk/lockstep/04-sequential-lock/seqlock\t3.1s\n"
-	r := course.Classify(root, ex, hint.MustLoad(), out, false)
-	if len(r.Failed) != 1 || r.Failed[0] != "TestAWaiterWhoseNodeIsDeletedQueuesUpAgain" || r.First != "runtime error: index out of range [-2]" {
+		"\t/work/04-sequential-lock/seqlock/nodegone_test.go:31 +0x2a5\n"
+	r := course.Classify(root, ex, hint.MustLoad(), testJSON("TestAWaiterWhoseNodeIsDeletedQueuesUpAgain", out, false), false)
+	if len(r.Failed) != 1 || r.Failed[0] != "TestAWaiterWhoseNodeIsDeletedQueuesUpAgain" || r.First != "panic: runtime error: index out of range [-2]\n  at seqlock.First (acquire_workshop.go:20)" {
 		t.Errorf("a panic in a test's goroutine: failed %q, first %q; want the test that started it and the panic's words", r.Failed, r.First)
 	}
 	if r.Kind != course.Mistake || r.Mistake.ID != "ignores-list-error" {

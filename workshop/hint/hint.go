@@ -20,6 +20,11 @@ import (
 //go:embed hints.json
 var raw []byte
 
+// tests.json: what each lesson test checks, one sentence in each language.
+//
+//go:embed tests.json
+var rawTests []byte
+
 // Text is one text in the workshop's two languages.
 type Text struct {
 	EN string `json:"en"`
@@ -56,7 +61,10 @@ type Mistake struct {
 	ID      string `json:"id"`
 	Name    Text   `json:"name"`
 	// Tests matches the name of a failing test as go test prints it
-	// (subtests with _ for spaces); Says, if set, must match the output.
+	// (subtests with _ for spaces); Says must match that test's own
+	// output (its lines and its subtests', never another test's). A row
+	// whose Says is empty never matches: a test's name alone does not say
+	// which mistake made it fail.
 	Tests string `json:"tests"`
 	Says  string `json:"says"`
 	Hints Hints  `json:"hints"`
@@ -108,6 +116,10 @@ type Chapter struct {
 	// Lesson is the -run pattern of the lesson's tests: the rule's table
 	// test and the one or two tests of the lesson, a few seconds in all.
 	Lesson string `json:"lesson"`
+	// Rule, if set, is the -run pattern of the rule's table tests (no
+	// ZooKeeper, a second or so): they run before the lesson's others,
+	// and the check stops there when one fails.
+	Rule string `json:"rule,omitempty"`
 }
 
 // Step is one TODO(workshop) stub: its goal and what must hold once it is
@@ -135,6 +147,29 @@ type Table struct {
 	Chapters []Chapter `json:"chapters"`
 	Steps    []Step    `json:"steps"`
 	Mistakes []Mistake `json:"mistakes"`
+	// Tests is tests.json: a sentence for each lesson test.
+	Tests []TestLine `json:"-"`
+}
+
+// TestLine is what one lesson test checks, in the lesson's words (tests.json):
+// a failure no mistake row knows still gets a sentence in the learner's
+// language above the test's own message.
+type TestLine struct {
+	Chapter string `json:"chapter"`
+	Test    string `json:"test"`
+	Text
+}
+
+// TestLine returns what chapter's test checks (a subtest: its test's
+// line), or nil.
+func (t *Table) TestLine(chapter, test string) *Text {
+	top, _, _ := strings.Cut(test, "/")
+	for i := range t.Tests {
+		if l := &t.Tests[i]; l.Chapter == chapter && l.Test == top {
+			return &l.Text
+		}
+	}
+	return nil
 }
 
 // StepOf returns the hints of the stub whose message is todo, or nil.
@@ -148,8 +183,17 @@ func (t *Table) StepOf(chapter, todo string) *Step {
 	return nil
 }
 
-// Load parses the embedded table.
-func Load() (*Table, error) { return Parse(raw) }
+// Load parses the embedded table and its tests' lines.
+func Load() (*Table, error) {
+	t, err := Parse(raw)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(rawTests, &t.Tests); err != nil {
+		return nil, fmt.Errorf("hint: parse tests.json: %w", err)
+	}
+	return t, nil
+}
 
 // Parse parses a table and compiles its patterns.
 func Parse(b []byte) (*Table, error) {
@@ -200,6 +244,16 @@ func (t *Table) Lesson(chapter string) string {
 	return ""
 }
 
+// Rule returns the chapter's rule pattern, "" if it has none.
+func (t *Table) Rule(chapter string) string {
+	for _, c := range t.Chapters {
+		if c.Chapter == chapter {
+			return c.Rule
+		}
+	}
+	return ""
+}
+
 // Find returns the row chapter/id, or nil.
 func (t *Table) Find(chapter, id string) *Mistake {
 	for i := range t.Mistakes {
@@ -210,17 +264,18 @@ func (t *Table) Find(chapter, id string) *Mistake {
 	return nil
 }
 
-// Match returns the first caught mistake of chapter whose test is the
-// first failing test (failed, in the order go test reported them) and
-// whose message appears in output; nil if none does.
-func (t *Table) Match(chapter string, failed []string, output string) *Mistake {
+// Match returns the first caught mistake of chapter whose test is a
+// failing test (failed, in the order go test reported them) and whose
+// message appears in that test's own output (said(test)); nil if none does.
+func (t *Table) Match(chapter string, failed []string, said func(test string) string) *Mistake {
 	for _, name := range failed {
+		out := said(name)
 		for i := range t.Mistakes {
 			m := &t.Mistakes[i]
-			if m.Chapter != chapter || !m.Caught || m.Tests == "" || !m.tests.MatchString(name) {
+			if m.Chapter != chapter || !m.Caught || m.Tests == "" || m.Says == "" || !m.tests.MatchString(name) {
 				continue
 			}
-			if m.Says == "" || m.says.MatchString(output) {
+			if m.says.MatchString(out) {
 				return m
 			}
 		}

@@ -30,6 +30,9 @@ func TestEveryRowIsComplete(t *testing.T) {
 		if m.Caught && (m.Tests == "" || table.Lesson(m.Chapter) == "") {
 			t.Errorf("%s: a caught mistake needs its test and a lesson tier for its chapter", key)
 		}
+		if m.Caught && m.Says == "" {
+			t.Errorf("%s: a caught mistake needs what its test says (\"says\"): a test's name alone never names a mistake, and a row without it is never matched", key)
+		}
 	}
 }
 
@@ -106,6 +109,39 @@ func TestEveryStubHasItsHints(t *testing.T) {
 	for i := range table.Steps {
 		if s := &table.Steps[i]; !used[s] {
 			t.Errorf("workshop/hint/hints.json: the row %s %q has no stub in chapter %s's exercise files: remove it, or rename it after its stub", s.Chapter, s.Todo, s.Chapter)
+		}
+	}
+}
+
+// TestEveryLessonTestHasItsLine: each test a chapter's rule or lesson
+// pattern names has its sentence in tests.json, in English and Chinese, and
+// each sentence is for a test the patterns name: a failure no mistake row
+// knows still says, in the learner's language, what the test checks.
+func TestEveryLessonTestHasItsLine(t *testing.T) {
+	table := hint.MustLoad()
+	names := regexp.MustCompile(`(?:Test|Example)\w*`)
+	named := map[string]bool{}
+	for _, c := range table.Chapters {
+		for _, n := range names.FindAllString(c.Rule+" "+c.Lesson, -1) {
+			if named[c.Chapter+" "+n] {
+				continue // in the rule's pattern and the lesson's
+			}
+			named[c.Chapter+" "+n] = true
+			l := table.TestLine(c.Chapter, n)
+			switch {
+			case l == nil:
+				t.Errorf("chapter %s's %s has no line in workshop/hint/tests.json: add what it checks, in the lesson's words (en and zh)", c.Chapter, n)
+			case l.EN == "" || l.ZH == "":
+				t.Errorf("chapter %s's %s: its line needs en and zh", c.Chapter, n)
+			}
+		}
+	}
+	if len(named) == 0 {
+		t.Fatal("no test named in hints.json's chapters")
+	}
+	for _, l := range table.Tests {
+		if !named[l.Chapter+" "+l.Test] {
+			t.Errorf("workshop/hint/tests.json: %s %s is not a lesson test of its chapter (hints.json's rule and lesson): remove it or rename it", l.Chapter, l.Test)
 		}
 	}
 }

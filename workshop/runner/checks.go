@@ -20,12 +20,14 @@ import (
 type Disk struct {
 	Hash      string // course.Hash
 	Untouched bool   // the skeleton as shipped
+	Todo      string // the first TODO(workshop) stub left: the step h hints at before any check
 }
 
 // run is a check in progress.
 type run struct {
 	Check
 	since time.Time // the first spinner tick after it started
+	built bool      // compiled: its tests run (before: the build, long on a cold cache)
 }
 
 // verdict is chapter ch's last verdict if it is about the files on disk,
@@ -76,7 +78,7 @@ func (m Model) saved(msg Saved) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, m.env.Watch())
 	}
 	ch := msg.Chapter
-	m.disk[ch] = Disk{Hash: msg.Hash, Untouched: msg.Untouched}
+	m.disk[ch] = Disk{Hash: msg.Hash, Untouched: msg.Untouched, Todo: msg.Todo}
 	_, busy := m.running[ch]
 	switch {
 	case m.watch && busy:
@@ -110,6 +112,18 @@ func (m *Model) start(ch string, tier course.Tier) tea.Cmd {
 		return nil
 	}
 	return tea.Batch(m.env.Run(c), m.spin.Tick)
+}
+
+// built: a check's chapter is compiled, its tests run now.
+func (m Model) built(msg Built) (tea.Model, tea.Cmd) {
+	if r, ok := m.running[msg.Chapter]; ok && r.ID == msg.ID {
+		r.built = true
+		m.running[msg.Chapter] = r
+	}
+	if m.env == nil {
+		return m, nil
+	}
+	return m, m.env.Progress()
 }
 
 // ticked: the spinner turns while a check runs, and the list shows how
@@ -163,6 +177,7 @@ func (m Model) done(msg RunDone) (tea.Model, tea.Cmd) {
 		m.note.tip = m.say().EnterChecks
 		return m, nil
 	}
+	m.outputs[ch] = r.Output
 	prev := m.state.Chapters[ch]
 	cs := m.state.Record(ch, r)
 	if prev == nil || prev.Mistake != cs.Mistake || prev.Todo != cs.Todo {

@@ -8,8 +8,9 @@ import (
 	"github.com/charmbracelet/lipgloss"
 )
 
-// The diff screen: d asks the env for the reference against the learner's
-// file; it arrives as a DiffReady and is shown a page at a time.
+// The diff screen: d (twice) asks the env for the reference against the
+// learner's file; it arrives as a DiffReady and is shown a page at a time.
+// The output screen (o) shows the last check's whole output the same way.
 
 // diffReady shows the diff that arrived, from its first line.
 func (m Model) diffReady(msg DiffReady) (tea.Model, tea.Cmd) {
@@ -17,11 +18,31 @@ func (m Model) diffReady(msg DiffReady) (tea.Model, tea.Cmd) {
 		m.note = news(msg.Chapter, fmt.Sprintf(m.say().DiffFailed, msg.Err))
 		return m, nil
 	}
-	m.screen, m.diff, m.top = Diff, strings.Split(strings.TrimRight(msg.Text, "\n"), "\n"), 0
+	return m.page(Diff, msg.Text), nil
+}
+
+// output shows the whole output of ch's last check, from its first line.
+func (m Model) output(ch string) (tea.Model, tea.Cmd) {
+	out, ok := m.outputs[ch]
+	if !ok {
+		m.note = news(ch, fmt.Sprintf(m.say().NoOutput, ch), m.say().EnterChecks)
+		return m, nil
+	}
+	// Wrapped to the screen: a test's message is often wider than it.
+	var wrapped []string
+	for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		wrapped = append(wrapped, wrap(expandTabs(l), max(40, m.width)))
+	}
+	return m.page(Output, strings.Join(wrapped, "\n")), nil
+}
+
+// page shows text on screen s, a page at a time, from its first line.
+func (m Model) page(s Screen, text string) Model {
+	m.screen, m.diff, m.top = s, strings.Split(strings.TrimRight(text, "\n"), "\n"), 0
 	for i, l := range m.diff {
 		m.diff[i] = expandTabs(l)
 	}
-	return m, nil
+	return m
 }
 
 // tabWidth is how far apart the diff's tab stops are.
@@ -59,8 +80,12 @@ func (m Model) diffKey(key string) (tea.Model, tea.Cmd) {
 	case "q", "ctrl+c":
 		m.quitting = true
 		return m, tea.Quit
-	case "esc", "d", "backspace":
+	case "esc", "backspace":
 		m.screen = List
+	case "d", "o":
+		if key == map[Screen]string{Diff: "d", Output: "o"}[m.screen] {
+			m.screen = List
+		}
 	case "down":
 		m.top++
 	case "up":
@@ -82,6 +107,6 @@ func (m Model) diffView() string {
 	page := max(1, m.height-2)
 	end := min(len(m.diff), m.top+page)
 	lines := m.diff[m.top:end]
-	footer := fmt.Sprintf(m.say().DiffFooter, m.top+1, end, len(m.diff))
+	footer := fmt.Sprintf(map[Screen]string{Diff: m.say().DiffFooter, Output: m.say().OutputFooter}[m.screen], m.top+1, end, len(m.diff))
 	return strings.Join(lines, "\n") + "\n" + dimStyle.Render(truncate(footer, max(40, m.width)))
 }

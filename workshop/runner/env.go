@@ -15,6 +15,9 @@ type Env interface {
 	// same chapter still going is stopped first, all of it (its process
 	// group, its ZooKeeper, its overlay): one chapter, one run at a time.
 	Run(c Check) tea.Cmd
+	// Progress waits for the next news of a check in progress (its
+	// chapter is compiled, its tests start) and reports a Built.
+	Progress() tea.Cmd
 	// Watch waits for the next save of an exercise file and reports a
 	// Saved, with the hash of what is on disk now.
 	Watch() tea.Cmd
@@ -55,10 +58,17 @@ type (
 		Named bool
 	}
 	// Saved: an exercise file of chapter Chapter was written; Hash is
-	// what its files hash to now, Untouched whether they are the skeleton.
+	// what its files hash to now, Untouched whether they are the skeleton,
+	// Todo the first TODO(workshop) stub left in them.
 	Saved struct {
 		Chapter, Hash string
 		Untouched     bool
+		Todo          string
+	}
+	// Built: check ID of Chapter is compiled; its tests run now.
+	Built struct {
+		Chapter string
+		ID      int
 	}
 	// ResetDone: the skeleton is back; Backup is where the learner's is.
 	ResetDone struct {

@@ -17,6 +17,9 @@ func (m Model) hint(ch string) (tea.Model, tea.Cmd) {
 		stages = m.table.Find(ch, cs.Mistake).Stages()
 	} else if cs != nil && cs.Kind == course.Todo && m.table.StepOf(ch, cs.Todo) != nil {
 		stages = m.table.StepOf(ch, cs.Todo).Stages()
+	} else if cs == nil && m.table.StepOf(ch, m.disk[ch].Todo) != nil {
+		// No check yet of the file on disk: the hints of the step it is on.
+		stages = m.table.StepOf(ch, m.disk[ch].Todo).Stages()
 	}
 	if stages == 0 {
 		m.note = news(ch, m.say().NoHint, m.say().EnterChecks)
@@ -27,6 +30,9 @@ func (m Model) hint(ch string) (tea.Model, tea.Cmd) {
 		m.note = news(ch, m.say().HintsHidden, m.say().HintsAgain)
 	} else {
 		m.hints[ch]++
+	}
+	if cs == nil {
+		return m, nil // nothing saved to count them in: the first verdict starts afresh
 	}
 	cs.Hints = m.hints[ch]
 	return m, m.save()

@@ -13,11 +13,10 @@ import (
 // each one does.
 func (m Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	key := k.String()
-	if key != "R" {
-		m.confirm = false
-	}
+	asked := m.confirm
+	m.confirm = ""
 	switch m.screen {
-	case Diff:
+	case Diff, Output:
 		return m.diffKey(key)
 	case Done:
 		return m.doneKey(key)
@@ -57,19 +56,26 @@ func (m Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.watch = !m.watch
 		m.note = news("", map[bool]string{true: m.say().WatchOn, false: m.say().WatchOff}[m.watch])
 	case "R":
-		if !m.confirm {
-			m.confirm = true
+		if asked != "R" {
+			m.confirm = "R"
 			m.note = news(ch, fmt.Sprintf(m.say().ResetAgain, ch))
 			return m, nil
 		}
-		m.confirm = false
 		if m.env != nil {
 			return m, m.env.Reset(ch)
 		}
 	case "d":
+		// The reference is the answer: one key away, but asked for twice.
+		if asked != "d" {
+			m.confirm = "d"
+			m.note = news(ch, fmt.Sprintf(m.say().DiffAgain, ch))
+			return m, nil
+		}
 		if m.env != nil {
 			return m, m.env.Diff(ch)
 		}
+	case "o":
+		return m.output(ch)
 	case "v":
 		return m, m.visual(ch)
 	case "p":

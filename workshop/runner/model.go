@@ -34,6 +34,7 @@ const (
 	List Screen = iota
 	Diff
 	Done
+	Output // the last check's whole output (o)
 )
 
 // Model is the runner's state.
@@ -48,13 +49,14 @@ type Model struct {
 	running map[string]run // chapters with a run in progress
 	lastID  int
 	replays map[string]RunDone // the last run's recordings, by chapter
+	outputs map[string]string  // the last check's whole output, by chapter (this session's)
 	hints   map[string]int     // hints shown for the chapter's current mistake
 	lang    string
 	screen  Screen
-	diff    []string // the diff's lines
-	top     int      // the first diff line on screen
+	diff    []string // the diff's or the output's lines
+	top     int      // the first of them on screen
 	note    note     // the news under the list
-	confirm bool     // the reset key was pressed once
+	confirm string   // the key pressed once of a key that asks first (R, d)
 	watch   bool
 	now     time.Time // of the last spinner tick
 
@@ -82,16 +84,16 @@ func New(env Env, table *hint.Table, exercises []course.Exercise, state *course.
 		disk = map[string]Disk{}
 	}
 	return Model{env: env, table: table, exercises: exercises, state: state, disk: disk,
-		running: map[string]run{}, replays: map[string]RunDone{}, hints: hints, lang: lang,
+		running: map[string]run{}, replays: map[string]RunDone{}, outputs: map[string]string{}, hints: hints, lang: lang,
 		watch: true, spin: spinner.New(spinner.WithSpinner(spinner.Line)), barWidth: 40, width: 80, height: 24}
 }
 
-// Init starts watching the exercise files.
+// Init starts watching the exercise files, and the checks' progress.
 func (m Model) Init() tea.Cmd {
 	if m.env == nil {
 		return nil
 	}
-	return m.env.Watch()
+	return tea.Batch(m.env.Watch(), m.env.Progress())
 }
 
 // selected is the chapter under the cursor.
@@ -112,6 +114,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.saved(msg)
 	case RunDone:
 		return m.done(msg)
+	case Built:
+		return m.built(msg)
 	case ResetDone:
 		if msg.Err != nil {
 			m.note = news(msg.Chapter, fmt.Sprintf(m.say().ResetFailed, msg.Err))

@@ -31,6 +31,7 @@ func (f *fakeEnv) Run(c Check) tea.Cmd {
 	return nil
 }
 func (f *fakeEnv) Watch() tea.Cmd               { return nil }
+func (f *fakeEnv) Progress() tea.Cmd            { return nil }
 func (f *fakeEnv) Reset(ch string) tea.Cmd      { f.resets = append(f.resets, ch); return nil }
 func (f *fakeEnv) Diff(ch string) tea.Cmd       { f.diffs = append(f.diffs, ch); return nil }
 func (f *fakeEnv) Visual(ch string) *exec.Cmd   { return exec.Command("true") }
@@ -86,6 +87,9 @@ func update(m Model, msgs ...tea.Msg) Model {
 	return m
 }
 
+// built is the news that ch's check in progress is compiled.
+func built(m Model, ch string) Built { return Built{Chapter: ch, ID: m.running[ch].ID} }
+
 func key(s string) tea.KeyMsg {
 	switch s {
 	case "enter":
@@ -114,6 +118,10 @@ func TestAPassingLessonStartsTheFullSuite(t *testing.T) {
 	if strings.Join(env.runs, ",") != "04 lesson,04 full suite" {
 		t.Fatalf("after the lesson passed: runs %v, want the full suite next", env.runs)
 	}
+	if got := m.Status("04"); !strings.Contains(got, "compiling") {
+		t.Errorf("status while the full suite's build runs = %q", got)
+	}
+	m = update(m, built(m, "04"))
 	if got := m.Status("04"); !strings.Contains(got, "running the full suite") {
 		t.Errorf("status while the full suite runs = %q", got)
 	}
@@ -190,9 +198,13 @@ func TestResetAsksTwiceAndDiffIsOnRequest(t *testing.T) {
 	if len(env.diffs) != 0 {
 		t.Fatal("the reference was shown unasked")
 	}
+	m = update(m, key("d"))
+	if len(env.diffs) != 0 || !strings.Contains(m.View(), "d again shows the reference") {
+		t.Fatalf("one d showed the reference, or did not say what a second one does:\n%s", m.View())
+	}
 	m = update(m, key("d"), DiffReady{Chapter: "02", Text: "--- a\n+++ b\n"})
-	if m.screen != Diff {
-		t.Fatal("d did not show the diff")
+	if m.screen != Diff || len(env.diffs) != 1 {
+		t.Fatal("d twice did not show the diff")
 	}
 	m = update(m, key("esc"))
 	if m.screen != List {
@@ -390,6 +402,7 @@ func TestTheFullSuiteShowsItsElapsedTimeAndTheLastRunsDuration(t *testing.T) {
 	m := newModel(t, &fakeEnv{}, "en")
 	m = update(m, key("down"), key("down"), RunDone{Chapter: "04", Result: course.Result{Tier: course.Full, Kind: course.Pass, Elapsed: 54 * time.Second}})
 	m = update(m, key("f"))
+	m = update(m, built(m, "04"))
 	t0 := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
 	m = update(m, spinner.TickMsg{Time: t0}, spinner.TickMsg{Time: t0.Add(17 * time.Second)})
 	if got := m.Status("04"); !strings.Contains(got, "running the full suite 17.0s") || !strings.Contains(got, "(last run 54.0s)") {
@@ -485,5 +498,74 @@ func TestEveryHintFitsTheLearnersTerminal(t *testing.T) {
 				t.Errorf("%s %s %s: hint %s is not on the page:\n%s", lang, s.Chapter, s.Todo, last, v)
 			}
 		}
+	}
+}
+
+// o shows the last check's whole output, a page at a time; esc goes back.
+func TestOShowsTheLastChecksWholeOutput(t *testing.T) {
+	m := newModel(t, &fakeEnv{}, "en")
+	m = update(m, key("o"))
+	if m.screen != List || !strings.Contains(m.View(), "no check yet") {
+		t.Fatalf("o before any check:\n%s", m.View())
+	}
+	var out []string
+	for i := 1; i <= 60; i++ {
+		out = append(out, fmt.Sprintf("    lock_test.go:%d: line %d", i, i))
+	}
+	r := herd()
+	r.Output = strings.Join(out, "\n")
+	m = update(m, key("down"), key("down"), RunDone{Chapter: "04", Result: r}, key("o"))
+	if m.screen != Output || !strings.Contains(m.View(), "line 1\n") || strings.Contains(m.View(), "line 60") || !strings.Contains(m.View(), "of 60") {
+		t.Fatalf("o after a check: want the output's first page:\n%s", m.View())
+	}
+	m = update(m, key("end"))
+	if !strings.Contains(m.View(), "line 60") {
+		t.Errorf("end: want the output's last line:\n%s", m.View())
+	}
+	m = update(m, key("esc"))
+	if m.screen != List {
+		t.Error("esc did not go back to the list")
+	}
+}
+
+// h before any check gives the hints of the step the file on disk is on.
+func TestHBeforeAnyCheckGivesTheStepsHints(t *testing.T) {
+	m := newModel(t, &fakeEnv{}, "en")
+	m.disk["04"] = Disk{Hash: "skeleton-04", Untouched: true, Todo: "TODO(workshop): First — who holds"}
+	m = update(m, key("down"), key("down"), key("h"))
+	v := m.View()
+	for _, want := range []string{"goal: First", "hint 1/3"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("h before a check: no %q in\n%s", want, v)
+		}
+	}
+}
+
+// A failure no row of the table knows: the sentence of what its test
+// checks, in the learner's language, above the test's own words.
+func TestAFailureNoRowKnowsSaysWhatItsTestChecks(t *testing.T) {
+	r := course.Result{Tier: course.Lesson, Kind: course.Failing, Failed: []string{"TestQueue/one_release_wakes_exactly_one_waiter"}, First: "release 1 woke 2 waiters"}
+	for lang, want := range map[string]string{"en": "one release wakes exactly one waiter", "zh": "一次释放只唤醒一个等待者"} {
+		m := newModel(t, &fakeEnv{}, lang)
+		m = update(m, key("down"), key("down"), RunDone{Chapter: "04", Result: r})
+		if v := m.View(); !strings.Contains(v, want) || !strings.Contains(v, "release 1 woke 2 waiters") {
+			t.Errorf("%s: want %q and the test's words in\n%s", lang, want, v)
+		}
+	}
+}
+
+// An Example's got/want is taller than a terminal of 24 lines: the title
+// stays in sight, and the page says where the rest is.
+func TestALongFailureKeepsTheTitleInSight(t *testing.T) {
+	var got []string
+	for i := 1; i <= 30; i++ {
+		got = append(got, fmt.Sprintf("bob event %d", i))
+	}
+	r := course.Result{Tier: course.Full, Kind: course.Failing, Failed: []string{"ExampleLock"}, First: "got:\n" + strings.Join(got, "\n")}
+	m := newModel(t, &fakeEnv{}, "en")
+	m = update(m, key("down"), RunDone{Chapter: "03", Result: r})
+	v := m.View()
+	if lines(v) > 24 || !strings.HasPrefix(v, "lockstep workshop") || !strings.Contains(v, "more lines: o shows the whole output") || !strings.Contains(v, "bob event 1\n") {
+		t.Errorf("a 31-line failure at 80×24 (%d lines):\n%s", lines(v), v)
 	}
 }

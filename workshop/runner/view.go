@@ -25,6 +25,9 @@ func (m Model) Status(ch string) string {
 	if r, ok := m.running[ch]; ok {
 		t := m.say()
 		s := m.spin.View() + " " + fmt.Sprintf(t.Running, t.Tiers[r.Tier])
+		if !r.built {
+			s = m.spin.View() + " " + t.Compiling
+		}
 		if !r.since.IsZero() && !m.now.IsZero() {
 			s += " " + secs(m.now.Sub(r.since).Truncate(time.Second))
 		}
@@ -66,7 +69,7 @@ func (m Model) View() string {
 		return ""
 	}
 	switch m.screen {
-	case Diff:
+	case Diff, Output:
 		return m.diffView()
 	case Done:
 		return m.doneView()
@@ -97,8 +100,8 @@ func (m Model) View() string {
 		if lines(head+list.String()+foot) > m.height {
 			foot = m.details(w, true, 0)
 		}
-		if over := lines(head+list.String()+foot) - m.height; over > 0 {
-			foot = m.details(w, true, over+1) // +1: the line that says where the rest is
+		for cut := 1; lines(head+list.String()+foot) > m.height && cut < 500; cut++ {
+			foot = m.details(w, true, cut)
 		}
 	}
 	return head + list.String() + foot
@@ -119,8 +122,9 @@ func lines(s string) int { return strings.Count(s, "\n") + 1 }
 // details is what the page says under the list about the selected chapter:
 // its file, the step or the mistake, the hints asked for, the news, the
 // keys. short puts every hint but the last on one line; cut drops that
-// many lines from the end of the last hint shown, in their place a line
-// that says how to read it whole.
+// many lines: first from the end of the failing test's message (down to
+// three; o shows it whole), then from the end of the last hint shown, each
+// time with a line that says how to read the rest.
 func (m Model) details(w int, short bool, cut int) string {
 	var b strings.Builder
 	t := m.say()
@@ -145,7 +149,16 @@ func (m Model) details(w int, short bool, cut int) string {
 	if len(ex.Files) > 0 {
 		b.WriteString(dimStyle.Render(t.YourFile+truncateLeft(strings.Join(ex.Files, ", "), w-lipgloss.Width(t.YourFile))) + "\n")
 	}
-	if cs := m.verdict(ch); cs != nil {
+	if cs := m.verdict(ch); cs == nil && m.hints[ch] > 0 {
+		// h before any check: the step the file is on.
+		if s := m.table.StepOf(ch, m.disk[ch].Todo); s != nil {
+			b.WriteString(wrap(fmt.Sprintf(t.Goal, s.Goal.In(m.lang)), w) + "\n")
+			b.WriteString(dimStyle.Render(wrap(fmt.Sprintf(t.Holds, s.Holds.In(m.lang)), w)) + "\n")
+			for i := 0; i < m.hints[ch] && i < s.Stages(); i++ {
+				hint(i, s.Stages(), s.Hint(i, m.lang))
+			}
+		}
+	} else if cs != nil {
 		switch {
 		case cs.Kind == course.Todo:
 			s := m.table.StepOf(ch, cs.Todo)
@@ -161,11 +174,21 @@ func (m Model) details(w int, short bool, cut int) string {
 		case cs.Kind == course.Mistake || cs.Kind == course.Failing || cs.Kind == course.NoBuild:
 			if mk := m.table.Find(ch, cs.Mistake); mk != nil {
 				b.WriteString(failStyle.Render(wrap(mk.Name.In(m.lang), w)) + "\n")
+			} else if l := m.table.TestLine(ch, cs.Test); l != nil {
+				// No row knows this failure: what the test checks, in
+				// the learner's language, above the test's own words.
+				b.WriteString(failStyle.Render(wrap(l.In(m.lang), w)) + "\n")
 			}
 			if cs.Test != "" {
 				b.WriteString(truncate(dimStyle.Render(cs.Test), w) + "\n")
 			}
-			b.WriteString(wrap(cs.Message, w) + "\n")
+			msg := strings.Split(wrap(cs.Message, w), "\n")
+			if drop := min(cut+1, len(msg)-3); cut > 0 && drop > 1 {
+				cut -= drop - 1
+				msg = append(msg[:len(msg)-drop], dimStyle.Render(truncate(fmt.Sprintf(t.MessageCut, drop), w)))
+			}
+			b.WriteString(strings.Join(msg, "\n") + "\n")
+			b.WriteString(dimStyle.Render(truncate(t.OutputTip, w)) + "\n")
 			if mk := m.table.Find(ch, cs.Mistake); mk != nil {
 				for i := 0; i < m.hints[ch] && i < mk.Stages(); i++ {
 					hint(i, mk.Stages(), mk.Hint(i, m.lang))

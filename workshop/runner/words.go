@@ -12,7 +12,7 @@ type Texts struct {
 	// The list's states.
 	Running, LastRun, Untouched, NotChecked, Changed, ChangedEnter, Passing,
 	LessonPasses, FullNotRun, ToWrite, NoBuild, Failing string
-	Tiers [4]string // course.Tier's: lesson, full suite, custom, recording
+	Tiers [5]string // course.Tier's: lesson, full suite, custom, recording, rule
 	// The step the learner is on: its goal and what must hold afterwards
 	// (hints.json's steps).
 	Goal, Holds string
@@ -24,11 +24,19 @@ type Texts struct {
 	NoRecording, ReplayingOther, OtherTip, LessonFirst, Full, WatchOn, WatchOff,
 	ResetAgain, ResetDone, ResetKept, ResetFailed, DiffFailed, Ended, NoReplay,
 	Recording, NoHint, HintsHidden, HintsAgain string
-	Done string // the screen when every chapter passes
+	// d asks before it shows the reference; o shows the last check's output.
+	DiffAgain, NoOutput, OutputFooter, OutputTip, MessageCut string
+	// A check whose chapter is still being compiled.
+	Compiling string
+	Done      string // the screen when every chapter passes
+	Usage     string // workshop --help
 	// The check's final line (scripts/exercise NN), its times, and --hint's
 	// pointer to the next hint.
-	VerdictPass, VerdictTodo, VerdictNoBuild, VerdictMistake, VerdictFailing, VerdictNone,
+	VerdictPass, VerdictPassCustom, VerdictTodo, VerdictNoBuild, VerdictMistake, VerdictFailing, VerdictNone,
 	TimeLesson, TimeFull, HintNext, HintLast string
+	// What a failing test checks (tests.json) and what it said, under the
+	// verdict; the check's headers (scripts/exercise NN's "== … ==" lines).
+	Checks, Says, HeadYours, HeadReference, HeadCopy, HeadCustom, HeadLesson, HeadRule, HeadFull string
 	// HintCut stands for the end of a hint too long for the terminal.
 	HintCut string
 	// --hint's own lines (scripts/exercise NN --hint).
@@ -39,13 +47,13 @@ var english = Texts{
 	Title: "lockstep workshop", Watch: "watch", On: "on", Off: "off", ChaptersPass: "%d/%d chapters pass",
 	YourFile: "your file: ", Hint: "hint %d/%d: %s", MoreChapters: "(%d more chapters: ↑↓)",
 	HintCut: "… %d more lines: scripts/exercise %s --hint %d prints it whole",
-	Help:    "⏎ check  f full  h hint  n next  l 中文/en  w watch  R reset  d diff  v visual  p replay  q quit",
+	Help:    "⏎ check  f full  h hint  o output  n next  l 中文/en  w watch  R reset  d diff  v visual  p replay  q quit",
 
 	Running: "running the %s", LastRun: "(last run %s)", Untouched: "untouched", NotChecked: "not checked yet",
 	Changed: "changed since its last check", ChangedEnter: " (enter)", Passing: "passing",
 	LessonPasses: "lesson passes", FullNotRun: " · full suite not run (f)", ToWrite: "to write: %s",
 	NoBuild: "does not compile", Failing: "failing: %s",
-	Tiers: [4]string{"lesson", "full suite", "custom", "recording"},
+	Tiers: [5]string{"lesson", "full suite", "custom", "recording", "the rule's table tests"},
 	Goal:  "goal: %s", Holds: "what must hold afterwards: %s",
 
 	DiffFooter: "the reference against your file · lines %d-%d of %d · ↑↓ pgup pgdn · esc back",
@@ -81,24 +89,54 @@ var english = Texts{
 	NoHint:         "no hint for this: hints come with a function to write or a named mistake",
 	HintsHidden:    "hints hidden",
 	HintsAgain:     "h starts again at hint 1",
+	DiffAgain:      "d again shows the reference solution, a diff against your file: the answer, in full",
+	NoOutput:       "%s: no check yet since the runner started",
+	OutputFooter:   "the last check's whole output · lines %d-%d of %d · ↑↓ pgup pgdn · esc back",
+	OutputTip:      "o the whole output",
+	MessageCut:     "… %d more lines: o shows the whole output",
+	Compiling:      "compiling (the first time takes longest)",
 
-	VerdictPass:    "exercise %s: PASS — your lock passes every test of the chapter%s",
-	VerdictTodo:    "exercise %s: %s still to write → TODO(workshop): %s",
-	VerdictNoBuild: "exercise %s: FAIL — it does not compile: %s",
-	VerdictMistake: "exercise %s: FAIL — %s (%s)%s · a hint: scripts/exercise %s --hint",
-	VerdictFailing: "exercise %s: FAIL — %s: %s%s · see it happen: make exercise CH=%s VISUAL=1",
-	VerdictNone:    "exercise %s: NO VERDICT — %s changed while it was checked: run it again",
-	TimeLesson:     "lesson %s",
-	TimeFull:       "full suite %s",
-	HintNext:       "(the next one: scripts/exercise %s --hint; the first again: scripts/exercise %s --hint 1)",
-	HintLast:       "(the last one; the first again: scripts/exercise %s --hint 1)",
-	HintNoRun:      "exercise %s: no run yet: scripts/exercise %s first",
-	HintChanged:    "exercise %s: %s changed since its last check: scripts/exercise %s first",
-	HintPasses:     "exercise %s: it passes (%s): no hint needed",
-	HintStep:       "%s still to write: %s",
-	HintNoStep:     "exercise %s: %s is still to write: %s\nThe comment above it in the exercise file says what it must achieve.",
-	HintNoMatch:    "exercise %s: the last check (%s) matched no known mistake: read its first failure",
-	HintGone:       "exercise %s: no hints for %q any more: run the check again",
+	VerdictPass:       "exercise %s: PASS — your lock passes every test of the chapter%s",
+	VerdictTodo:       "exercise %s: %s still to write → TODO(workshop): %s",
+	VerdictPassCustom: "exercise %s: the tests your flags chose pass; the chapter's check: scripts/exercise %s",
+	VerdictNoBuild:    "exercise %s: FAIL — it does not compile: %s",
+	VerdictMistake:    "exercise %s: FAIL — %s (%s)%s · a hint: scripts/exercise %s --hint",
+	VerdictFailing:    "exercise %s: FAIL — %s%s · see it happen: make exercise CH=%s VISUAL=1",
+	Checks:            "  what it checks: %s",
+	Says:              "  it says: %s",
+	HeadYours:         "your %s",
+	HeadReference:     "the reference",
+	HeadCopy:          "%s's copy of %s",
+	HeadCustom:        "== %s: go test %s, with %s",
+	HeadLesson:        "== %s: the lesson's tests (-run '%s'), with %s",
+	HeadRule:          "== %s: the rule's table tests (-run '%s'), then the lesson's (-run '%s'), with %s",
+	HeadFull:          "== %s: the lesson's tests pass (%s); now the full suite",
+	VerdictNone:       "exercise %s: NO VERDICT — %s changed while it was checked: run it again",
+	TimeLesson:        "lesson %s",
+	TimeFull:          "full suite %s",
+	HintNext:          "(the next one: scripts/exercise %s --hint; the first again: scripts/exercise %s --hint 1)",
+	HintLast:          "(the last one; the first again: scripts/exercise %s --hint 1)",
+	HintNoRun:         "exercise %s: no run yet: scripts/exercise %s first",
+	HintChanged:       "exercise %s: %s changed since its last check: scripts/exercise %s first",
+	HintPasses:        "exercise %s: it passes (%s): no hint needed",
+	HintStep:          "%s still to write: %s",
+	HintNoStep:        "exercise %s: %s is still to write: %s\nThe comment above it in the exercise file says what it must achieve.",
+	HintNoMatch:       "exercise %s: the last check (%s) matched no known mistake: read its first failure",
+	HintGone:          "exercise %s: no hints for %q any more: run the check again",
+
+	Usage: `workshop: the lockstep workshop's runner and its check.
+
+  go run ./workshop                    the runner (make workshop): the chapters, a check on every save, hints
+  go run ./workshop -check 04          chapter 04's check without the runner (scripts/exercise 04)
+  go run ./workshop -check 04 -from DIR     the same with DIR's files instead of yours
+  go run ./workshop -check 04 -solution     the same against the reference
+  go run ./workshop -check 04 -- -run TestQueue -v    your own go test flags
+  go run ./workshop -hint 04           the next hint for 04's last failure (scripts/exercise 04 --hint)
+  go run ./workshop -hint 04 -stage 1  its first hint again
+  go run ./workshop -mistakes-table    the facilitator's table of mistakes (docs/workshop.md)
+
+  -lang en|zh    the language (default: $LOCKSTEP_LANG, else the one chosen with l in the runner, else $LANG)
+`,
 
 	Done: "Every chapter passes.\n\nYou wrote a ZooKeeper lock from the naive retry loop to the semaphore:\nthe queue, the rules, the re-entry, the election. Run the visualizer on\nyour own locks (v on a chapter) and compare with the READMEs' numbers.\n\nesc back to the list · q quit",
 }
@@ -107,13 +145,13 @@ var chinese = Texts{
 	Title: "lockstep 工作坊", Watch: "保存即检查", On: "开", Off: "关", ChaptersPass: "已通过 %d/%d 章",
 	YourFile: "你的文件：", Hint: "提示 %d/%d：%s", MoreChapters: "（另有 %d 章：↑↓）",
 	HintCut: "……还有 %d 行：scripts/exercise %s --hint %d 可显示全文",
-	Help:    "⏎ 检查  f 完整测试  h 提示  n 下一章  l 中文/en  w 保存即检查  R 重置  d 对比  v 可视化  p 回放  q 退出",
+	Help:    "⏎ 检查  f 完整测试  h 提示  o 输出  n 下一章  l 中文/en  w 保存即检查  R 重置  d 对比  v 可视化  p 回放  q 退出",
 
 	Running: "正在运行%s", LastRun: "（上次 %s）", Untouched: "未改动", NotChecked: "尚未检查",
 	Changed: "上次检查后文件已改动", ChangedEnter: "（按 enter）", Passing: "通过",
 	LessonPasses: "本课测试通过", FullNotRun: " · 完整测试未运行（f）", ToWrite: "待完成：%s",
 	NoBuild: "无法编译", Failing: "未通过：%s",
-	Tiers: [4]string{"本课测试", "完整测试", "自定义测试", "录制"},
+	Tiers: [5]string{"本课测试", "完整测试", "自定义测试", "录制", "规则的表格测试"},
 	Goal:  "目标：%s", Holds: "完成后必须成立：%s",
 
 	DiffFooter: "参考实现对比你的文件 · 第 %d-%d 行，共 %d 行 · ↑↓ pgup pgdn · esc 返回",
@@ -149,24 +187,54 @@ var chinese = Texts{
 	NoHint:         "这里没有提示：提示针对待写的函数或检查指出的错误",
 	HintsHidden:    "提示已隐藏",
 	HintsAgain:     "再按 h 从提示 1 重新开始",
+	DiffAgain:      "再按一次 d 显示参考实现（与你的文件的对比）：也就是完整的答案",
+	NoOutput:       "%s：本次启动后还没有检查过",
+	OutputFooter:   "上次检查的完整输出 · 第 %d-%d 行，共 %d 行 · ↑↓ pgup pgdn · esc 返回",
+	OutputTip:      "o 查看完整输出",
+	MessageCut:     "……还有 %d 行：按 o 查看完整输出",
+	Compiling:      "正在编译（第一次最慢）",
 
-	VerdictPass:    "练习 %s：通过 —— 你的锁通过了本章全部测试%s",
-	VerdictTodo:    "练习 %s：%s 还没写 → %s",
-	VerdictNoBuild: "练习 %s：未通过 —— 无法编译：%s",
-	VerdictMistake: "练习 %s：未通过 —— %s（%s）%s · 提示：scripts/exercise %s --hint",
-	VerdictFailing: "练习 %s：未通过 —— %s：%s%s · 亲眼看看：make exercise CH=%s VISUAL=1",
-	VerdictNone:    "练习 %s：没有结论 —— 检查期间 %s 有改动：请重新运行",
-	TimeLesson:     "本课测试 %s",
-	TimeFull:       "完整测试 %s",
-	HintNext:       "（下一条：scripts/exercise %s --hint；从第一条重新开始：scripts/exercise %s --hint 1）",
-	HintLast:       "（这是最后一条；从第一条重新开始：scripts/exercise %s --hint 1）",
-	HintNoRun:      "练习 %s：还没有运行过：请先运行 scripts/exercise %s",
-	HintChanged:    "练习 %s：%s 在上次检查后有改动：请先运行 scripts/exercise %s",
-	HintPasses:     "练习 %s：已经通过（%s）：不需要提示",
-	HintStep:       "%s 还没写：%s",
-	HintNoStep:     "练习 %s：%s 还没写：%s\n练习文件里它上方的注释说明了它要做到什么。",
-	HintNoMatch:    "练习 %s：上次检查（%s）没有匹配到已知的错误：请阅读第一个失败",
-	HintGone:       "练习 %s：%q 已经没有提示了：请重新运行检查",
+	VerdictPass:       "练习 %s：通过 —— 你的锁通过了本章全部测试%s",
+	VerdictTodo:       "练习 %s：%s 还没写 → %s",
+	VerdictPassCustom: "练习 %s：你用参数选中的测试通过了；整章的检查：scripts/exercise %s",
+	VerdictNoBuild:    "练习 %s：未通过 —— 无法编译：%s",
+	VerdictMistake:    "练习 %s：未通过 —— %s（%s）%s · 提示：scripts/exercise %s --hint",
+	VerdictFailing:    "练习 %s：未通过 —— %s%s · 亲眼看看：make exercise CH=%s VISUAL=1",
+	Checks:            "  这个测试检查：%s",
+	Says:              "  它报告：%s",
+	HeadYours:         "你的 %s",
+	HeadReference:     "参考实现",
+	HeadCopy:          "%s 里的 %s 副本",
+	HeadCustom:        "== %s：go test %s，检查%s",
+	HeadLesson:        "== %s：本课测试（-run '%s'），检查%s",
+	HeadRule:          "== %s：先运行规则的表格测试（-run '%s'），再运行本课测试（-run '%s'），检查%s",
+	HeadFull:          "== %s：本课测试通过（%s）；现在运行完整测试",
+	VerdictNone:       "练习 %s：没有结论 —— 检查期间 %s 有改动：请重新运行",
+	TimeLesson:        "本课测试 %s",
+	TimeFull:          "完整测试 %s",
+	HintNext:          "（下一条：scripts/exercise %s --hint；从第一条重新开始：scripts/exercise %s --hint 1）",
+	HintLast:          "（这是最后一条；从第一条重新开始：scripts/exercise %s --hint 1）",
+	HintNoRun:         "练习 %s：还没有运行过：请先运行 scripts/exercise %s",
+	HintChanged:       "练习 %s：%s 在上次检查后有改动：请先运行 scripts/exercise %s",
+	HintPasses:        "练习 %s：已经通过（%s）：不需要提示",
+	HintStep:          "%s 还没写：%s",
+	HintNoStep:        "练习 %s：%s 还没写：%s\n练习文件里它上方的注释说明了它要做到什么。",
+	HintNoMatch:       "练习 %s：上次检查（%s）没有匹配到已知的错误：请阅读第一个失败",
+	HintGone:          "练习 %s：%q 已经没有提示了：请重新运行检查",
+
+	Usage: `workshop：lockstep 工作坊的运行器和检查。
+
+  go run ./workshop                    运行器（make workshop）：章节列表、每次保存都重新检查、提示
+  go run ./workshop -check 04          不开运行器，检查第 04 章（scripts/exercise 04）
+  go run ./workshop -check 04 -from DIR     同上，但用 DIR 里的文件代替你的文件
+  go run ./workshop -check 04 -solution     同上，但检查参考实现
+  go run ./workshop -check 04 -- -run TestQueue -v    加上你自己的 go test 参数
+  go run ./workshop -hint 04           第 04 章上次失败的下一条提示（scripts/exercise 04 --hint）
+  go run ./workshop -hint 04 -stage 1  重新显示第一条提示
+  go run ./workshop -mistakes-table    给助教的常见错误表（docs/workshop.md）
+
+  -lang en|zh    语言（默认：$LOCKSTEP_LANG，否则是在运行器里按 l 选的语言，否则看 $LANG）
+`,
 
 	Done: "所有章节都通过了。\n\n你亲手写出了 ZooKeeper 锁：从简单的重试循环到信号量，\n包括队列、规则、重入和选举。可以在列表里按 v 用可视化工具\n观察你自己的锁，并和各章 README 里的数字比较。\n\nesc 返回列表 · q 退出",
 }

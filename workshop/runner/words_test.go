@@ -46,6 +46,7 @@ func TestLShowsTheRunnersOwnTextInChinese(t *testing.T) {
 		}
 	}
 	m = update(m, key("l"), key("f"))
+	m = update(m, built(m, "04"))
 	if !strings.Contains(m.Status("04"), "running the full suite") {
 		t.Errorf("after l again, the state in English: %q", m.Status("04"))
 	}

@@ -33,6 +33,7 @@ type env struct {
 	table     *hint.Table
 	exercises []course.Exercise
 	saves     chan string
+	progress  chan runner.Built // a check's chapter is compiled
 
 	mu   sync.Mutex
 	runs map[string]*checkRun // by chapter: the check running, one per chapter
@@ -44,7 +45,16 @@ type env struct {
 type checkRun struct {
 	cancel context.CancelFunc
 	done   chan struct{}
+	// started: Bubble Tea has begun the run's command. Until then
+	// nothing runs, and a quit (stopAll) closes done itself: Update
+	// registers a run when it asks for it, and the program may end
+	// before it runs the command, or never run it at all.
+	started bool
+	over    sync.Once
 }
+
+// end closes done, once, whoever gets there first.
+func (c *checkRun) end() { c.over.Do(func() { close(c.done) }) }
 
 // runTUI runs the runner; flagLang is -lang's value ("" if not given).
 func runTUI(root, flagLang string) int {
@@ -82,12 +92,12 @@ func runTUI(root, flagLang string) int {
 }
 
 func newEnv(root string, table *hint.Table, all []course.Exercise) *env {
-	return &env{root: root, table: table, exercises: all, saves: make(chan string, 16), runs: map[string]*checkRun{}}
+	return &env{root: root, table: table, exercises: all, saves: make(chan string, 16), progress: make(chan runner.Built, 16), runs: map[string]*checkRun{}}
 }
 
 // disk is what ex's files are on disk now.
 func (e *env) disk(ex course.Exercise) runner.Disk {
-	return runner.Disk{Hash: course.Hash(e.root, ex), Untouched: e.isSkeleton(ex)}
+	return runner.Disk{Hash: course.Hash(e.root, ex), Untouched: e.isSkeleton(ex), Todo: course.FirstStub(e.root, ex)}
 }
 
 // watchFiles sends a chapter on e.saves each time one of its exercise files
@@ -144,8 +154,12 @@ func (e *env) Watch() tea.Cmd {
 			return runner.Saved{Chapter: ch}
 		}
 		d := e.disk(ex)
-		return runner.Saved{Chapter: ch, Hash: d.Hash, Untouched: d.Untouched}
+		return runner.Saved{Chapter: ch, Hash: d.Hash, Untouched: d.Untouched, Todo: d.Todo}
 	}
+}
+
+func (e *env) Progress() tea.Cmd {
+	return func() tea.Msg { return <-e.progress }
 }
 
 // Run stops the chapter's check still running, if any, waits until all of
@@ -156,10 +170,13 @@ func (e *env) Run(c runner.Check) tea.Cmd {
 	ctx, cancel := context.WithCancel(context.Background())
 	this := &checkRun{cancel: cancel, done: make(chan struct{})}
 	e.runs[c.Chapter] = this
-	e.mu.Unlock()
 	if prev != nil {
 		prev.cancel()
+		if !prev.started {
+			prev.end() // it never ran, and now never will: this one need not wait for it
+		}
 	}
+	e.mu.Unlock()
 	return func() tea.Msg {
 		defer func() {
 			cancel()
@@ -168,10 +185,17 @@ func (e *env) Run(c runner.Check) tea.Cmd {
 				delete(e.runs, c.Chapter)
 			}
 			e.mu.Unlock()
-			close(this.done)
+			this.end()
 		}()
+		e.mu.Lock()
+		this.started = true
+		e.mu.Unlock()
 		if prev != nil {
 			<-prev.done
+		}
+		if ctx.Err() != nil {
+			// Stopped before it began: a newer check, or quit.
+			return runner.RunDone{Chapter: c.Chapter, ID: c.ID, Result: course.Result{Tier: c.Tier, Kind: course.Failing, First: "the check was stopped: " + ctx.Err().Error()}}
 		}
 		return e.run(ctx, c)
 	}
@@ -183,6 +207,9 @@ func (e *env) stopAll() {
 	var all []*checkRun
 	for _, c := range e.runs {
 		c.cancel()
+		if !c.started {
+			c.end() // its command never ran: nothing to wait for
+		}
 		all = append(all, c)
 	}
 	e.mu.Unlock()
@@ -204,7 +231,12 @@ func (e *env) run(ctx context.Context, c runner.Check) runner.RunDone {
 	if err := os.MkdirAll(rec, 0o755); err != nil {
 		rec = ""
 	}
-	opts := course.Options{RecordDir: rec}
+	opts := course.Options{RecordDir: rec, Built: func() {
+		select {
+		case e.progress <- runner.Built{Chapter: ch, ID: c.ID}:
+		default: // nobody listens (a test of the env): the check goes on
+		}
+	}}
 	tier := c.Tier
 	if c.Tier == course.Record && c.Test != "" {
 		// The test the check named, alone, to its end: what its locks

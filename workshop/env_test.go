@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -80,5 +81,34 @@ func TestANewCheckAndQuitLeaveNothingOfTheOldCheck(t *testing.T) {
 	gone("after quit", second)
 	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
 		t.Errorf("left in the temporary directory after quit: %v", entries)
+	}
+}
+
+// Issue 33, defect 2: Update registers a check when it asks for one, and
+// Bubble Tea runs the check's command later, or, when the learner quits
+// first, never. Quitting in between must not wait for a command that will
+// not run; nor must a check wait for an older one that never ran.
+func TestQuitBetweenUpdateAndTheCommandDoesNotHang(t *testing.T) {
+	root, all := standin.Module(t)
+	e := newEnv(root, hint.MustLoad(), all)
+	e.Run(runner.Check{Chapter: "01", Tier: course.Lesson, ID: 1}) // asked for, never run
+	second := e.Run(runner.Check{Chapter: "01", Tier: course.Lesson, ID: 2})
+	out := make(chan tea.Msg, 1)
+	go func() { out <- second() }()
+	select {
+	case msg := <-out:
+		if done, ok := msg.(runner.RunDone); !ok || done.ID != 2 {
+			t.Fatalf("the second check reported %#v", msg)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the second check waited a minute for a first one whose command never ran")
+	}
+	e.Run(runner.Check{Chapter: "01", Tier: course.Lesson, ID: 3}) // asked for, then quit
+	stopped := make(chan struct{})
+	go func() { e.stopAll(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-time.After(10 * time.Second):
+		t.Fatal("quit waited 10 s for a check whose command never ran: the runner hangs on quit")
 	}
 }
