@@ -98,7 +98,7 @@ func Verdict(ex course.Exercise, r course.Result, lang, times string) string {
 	case course.Todo:
 		goal := strings.TrimPrefix(r.Todo, "TODO(workshop): ")
 		if s := hint.MustLoad().StepOf(ch, r.Todo); s != nil {
-			goal = s.Goal.In(lang)
+			goal = s.GoalIn(lang)
 		}
 		return fmt.Sprintf(t.VerdictTodo, ch, course.StubName(r.Todo), goal)
 	case course.NoBuild:
@@ -163,7 +163,8 @@ func nextHint(w io.Writer, root, ch string, stage int, lang string) int {
 			fmt.Fprintf(w, t.HintNoStep+"\n", ch, course.StubName(cs.Todo), cs.Todo)
 			return 0
 		}
-		title := fmt.Sprintf(t.HintStep, course.StubName(cs.Todo), s.Goal.In(lang)) + "\n" + fmt.Sprintf(t.Holds, s.Holds.In(lang))
+		stub := course.StubName(cs.Todo)
+		title := fmt.Sprintf(t.HintStep, stub, withoutName(s.GoalIn(lang), stub)) + "\n" + fmt.Sprintf(t.Holds, s.Holds.In(lang))
 		return showHint(w, root, ch, title, s.Hints, stage, lang, st)
 	case cs.Mistake == "":
 		fmt.Fprintf(w, t.HintNoMatch, ch, t.Tiers[cs.Tier])
@@ -251,4 +252,15 @@ func findExercise(root, ch string) ([]course.Exercise, course.Exercise, error) {
 	}
 	ex, err := course.Find(all, ch)
 	return all, ex, err
+}
+
+// withoutName drops the stub's name from the front of its goal ("First — …",
+// "First：…"), which the hint's title has just said.
+func withoutName(goal, stub string) string {
+	for _, sep := range []string{" — ", "：", ": "} {
+		if rest, ok := strings.CutPrefix(goal, stub+sep); ok {
+			return rest
+		}
+	}
+	return goal
 }

@@ -104,7 +104,7 @@ func TestTheLanguageChosenInTheRunnerIsHonouredAtRestart(t *testing.T) {
 // and what must hold afterwards in the chosen language, from the steps
 // table, and the English line still quotes the stub as the file says it.
 func TestAStepStillToWriteIsToldInTheChosenLanguage(t *testing.T) {
-	const todo = "TODO(workshop): First — who holds, and which one node each waiter watches so that one release wakes one waiter (steps 3-4 of 04-sequential-lock/README.md)"
+	const todo = "TODO(workshop): First — who holds, and which one node each waiter watches so that one release wakes one waiter (steps 3-4 of 04-sequential-lock/README.md / README.zh-CN.md 第 3-4 步)"
 	root := hintRoot(t, course.Todo)
 	st, _ := course.LoadState(root)
 	st.Chapters["04"].Todo = todo
@@ -113,7 +113,7 @@ func TestAStepStillToWriteIsToldInTheChosenLanguage(t *testing.T) {
 	}
 	var b bytes.Buffer
 	nextHint(&b, root, "04", 1, "zh")
-	for _, want := range []string{"First 还没写：First：谁持有锁", "完成后必须成立：只有一个节点持有锁", "提示 1/3："} {
+	for _, want := range []string{"First 还没写：谁持有锁", "完成后必须成立：只有一个节点持有锁", "提示 1/3："} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("--hint in Chinese: no %q in\n%s", want, b.String())
 		}

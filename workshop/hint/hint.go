@@ -136,6 +136,20 @@ type Step struct {
 	Hints Hints  `json:"hints"`
 }
 
+// GoalIn returns the step's goal in lang. The English goal is the stub's
+// message word for word, which names the lesson's page in both languages
+// ("(step 3 of 05-rwlock/README.md / README.zh-CN.md 第 3 步)"); on the
+// English screen only the English page is named.
+func (s *Step) GoalIn(lang string) string {
+	g := s.Goal.In(lang)
+	if lang == "zh" {
+		return g
+	}
+	return chinesePage.ReplaceAllString(g, ")")
+}
+
+var chinesePage = regexp.MustCompile(` / README\.zh-CN\.md[^)]*\)$`)
+
 // Hint returns the step's hint of stage i in lang (Hints.Hint).
 func (s *Step) Hint(i int, lang string) string { return s.Hints.Hint(i, lang) }
 

@@ -152,7 +152,7 @@ func (m Model) details(w int, short bool, cut int) string {
 	if cs := m.verdict(ch); cs == nil && m.hints[ch] > 0 {
 		// h before any check: the step the file is on.
 		if s := m.table.StepOf(ch, m.disk[ch].Todo); s != nil {
-			b.WriteString(wrap(fmt.Sprintf(t.Goal, s.Goal.In(m.lang)), w) + "\n")
+			b.WriteString(wrap(fmt.Sprintf(t.Goal, s.GoalIn(m.lang)), w) + "\n")
 			b.WriteString(dimStyle.Render(wrap(fmt.Sprintf(t.Holds, s.Holds.In(m.lang)), w)) + "\n")
 			for i := 0; i < m.hints[ch] && i < s.Stages(); i++ {
 				hint(i, s.Stages(), s.Hint(i, m.lang))
@@ -165,7 +165,7 @@ func (m Model) details(w int, short bool, cut int) string {
 			if s == nil {
 				b.WriteString(wrap(cs.Todo, w) + "\n")
 			} else {
-				b.WriteString(wrap(fmt.Sprintf(t.Goal, s.Goal.In(m.lang)), w) + "\n")
+				b.WriteString(wrap(fmt.Sprintf(t.Goal, s.GoalIn(m.lang)), w) + "\n")
 				b.WriteString(dimStyle.Render(wrap(fmt.Sprintf(t.Holds, s.Holds.In(m.lang)), w)) + "\n")
 				for i := 0; i < m.hints[ch] && i < s.Stages(); i++ {
 					hint(i, s.Stages(), s.Hint(i, m.lang))
@@ -271,23 +271,29 @@ func wrap(s string, w int) string {
 			continue
 		}
 		rw := lipgloss.Width(string(r))
+		closes := strings.ContainsRune(closing, r)
 		if width+rw > w && len(line) > 0 {
 			switch {
 			case r == ' ':
 				flush(len(line))
 				continue
+			case closes && cut > 0:
+				flush(cut) // a closing mark never starts a line
 			case rw > 1 || cut <= 0:
 				flush(len(line))
 			default:
 				flush(cut)
 			}
 		}
-		if rw > 1 {
+		if closes && cut == len(line) {
+			cut = -1 // nor is it left alone at the start of the next
+		}
+		if rw > 1 && !closes && !endsOpen(line) {
 			cut = len(line)
 		}
 		line = append(line, r)
 		width += rw
-		if r == ' ' || rw > 1 {
+		if (r == ' ' || rw > 1) && !strings.ContainsRune(opening, r) {
 			cut = len(line)
 		}
 	}
@@ -295,4 +301,15 @@ func wrap(s string, w int) string {
 		lines = append(lines, string(line))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// A line never ends on an opening mark nor starts with a closing one (the
+// rule Chinese typesetting calls 避头尾).
+const (
+	opening = "（「《“("
+	closing = "）」》”，。、：；！？)"
+)
+
+func endsOpen(line []rune) bool {
+	return len(line) > 0 && strings.ContainsRune(opening, line[len(line)-1])
 }
