@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -172,11 +173,12 @@ func (q *queue) join(ctx context.Context) (string, error) {
 		q.emit(event.Request, "create", prefix, "")
 		undone := make(chan struct{})
 		node, err := q.s.calls.Create(ctx, prefix, q.opts.Data, zk.FlagEphemeral|zk.FlagSequence, q.opts.ACL, q.undo(prefix, undone))
-		if probe {
+		if probe != nil {
 			// Our create told whether the directory exists: settle it
 			// for the goroutines of this Session waiting in ensureDir.
-			probe = false
-			if derr := q.settleDir(ctx, err); derr != nil {
+			derr := q.settleDir(ctx, probe, err)
+			probe = nil
+			if derr != nil {
 				return "", derr
 			}
 			if errors.Is(err, zk.ErrNoNode) {
@@ -279,42 +281,91 @@ func (q *queue) findOurs(ctx context.Context, prefix string) (string, error) {
 // on a fresh directory would otherwise each fail a create, each create the
 // directory, and each create again.
 //
-// The first joiner of the Session is the probe (probe true): usually the
-// directory exists already (another Session made it), so it just sends its
-// create, and settleDir makes the directory only if that create said
-// ErrNoNode. The others wait for the probe's answer. Later joins skip all
-// this (Session.dirs); if the directory was reaped since, their create
-// fails with ErrNoNode and join creates it again.
-func (q *queue) ensureDir(ctx context.Context) (probe bool, err error) {
-	if v, ok := q.s.dirs.Load(q.dir); ok && isClosed(v.(chan struct{})) {
-		return false, nil // known: the usual case, no allocation
+// The first joiner is the probe (probe not nil): usually the directory
+// exists already (another Session made it), so it just sends its create,
+// and settleDir makes the directory only if that create said ErrNoNode,
+// then closes probe. The others wait for the probe's answer. Later joins
+// skip all this (Session.dirs); if the directory was reaped since, their
+// create fails with ErrNoNode and join creates it again.
+func (q *queue) ensureDir(ctx context.Context) (probe chan struct{}, err error) {
+	settled, probe := q.s.dirs.settled(q.dir)
+	if probe != nil || isClosed(settled) {
+		return probe, nil // the usual case: known, no allocation
 	}
-	settled := make(chan struct{})
-	if v, loaded := q.s.dirs.LoadOrStore(q.dir, settled); loaded {
-		select {
-		case <-v.(chan struct{}): // settled (or not: then our create says so)
-			return false, nil
-		case <-ctx.Done():
-			return false, ctx.Err()
-		}
+	select {
+	case <-settled: // settled (or not: then our create says so)
+		return nil, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
-	return true, nil
 }
 
 // settleDir ends the probe of ensureDir: created is what the probe's create
 // answered. ErrNoNode: make the directory now. Success: it exists. Anything
 // else says nothing; the next joiner probes again.
-func (q *queue) settleDir(ctx context.Context, created error) error {
-	v, _ := q.s.dirs.Load(q.dir)
-	defer close(v.(chan struct{}))
+func (q *queue) settleDir(ctx context.Context, probe chan struct{}, created error) error {
+	defer close(probe)
 	var err error
 	if errors.Is(created, zk.ErrNoNode) {
 		err = q.createDir(ctx)
 	}
 	if err != nil || (created != nil && !errors.Is(created, zk.ErrNoNode)) {
-		q.s.dirs.Delete(q.dir)
+		q.s.dirs.forget(q.dir, probe)
 	}
 	return err
+}
+
+// knownDirs is what a Session remembers of the lock directories its locks
+// joined (ensureDir): for each, a channel closed once the directory is
+// known to exist. It remembers at most maxKnownDirs settled ones: a
+// service that locks one directory per entity (/locks/orders/<id>) would
+// otherwise keep one entry per directory it ever used, for the Session's
+// life. Forgetting one costs nothing but a probe at its next join.
+type knownDirs struct {
+	mu   sync.Mutex
+	dirs map[string]chan struct{}
+}
+
+const maxKnownDirs = 256
+
+// settled returns the channel closed once dir is settled; if dir was not
+// known, it is a new one, also returned as probe: the caller is the probe.
+func (k *knownDirs) settled(dir string) (settled, probe chan struct{}) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if ch, ok := k.dirs[dir]; ok {
+		return ch, nil
+	}
+	if k.dirs == nil {
+		k.dirs = map[string]chan struct{}{}
+	}
+	if len(k.dirs) >= maxKnownDirs {
+		for d, ch := range k.dirs { // a map's order is random: forget one at random
+			if isClosed(ch) {
+				delete(k.dirs, d)
+				break
+			}
+		}
+	}
+	probe = make(chan struct{})
+	k.dirs[dir] = probe
+	return probe, probe
+}
+
+// forget drops dir if its entry is still probe's: the probe said nothing.
+func (k *knownDirs) forget(dir string, probe chan struct{}) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.dirs[dir] == probe {
+		delete(k.dirs, dir)
+	}
+}
+
+// len is how many directories k remembers.
+func (k *knownDirs) len() int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return len(k.dirs)
 }
 
 func isClosed(ch chan struct{}) bool {

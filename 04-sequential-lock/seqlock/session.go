@@ -43,7 +43,7 @@ type Session struct {
 	timeout time.Duration
 	auth    *zksession.Auth // the credentials it was dialled with, nil if none
 	done    chan struct{}
-	dirs    sync.Map // lock directories made on this Session (queue.go: ensureDir)
+	dirs    knownDirs // lock directories this Session's locks joined (queue.go: ensureDir)
 	onEvent func(zk.Event)
 
 	mu     sync.Mutex
