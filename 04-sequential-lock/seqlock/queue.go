@@ -119,7 +119,9 @@ func (q *queue) acquire(ctx context.Context, wait bool) (*hold, error) {
 		case errors.Is(err, errNodeGone):
 			continue // our place is gone: queue up again
 		}
-		q.remove(node)
+		if rerr := q.remove(node); rerr != nil && !errors.Is(rerr, errStillRemoving) {
+			return nil, fmt.Errorf("%w; and our node is left behind: %w", q.ended(err), rerr)
+		}
 		return nil, q.ended(err)
 	}
 }
@@ -485,35 +487,57 @@ func (q *queue) waitFor(ctx context.Context, watch string) error {
 // block the whole queue for as long as our session lives, so this is what
 // Curator calls a guaranteed delete: if the answer is "the connection
 // dropped", it keeps trying in the background until the delete succeeds,
-// the node is gone, or our session (and so the node) is over. The caller
-// waits at most cleanupWait; remove reports whether the node is known to be
-// gone by then (false: the delete is still being retried in the background).
-func (q *queue) remove(node string) (gone bool) {
-	done := make(chan struct{})
+// the node is gone, or our session (and so the node) is over. Any other
+// answer (ErrNoAuth: the directory's ACL does not let us delete) is the
+// server's, and asking again would get it again: remove gives up at once
+// and returns it. The caller waits at most cleanupWait; remove returns nil
+// if the node is known to be gone by then, errStillRemoving if the delete
+// is still being retried in the background.
+func (q *queue) remove(node string) error {
+	done := make(chan error, 1)
 	go func() {
-		defer close(done)
 		deadline := time.Now().Add(max(guaranteedDeleteFor, 2*q.s.timeout))
 		for q.s.alive() == nil && time.Now().Before(deadline) {
 			q.emit(event.Request, "delete", node, "")
 			err := q.s.conn.Delete(node, -1)
 			switch {
 			case err == nil, errors.Is(err, zk.ErrNoNode), errors.Is(err, zk.ErrClosing):
+				done <- nil
 				return
 			case errors.Is(err, zk.ErrConnectionClosed) && zkcall.Closed(context.Background(), q.s.conn):
 				// The conn was closed (it stays disconnected; a live one
 				// is connecting again within moments): the session is
 				// over, the node with it.
+				done <- nil
+				return
+			case !mayStillLand(err):
+				done <- fmt.Errorf("seqlock: delete %s: %w", node, q.s.explain(err))
 				return
 			}
 			time.Sleep(200 * time.Millisecond)
 		}
+		done <- nil // the session is over, the node with it (or we gave up: see guaranteedDeleteFor)
 	}()
 	select {
-	case <-done:
-		return true
+	case err := <-done:
+		return err
 	case <-time.After(cleanupWait):
-		return false
+		return errStillRemoving
 	}
+}
+
+// errStillRemoving: remove is still trying to delete the node in the
+// background.
+var errStillRemoving = errors.New("seqlock: still deleting our node in the background")
+
+// mayStillLand says whether a request that failed with err may have
+// reached the server, or may succeed if sent again: the connection dropped
+// (ErrConnectionClosed), go-zookeeper never sent it (ErrNoServer), or we
+// stopped waiting for the reply (ctx ended). Anything else is the server's
+// answer, and asking again gets it again.
+func mayStillLand(err error) bool {
+	return errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer) ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // guaranteedDeleteFor bounds remove's retries, with twice the granted
