@@ -18,7 +18,8 @@ type Option func(*options)
 type options = lockopt.Options
 
 // WithObserver makes the lock report every request, watch, notification,
-// acquisition, release and loss to o.
+// acquisition, release and loss to o. The lock waits for o each time it
+// calls it, Unlock included (see event.Observer): o must be quick.
 func WithObserver(o event.Observer) Option { return func(opts *options) { opts.Observer = o } }
 
 // WithoutDisconnectCheck turns off half of what Lost watches for: the
