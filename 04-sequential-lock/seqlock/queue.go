@@ -47,7 +47,7 @@ type queue struct {
 	dir  string
 	name string // what comes between the protection prefix and the sequence: "lock-"
 	rule Rule
-	opts options
+	opts Options
 }
 
 func newQueue(s *Session, dir, name string, rule Rule, opts []Option) (*queue, error) {

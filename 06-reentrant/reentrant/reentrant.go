@@ -33,7 +33,6 @@ import (
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/event"
-	"github.com/lockstep-zk/lockstep/internal/lockopt"
 )
 
 var (
@@ -92,7 +91,16 @@ func New(s *seqlock.Session, dir string, opts ...seqlock.Option) (*Mutex, error)
 	if err != nil {
 		return nil, err // a nil Session or a bad path: seqlock says which
 	}
-	return counted(lock, s.Conn(), dir, lockopt.Of(opts).Observer), nil
+	return counted(lock, s.Conn(), dir, observerOf(opts)), nil
+}
+
+// observerOf is the observer opts set (seqlock.WithObserver), if any.
+func observerOf(opts []seqlock.Option) event.Observer {
+	var o seqlock.Options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o.Observer
 }
 
 // counted puts a hold count on lock.

@@ -8,7 +8,6 @@ import (
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/event"
-	"github.com/lockstep-zk/lockstep/internal/lockopt"
 	"github.com/lockstep-zk/lockstep/internal/slot"
 )
 
@@ -62,7 +61,11 @@ func New(s *seqlock.Session, dir string, opts ...seqlock.Option) (*Election, err
 	if _, err := seqlock.NewWithRule(s, dir, nodeName, seqlock.First, opts...); err != nil {
 		return nil, fmt.Errorf("leader: %w", err) // a nil Session, a bad directory
 	}
-	return &Election{s: s, conn: s.Conn(), dir: dir, opts: opts, obs: lockopt.Of(opts).Observer}, nil
+	var o seqlock.Options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return &Election{s: s, conn: s.Conn(), dir: dir, opts: opts, obs: o.Observer}, nil
 }
 
 // Campaign joins the election and blocks until this candidate leads, ctx

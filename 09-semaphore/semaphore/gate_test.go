@@ -26,7 +26,7 @@ func TestTryAcquireDoesNotWaitAtTheGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	var waits event.Tally
-	waiter := newSemaphore(t, seqlocktest.Session(t), dir, 1, seqlock.WithObserver(waits.Observe))
+	waiter := newSemaphore(t, seqlocktest.Session(t), dir, 1, semaphore.WithLockOptions(seqlock.WithObserver(waits.Observe)))
 	got := make(chan error, 1)
 	go func() {
 		l, err := waiter.Acquire(ctx)
@@ -67,7 +67,7 @@ func TestAnAcquireWhoseContextEndsWhileItsLeaseIsCreatedReturnsNoLease(t *testin
 			once.Do(cancel)
 		}
 	}
-	s := newSemaphore(t, seqlocktest.Session(t), dir, 2, seqlock.WithObserver(cut))
+	s := newSemaphore(t, seqlocktest.Session(t), dir, 2, semaphore.WithLockOptions(seqlock.WithObserver(cut)))
 	l, err := s.Acquire(ctx)
 	if err == nil || l != nil {
 		t.Fatalf("Acquire = (%v, %v) after its context ended during the lease's create, want (nil, an error)", l, err)

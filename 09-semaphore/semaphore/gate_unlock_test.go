@@ -29,7 +29,7 @@ func TestAnAcquireWhoseGateWasLostSaysSoAndKeepsNoLease(t *testing.T) {
 			}
 		}
 	})
-	s := newSemaphore(t, seqlocktest.Session(t), dir, 2, seqlock.WithObserver(deleteGate))
+	s := newSemaphore(t, seqlocktest.Session(t), dir, 2, semaphore.WithLockOptions(seqlock.WithObserver(deleteGate)))
 	lease, err := s.Acquire(ctx)
 	if lease != nil {
 		node := lease.Node()

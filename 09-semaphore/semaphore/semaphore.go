@@ -54,7 +54,7 @@ var (
 	ErrLocked      = seqlock.ErrLocked      // TryAcquire: all n leases are out
 	ErrLost        = seqlock.ErrLost        // the lease was lost before Release
 	ErrNilSession  = seqlock.ErrNilSession  // New was given a nil *seqlock.Session
-	ErrAlreadyHeld = seqlock.ErrAlreadyHeld // Holder.Lock or TryLock while that Holder holds a lease
+	ErrAlreadyHeld = seqlock.ErrAlreadyHeld // a lock that drives the semaphore (Lock while it holds a lease)
 )
 
 // Semaphore is one client's handle on a semaphore directory with n leases.
@@ -65,7 +65,7 @@ type Semaphore struct {
 	dir  string   // the semaphore: gateDir and leaseDir are in it
 	n    int
 	opts options          // what New's options say to this chapter
-	gate []seqlock.Option // New's options, for each acquisition's gate and lease
+	gate []seqlock.Option // WithLockOptions, for each acquisition's gate and lease
 }
 
 // New returns a semaphore with n leases on the directory dir. Every client
@@ -80,7 +80,8 @@ func New(sess *seqlock.Session, dir string, n int, opts ...Option) (*Semaphore, 
 	if n < 1 {
 		return nil, fmt.Errorf("semaphore: %d leases: want at least 1", n)
 	}
-	return &Semaphore{sess: sess, conn: sess.Conn(), dir: dir, n: n, opts: configure(opts), gate: opts}, nil
+	o, gate := configure(opts)
+	return &Semaphore{sess: sess, conn: sess.Conn(), dir: dir, n: n, opts: o, gate: gate}, nil
 }
 
 // gateDir and leaseDir are Curator's: path/locks and path/leases.

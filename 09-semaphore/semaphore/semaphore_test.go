@@ -14,6 +14,7 @@ import (
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock/seqlocktest"
+	"github.com/lockstep-zk/lockstep/09-semaphore/internal/leaselock"
 	"github.com/lockstep-zk/lockstep/09-semaphore/semaphore"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/contend"
@@ -37,11 +38,11 @@ func TestASemaphoreOfOneLeasePassesTheLockConformanceSuite(t *testing.T) {
 		Open: func(tb testing.TB) (*zk.Conn, func(string, event.Observer) (locktest.Locker, error)) {
 			sess := seqlocktest.Session(tb)
 			return sess.Conn(), func(path string, obs event.Observer) (locktest.Locker, error) {
-				s, err := semaphore.New(sess, path, 1, seqlock.WithObserver(obs))
+				s, err := semaphore.New(sess, path, 1, semaphore.WithLockOptions(seqlock.WithObserver(obs)))
 				if err != nil {
 					return nil, err
 				}
-				return s.Holder(), nil
+				return leaselock.New(s), nil
 			}
 		},
 		ErrNotHeld: semaphore.ErrNotHeld,
@@ -151,7 +152,7 @@ func TestLeases(t *testing.T) {
 		wconnS, wconn := seqlocktest.SessionConn(t)
 		got := make(chan error, 1)
 		go func() {
-			l, err := newSemaphore(t, wconnS, dir, 1, seqlock.WithObserver(obs)).Acquire(ctx)
+			l, err := newSemaphore(t, wconnS, dir, 1, semaphore.WithLockOptions(seqlock.WithObserver(obs))).Acquire(ctx)
 			if err == nil {
 				err = l.Release(ctx)
 			}
@@ -292,7 +293,7 @@ func TestRevocation(t *testing.T) {
 				again <- struct{}{}
 			}
 		}
-		holder := newSemaphore(t, sess, dir, 1, semaphore.WithRevocable(), seqlock.WithObserver(observe))
+		holder := newSemaphore(t, sess, dir, 1, semaphore.WithRevocable(), semaphore.WithLockOptions(seqlock.WithObserver(observe)))
 		l, err := holder.Acquire(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -438,7 +439,7 @@ func TestHolder(t *testing.T) {
 		dir := zktest.Root(t) + "/sem"
 		ctx := zktest.Context(t)
 		sess, conn := seqlocktest.SessionConn(t)
-		h := newSemaphore(t, sess, dir, 3).Holder()
+		h := leaselock.New(newSemaphore(t, sess, dir, 3))
 		if err := h.Lock(ctx); err != nil {
 			t.Fatal(err)
 		}
