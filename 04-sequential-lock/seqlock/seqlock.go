@@ -60,9 +60,8 @@ var (
 	// ErrSessionClosed is returned by Lock and TryLock on a closed Session.
 	ErrSessionClosed = errors.New("seqlock: session closed")
 
-	// ErrNilConn is returned by the calls that take a plain *zk.Conn
-	// (Participants, and the later chapters' fencing.SetIfHeld and
-	// semaphore.Revoke) when it is nil.
+	// ErrNilConn is returned by Participants, and by any call that takes
+	// a plain *zk.Conn, when it is nil.
 	ErrNilConn = errors.New("seqlock: nil *zk.Conn")
 )
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lockstep-zk/lockstep/internal/zkcall"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
+	"github.com/lockstep-zk/lockstep/zkdial"
 )
 
 // The lock lives as long as the session. Our node is ephemeral: it dies
@@ -54,19 +55,20 @@ type Session struct {
 	armed  int // which disconnection the timer is for
 }
 
-// SessionOption configures a Session: WithSessionTimeout, WithDigest.
-type SessionOption = zksession.Option
+// A SessionOption configures a Session: WithSessionTimeout, WithDigest,
+// or any func(*zkdial.Config) of your own.
+type SessionOption = zkdial.Option
 
 // WithSessionTimeout asks the server for session timeout d (default 4 s).
 // The server grants what its configuration allows; Timeout says what.
 func WithSessionTimeout(d time.Duration) SessionOption {
-	return func(c *zksession.Config) { c.Timeout = d }
+	return func(c *zkdial.Config) { c.Timeout = d }
 }
 
 // WithDigest authenticates the session as user:password (ZooKeeper's
 // digest scheme). The nodes its locks create are then creator-only.
 func WithDigest(user, password string) SessionOption {
-	return func(c *zksession.Config) { c.Auth = &zksession.Auth{Scheme: "digest", User: user, Password: password} }
+	return func(c *zkdial.Config) { c.Auth = &zkdial.Auth{Scheme: "digest", User: user, Password: password} }
 }
 
 // NewSession dials servers and waits for the session: it returns once the
@@ -75,7 +77,7 @@ func WithDigest(user, password string) SessionOption {
 // not support one).
 func NewSession(ctx context.Context, servers []string, opts ...SessionOption) (*Session, error) {
 	s := &Session{done: make(chan struct{}), ended: newSignal(), silent: newSignal()}
-	var cfg zksession.Config
+	var cfg zkdial.Config
 	for _, o := range opts {
 		o(&cfg)
 	}

@@ -10,34 +10,19 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/lockstep-zk/lockstep/zkdial"
 )
 
 // DefaultTimeout is the session timeout Dial asks for unless told otherwise.
 const DefaultTimeout = 4 * time.Second
 
-// Config is what Dial asks for. The zero Config asks for DefaultTimeout,
-// without credentials, over plain TCP.
-type Config struct {
-	// Timeout is the session timeout to ask for; the server grants
-	// something between its minSessionTimeout and maxSessionTimeout (2 and
-	// 20 ticks unless set), and Dialled.Timeout says what.
-	Timeout time.Duration
-	// Auth, if set, authenticates the session (digest) before Dial returns;
-	// go-zookeeper sends the credentials again after every reconnect.
-	Auth *Auth
-	// Dialer opens the TCP connections (nil: net.DialTimeout). The Recorder
-	// reads what goes through it either way.
-	Dialer zk.Dialer
-	// ZKOptions are more go-zookeeper options. An event callback given
-	// here is replaced by OnEvent: go-zookeeper keeps only one.
-	ZKOptions []func(*zk.Conn)
-	// OnEvent, if set, sees every state change of the conn, synchronously,
-	// on go-zookeeper's own goroutine: it must not block.
-	OnEvent func(zk.Event)
-}
+// Config is what Dial asks for (zkdial.Config). The zero Config asks for
+// DefaultTimeout, without credentials, over plain TCP.
+type Config = zkdial.Config
 
 // Option changes a Config (seqlock's SessionOption is one).
-type Option func(*Config)
+type Option = zkdial.Option
 
 // Dialled is a conn Dial opened, with what the server granted it.
 type Dialled struct {
@@ -64,7 +49,7 @@ func Dial(ctx context.Context, servers []string, cfg Config) (*Dialled, error) {
 		return nil, err
 	}
 	if cfg.Auth != nil {
-		if err := cfg.Auth.check(); err != nil {
+		if err := checkAuth(cfg.Auth); err != nil {
 			return nil, err
 		}
 	}

@@ -27,6 +27,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/lockstep-zk/lockstep/zkdial"
 )
 
 // Recorder learns the session timeout granted on the connections its Dialer
@@ -113,9 +115,8 @@ func (f *connectFrame) feed(p []byte) {
 	f.granted(timeout, session)
 }
 
-// Auth is what a session authenticates as. Only ZooKeeper's digest scheme
-// for now: User and Password, sent as "user:password".
-type Auth struct{ Scheme, User, Password string }
+// Auth is what a session authenticates as (zkdial.Auth).
+type Auth = zkdial.Auth
 
 // ParseAuth reads "user:password" (as in ZK_AUTH) into a digest Auth. The
 // password may itself contain colons; user and password may not be empty.
@@ -128,14 +129,14 @@ func ParseAuth(s string) (*Auth, error) {
 		return nil, errors.New("zksession: auth has no ':': want user:password")
 	}
 	a := &Auth{Scheme: "digest", User: user, Password: password}
-	if err := a.check(); err != nil {
+	if err := checkAuth(a); err != nil {
 		return nil, err
 	}
 	return a, nil
 }
 
-// check says what is wrong with a digest user and password, if anything.
-func (a *Auth) check() error {
+// checkAuth says what is wrong with a digest user and password, if anything.
+func checkAuth(a *Auth) error {
 	switch {
 	case a.User == "":
 		return errors.New("zksession: auth has an empty user: want user:password")
@@ -148,12 +149,6 @@ func (a *Auth) check() error {
 	}
 	return nil
 }
-
-// Credentials is what conn.AddAuth(a.Scheme, …) sends.
-func (a *Auth) Credentials() []byte { return []byte(a.User + ":" + a.Password) }
-
-// String names the scheme and user, never the password.
-func (a *Auth) String() string { return a.Scheme + ":" + a.User + ":***" }
 
 // Explain adds to a zk.ErrNoAuth what usually causes it in the course: the
 // node was created, creator-only, by a session with other credentials, or
