@@ -17,15 +17,6 @@ import (
 	"github.com/lockstep-zk/lockstep/internal/zkpath"
 )
 
-// This file is the queue core every later chapter is built on, in the
-// spirit of Curator's LockInternals, in the order of the recipe: acquire
-// joins the queue (join, with the container directory made when missing),
-// waits for its turn (waitTurn, in acquire.go: the lesson), which lists
-// the queue (list) and waits on one node (waitFor); remove deletes a node
-// of ours we no longer want. The hold is in hold.go. What the core does not
-// know is the rule that decides who holds the lock: that is a Rule, like
-// Curator's LockInternalsDriver.getsTheLock.
-
 // Node is one contender in the queue, as a Rule sees it.
 type Node struct {
 	Name string // its name in the lock directory: _c_<uuid>-lock-0000000007
@@ -40,8 +31,15 @@ type Node struct {
 type Rule func(queue []Node, ours int) (holds bool, watch string)
 
 // queue is one contender's access to a lock directory: the engine of every
-// lockstep lock. It keeps no state between acquisitions; each acquire
-// returns a hold.
+// lockstep lock, in the spirit of Curator's LockInternals. It keeps no
+// state between acquisitions; each acquire returns a hold. This file has
+// it in the order of the recipe: acquire joins the queue (join, with the
+// container directory made when missing), waits for its turn (waitTurn, in
+// acquire.go: the lesson), which lists the queue (list) and waits on one
+// node (waitFor); remove deletes a node of ours we no longer want. The
+// hold is in hold.go. What the core does not know is the rule that decides
+// who holds the lock: that is a Rule, like Curator's
+// LockInternalsDriver.getsTheLock.
 type queue struct {
 	s    *Session
 	dir  string

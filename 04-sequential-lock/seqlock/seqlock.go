@@ -11,12 +11,12 @@
 // disappear when empty, a fencing token, and a Lost channel that tells the
 // holder when the lock is gone without Unlock.
 //
-// The package reads top to bottom in five files, as Curator's locks are
+// The package reads top to bottom in six files, as Curator's locks are
 // built: session.go (one ZooKeeper session, and how a hold on it is lost),
 // queue.go (the queue core: join, list, wait, remove — the engine every
 // lock runs), acquire.go (the lesson: waitTurn and the rule First), hold.go
-// (a hold, its fencing token, its loss and release), and this file, the
-// Mutex: the core with the rule First; options.go lists the Options.
+// (a hold, its fencing token, its loss and release), seqlock.go (the
+// Mutex: the core with the rule First) and options.go (the Options).
 // Every later chapter is a Mutex with its own Rule (NewWithRule): 05's
 // reader waits only for writers, 07's leader is the first candidate, 09's
 // semaphore lets n holders in.

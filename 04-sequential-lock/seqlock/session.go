@@ -15,16 +15,15 @@ import (
 	"github.com/lockstep-zk/lockstep/zkdial"
 )
 
-// The lock lives as long as the session. Our node is ephemeral: it dies
-// with the ZooKeeper session that created it, and with it our hold. So a
-// lock must know its session — how long the server waits before it
-// expires it (what it GRANTED, not what we asked: a stock server grants at
-// least 4 s), and whether the conn still has it. A Session is one
-// ZooKeeper session and knows both, for every lock built on it, as etcd's
-// concurrency.Session does for its locks.
-
 // A Session is one ZooKeeper client session and its conn. Build locks on
 // it (New(s, dir)); use Conn for requests of your own; Close it when done.
+//
+// A lock lives as long as its session: its node is ephemeral, and dies
+// with the session that created it. So the Session knows how long the
+// server waits before it expires the session (what it granted, not what
+// was asked: a stock server grants at least 4 s) and whether the conn
+// still has it, for every lock built on it, as etcd's concurrency.Session
+// does for its locks.
 //
 // It is one session from NewSession to its end: when the server expires
 // it (or Close ends it), every hold on it is lost (its Lost is closed),

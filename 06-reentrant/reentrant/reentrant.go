@@ -81,11 +81,11 @@ type lock interface {
 }
 
 // New returns a Mutex for the lock directory dir, with depth 0. Nothing is
-// sent to ZooKeeper until Lock. opts are chapter 04's: the observer of
+// sent to ZooKeeper until Lock. opts are seqlock's: the observer of
 // seqlock.WithObserver also hears an Info event for each re-entry and each
-// Unlock that only lowers the depth, and seqlock.WithoutDisconnectCheck is
-// the flaw TestReentryDuringAPartition measures (re-entry is then allowed
-// during a partition, after the server may have given the lock away).
+// Unlock that only lowers the depth; with seqlock.WithoutDisconnectCheck,
+// re-entry is allowed during a partition, after the server may have given
+// the lock away.
 func New(s *seqlock.Session, dir string, opts ...seqlock.Option) (*Mutex, error) {
 	lock, err := seqlock.New(s, dir, opts...)
 	if err != nil {

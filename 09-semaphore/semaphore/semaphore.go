@@ -92,9 +92,8 @@ func (s *Semaphore) leaseDir() string { return s.dir + "/leases" }
 // Revoke can ask. That is at most the n oldest lease nodes: a Curator
 // InterProcessSemaphoreV2 that waits for a lease creates its node first
 // and then waits, under the gate, for the count to fall to n, so while it
-// waits the directory holds n+1 nodes and the newest is a waiter's
-// (TestCuratorSemaphoreAndSemaphoreShareLeases, in interop/). Its reads
-// honour ctx, and are sent again if the connection drops under them while
+// waits the directory holds n+1 nodes and the newest is a waiter's. Its
+// reads honour ctx, and are sent again if the connection drops under them while
 // the session lives (seqlock.Participants).
 func (s *Semaphore) Holders(ctx context.Context) ([]string, error) {
 	ps, err := seqlock.Participants(ctx, s.conn, s.leaseDir()) // no directory: no lease was ever taken, or it was reaped
