@@ -84,8 +84,6 @@ func run(m *testing.M, atExit []func()) int {
 
 // ignoreLeaks are goroutines that belong to libraries, not to lockstep.
 var ignoreLeaks = []goleak.Option{
-	// An idle request worker waits a while for the next request (zkcall).
-	goleak.IgnoreTopFunction("github.com/lockstep-zk/lockstep/internal/zkcall.next"),
 	goleak.IgnoreTopFunction("github.com/rs/zerolog.(*syncWriter).Write"),
 	goleak.IgnoreAnyFunction("github.com/Shopify/toxiproxy/v2.(*Proxy).server"),
 	// A link of the test proxy that outlives a latency toxic and a cut
