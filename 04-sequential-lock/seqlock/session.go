@@ -1,7 +1,6 @@
 package seqlock
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/lockstep-zk/lockstep/internal/zkcall"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
+	"github.com/lockstep-zk/lockstep/internal/zkwire"
 	"github.com/lockstep-zk/lockstep/zkdial"
 )
 
@@ -81,7 +81,7 @@ func NewSession(ctx context.Context, servers []string, opts ...SessionOption) (*
 		o(&cfg)
 	}
 	s.onEvent = cfg.OnEvent
-	cfg.Dialer = readAhead(cfg.Dialer)
+	cfg.Dialer = zkwire.Dialer(cfg.Dialer, func(c net.Conn) net.Conn { return zkwire.ReadAhead(c, readBuffer) })
 	// The Session hears every state change on go-zookeeper's goroutine, in
 	// order; until Dial returns it only passes them on.
 	cfg.OnEvent = s.handle
@@ -104,37 +104,11 @@ func NewSession(ctx context.Context, servers []string, opts ...SessionOption) (*
 	return s, nil
 }
 
-// readAhead gives the conns base dials (nil: net.DialTimeout) a read
-// buffer. go-zookeeper reads every frame from the server in two reads, its
-// 4-byte length and then its body: on a bare TCP conn, two system calls.
-// Through the buffer the first read usually brings in the whole frame and
-// the second is a copy, which saves the client a system call per reply and
-// per notification. Nothing else changes: the buffer only ever holds bytes
-// the server sent, and a read that finds it empty reads the conn, under
-// the deadline go-zookeeper set on it.
-func readAhead(base zk.Dialer) zk.Dialer {
-	if base == nil {
-		base = net.DialTimeout
-	}
-	return func(network, address string, timeout time.Duration) (net.Conn, error) {
-		c, err := base(network, address, timeout)
-		if err != nil {
-			return nil, err
-		}
-		return &bufferedConn{Conn: c, r: bufio.NewReaderSize(c, readBuffer)}, nil
-	}
-}
-
-// readBuffer holds a few typical replies; a larger one (the listing of a
-// long queue) is read past the buffer, straight into go-zookeeper's.
+// readBuffer is the read buffer of the session's connections
+// (zkwire.ReadAhead: it saves the client a system call per reply and per
+// notification). It holds a few typical replies; a larger one (the listing
+// of a long queue) is read past the buffer, straight into go-zookeeper's.
 const readBuffer = 4096
-
-type bufferedConn struct {
-	net.Conn
-	r *bufio.Reader
-}
-
-func (c *bufferedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
 
 // Conn is the session's conn, for requests of your own.
 func (s *Session) Conn() *zk.Conn { return s.conn }

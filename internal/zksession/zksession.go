@@ -28,6 +28,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/lockstep-zk/lockstep/internal/zkwire"
 	"github.com/lockstep-zk/lockstep/zkdial"
 )
 
@@ -40,20 +41,11 @@ type Recorder struct {
 // NewRecorder returns a Recorder that has seen no ConnectResponse yet.
 func NewRecorder() *Recorder { return &Recorder{} }
 
-// Dialer wraps base (nil = net.DialTimeout) and reads the ConnectResponse frame of every (re)connect
-// (4-byte length, protocolVersion int32, timeOut int32, sessionId int64, passwd) to learn the granted timeout.
-// The bytes reach go-zookeeper unchanged.
+// Dialer wraps base (nil = net.DialTimeout) and reads the ConnectResponse
+// frame of every (re)connect to learn the granted timeout. The bytes reach
+// go-zookeeper unchanged.
 func (r *Recorder) Dialer(base zk.Dialer) zk.Dialer {
-	if base == nil {
-		base = net.DialTimeout
-	}
-	return func(network, address string, timeout time.Duration) (net.Conn, error) {
-		c, err := base(network, address, timeout)
-		if err != nil {
-			return nil, err
-		}
-		return &sniffConn{Conn: c, frame: connectFrame{granted: r.granted}}, nil
-	}
+	return zkwire.Dialer(base, func(c net.Conn) net.Conn { return zkwire.Tap(c, r.splitter(), nil) })
 }
 
 // Timeout is the session timeout the server granted at the last (re)connect
@@ -71,48 +63,20 @@ func (r *Recorder) granted(timeoutMs int32, sessionID int64) {
 	}
 }
 
-// sniffConn passes reads through, feeding them to frame until it has seen
-// the ConnectResponse (the first frame the server sends on a connection).
-type sniffConn struct {
-	net.Conn
-	frame connectFrame
-}
+// connectHead is the part of a ConnectResponse's body we read:
+// protocolVersion (int32), timeOut (int32, ms) and sessionId (int64), all
+// big-endian. The password and the read-only flag follow; we skip them.
+const connectHead = 4 + 4 + 8
 
-func (c *sniffConn) Read(p []byte) (int, error) {
-	n, err := c.Conn.Read(p)
-	if n > 0 && !c.frame.done {
-		c.frame.feed(p[:n])
-	}
-	return n, err
-}
-
-// connectHead is the part of a ConnectResponse we read: the 4-byte frame
-// length, protocolVersion (int32), timeOut (int32, ms) and sessionId (int64),
-// all big-endian. The password and the read-only flag follow; we skip them.
-const connectHead = 4 + 4 + 4 + 8
-
-// connectFrame collects the first connectHead bytes of a connection, however
-// the reads split them, then reports the grant once.
-type connectFrame struct {
-	buf     [connectHead]byte
-	n       int
-	done    bool
-	granted func(timeoutMs int32, sessionID int64)
-}
-
-func (f *connectFrame) feed(p []byte) {
-	f.n += copy(f.buf[f.n:], p)
-	if f.n < connectHead {
-		return
-	}
-	f.done = true
-	length := binary.BigEndian.Uint32(f.buf[0:4])
-	if length < connectHead-4 { // not a ConnectResponse: leave the grant unknown
-		return
-	}
-	timeout := int32(binary.BigEndian.Uint32(f.buf[8:12]))
-	session := int64(binary.BigEndian.Uint64(f.buf[12:20]))
-	f.granted(timeout, session)
+// splitter reads the first frame of a connection, the ConnectResponse, and
+// records its grant; then it stops listening.
+func (r *Recorder) splitter() *zkwire.Splitter {
+	return &zkwire.Splitter{Head: connectHead, Frame: func(_ int, head []byte) bool {
+		if len(head) == connectHead { // shorter: not a ConnectResponse, leave the grant unknown
+			r.granted(int32(binary.BigEndian.Uint32(head[4:8])), int64(binary.BigEndian.Uint64(head[8:16])))
+		}
+		return false
+	}}
 }
 
 // Auth is what a session authenticates as (zkdial.Auth).
