@@ -24,6 +24,21 @@ type Config = zkdial.Config
 // Option changes a Config (seqlock's SessionOption is one).
 type Option = zkdial.Option
 
+// A Session is what the harness (zktest, demo, scene) needs of a
+// chapter's session type; a *seqlock.Session is one. Nothing under
+// internal/ imports a chapter, so the harness names it by what it does.
+type Session interface {
+	Conn() *zk.Conn
+	Timeout() time.Duration
+	// Done is closed when the session ends: the server expired it, or
+	// Close. Nothing reopens it; a worker that must go on opens another.
+	Done() <-chan struct{}
+	Close()
+}
+
+// NewSession is a chapter's session constructor: seqlock.NewSession.
+type NewSession[S Session] func(ctx context.Context, servers []string, opts ...Option) (S, error)
+
 // Dialled is a conn Dial opened, with what the server granted it.
 type Dialled struct {
 	Conn   *zk.Conn

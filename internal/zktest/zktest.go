@@ -176,17 +176,12 @@ type dialInfo struct {
 	auth    *zksession.Auth
 }
 
-// A Session is what a chapter's session type offers the harness
-// (seqlock.Session is one): zktest cannot name it, for internal/ imports
-// no chapter.
-type Session interface {
-	Conn() *zk.Conn
-	Timeout() time.Duration
-	Close()
-}
-
-// NewSession is a chapter's session constructor (seqlock.NewSession).
-type NewSession[S Session] func(ctx context.Context, servers []string, opts ...zksession.Option) (S, error)
+// A Session is a chapter's session (zksession.Session: seqlock.Session is
+// one), and NewSession its constructor.
+type (
+	Session               = zksession.Session
+	NewSession[S Session] = zksession.NewSession[S]
+)
 
 // DialSession opens a session with newSession on the package's server,
 // asking for zkconn.DefaultSessionTimeout with ZK_AUTH's credentials unless
