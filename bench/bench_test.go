@@ -14,7 +14,6 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 	"github.com/lockstep-zk/lockstep/internal/zkwire"
@@ -58,7 +57,7 @@ func TestWireCountsWhatTheClientSends(t *testing.T) {
 	t.Run("one request per call and one notification per fired watch, the session's pings not at all", func(t *testing.T) {
 		w := newWire()
 		// 400 ms is the server's minimum: go-zookeeper pings every ~130 ms.
-		conn := zktest.ConnectTimeout(t, 400*time.Millisecond, zkconn.WithDialer(w.dialer()))
+		conn := zktest.ConnectTimeout(t, 400*time.Millisecond, zksession.WithDialer(w.dialer()))
 		checkOneOfEach(t, conn, w)
 	})
 }

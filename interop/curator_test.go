@@ -18,7 +18,7 @@ import (
 	"github.com/lockstep-zk/lockstep/07-leader/leader"
 	"github.com/lockstep-zk/lockstep/09-semaphore/semaphore"
 	"github.com/lockstep-zk/lockstep/internal/jvm"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
@@ -140,7 +140,7 @@ func startCurator(t *testing.T) *curator {
 	if compiled.err != nil {
 		t.Fatal(compiled.err)
 	}
-	session := strconv.FormatInt(zkconn.DefaultSessionTimeout.Milliseconds(), 10)
+	session := strconv.FormatInt(zksession.DefaultTimeout.Milliseconds(), 10)
 	proc, err := compiled.prog.Start("Curator", strings.Join(zktest.Servers(t), ","), session)
 	if err != nil {
 		t.Fatal(err)

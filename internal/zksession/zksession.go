@@ -12,9 +12,11 @@
 //	d.Timeout() // what the server granted, e.g. 4s for an ask of 1s
 //
 // What the server granted travels with the dialled session (seqlock.Session
-// owns one), never in a table keyed by conn. The package imports only
-// go-zookeeper and the standard library: the lock packages a learner
-// imports use it too.
+// owns one), never in a table keyed by conn. Connect is Dial for a plain
+// conn with ZK_AUTH's credentials (chapters 01–03, the harness), and
+// Expire ends a session for real over a Link that can be cut. The package
+// imports only go-zookeeper, zkwire and zkdial: the lock packages a
+// learner imports use it too.
 package zksession
 
 import (

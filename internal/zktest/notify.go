@@ -8,7 +8,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/internal/zkwire"
 )
 
@@ -81,7 +81,7 @@ func syncAll() {
 }
 
 // withNotifyLog is the dial option that counts notifications.
-func withNotifyLog() func(*zk.Conn) { return zkconn.WithDialer(notifyDialer(nil)) }
+func withNotifyLog() func(*zk.Conn) { return zksession.WithDialer(notifyDialer(nil)) }
 
 // notifyDialer wraps base (nil: net.DialTimeout) so that its connections
 // count notifications.

@@ -40,7 +40,6 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/lockstep-zk/lockstep/internal/randhex"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zkproxy"
 	"github.com/lockstep-zk/lockstep/internal/zkserver"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
@@ -137,11 +136,11 @@ func Server(tb testing.TB) *zkserver.Server {
 // Servers is Server(tb).Servers.
 func Servers(tb testing.TB) []string { return Server(tb).Servers }
 
-// Connect opens a session with zkconn.DefaultSessionTimeout; it is closed
+// Connect opens a session with zksession.DefaultTimeout; it is closed
 // when the test ends.
 func Connect(tb testing.TB, opts ...func(*zk.Conn)) *zk.Conn {
 	tb.Helper()
-	return ConnectTimeout(tb, zkconn.DefaultSessionTimeout, opts...)
+	return ConnectTimeout(tb, zksession.DefaultTimeout, opts...)
 }
 
 // ConnectTimeout is Connect with a chosen session timeout.
@@ -155,7 +154,7 @@ func dial(tb testing.TB, servers []string, sessionTimeout time.Duration, opts ..
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	opts = append([]func(*zk.Conn){withNotifyLog()}, opts...)
-	d, err := zkconn.DialGranted(ctx, servers, sessionTimeout, opts...)
+	d, err := zksession.ConnectGranted(ctx, servers, sessionTimeout, opts...)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -184,7 +183,7 @@ type (
 )
 
 // DialSession opens a session with newSession on the package's server,
-// asking for zkconn.DefaultSessionTimeout with ZK_AUTH's credentials unless
+// asking for zksession.DefaultTimeout with ZK_AUTH's credentials unless
 // opts say otherwise, its connections counting notifications for Watched. It is closed when the test ends.
 func DialSession[S Session](tb testing.TB, newSession NewSession[S], opts ...zksession.Option) S {
 	tb.Helper()
@@ -207,11 +206,11 @@ func dialSession[S Session](tb testing.TB, servers []string, newSession NewSessi
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	auth, err := zkconn.AuthFromEnv()
+	auth, err := zksession.AuthFromEnv()
 	if err != nil {
 		tb.Fatal(err)
 	}
-	defaults := func(c *zksession.Config) { c.Timeout, c.Auth = zkconn.DefaultSessionTimeout, auth }
+	defaults := func(c *zksession.Config) { c.Timeout, c.Auth = zksession.DefaultTimeout, auth }
 	notify := func(c *zksession.Config) { c.Dialer = notifyDialer(c.Dialer) }
 	all := append(append([]zksession.Option{defaults}, opts...), notify)
 	s, err := newSession(ctx, servers, all...)
@@ -343,11 +342,11 @@ func Context(tb testing.TB) context.Context {
 func ExampleConn() *zk.Conn {
 	ctx, cancel := context.WithTimeout(context.Background(), Patience)
 	defer cancel()
-	conn, events, err := zkconn.Dial(ctx, ExampleServers(), zkconn.DefaultSessionTimeout)
+	conn, events, err := zksession.Connect(ctx, ExampleServers(), zksession.DefaultTimeout)
 	if err != nil {
 		panic(err)
 	}
-	go zkconn.Drain(events)
+	go zksession.Drain(events)
 	return conn
 }
 
