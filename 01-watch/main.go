@@ -35,7 +35,7 @@ import (
 
 	"github.com/lockstep-zk/lockstep/01-watch/watch"
 	"github.com/lockstep-zk/lockstep/internal/demo"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 )
 
 // program is the demo; the test compares what it prints with README.md.
@@ -163,7 +163,7 @@ func (l *lesson) nodeEvents(ctx context.Context) error {
 // client alone can be cut off long enough for the server to expire its session.
 func (l *lesson) sessionStates(ctx context.Context) error {
 	// The session events come on the channel zk.Connect returns; a callback
-	// sees the same events, including the first ones zkconn.Dial consumes.
+	// sees the same events, including the first ones zksession.Connect consumes.
 	var mu sync.Mutex
 	var states []zk.State
 	record := zk.WithEventCallback(func(ev zk.Event) {
@@ -204,7 +204,7 @@ func (l *lesson) sessionStates(ctx context.Context) error {
 	l.say("its link is cut for longer than the session timeout…")
 	expireCtx, cancel := context.WithTimeout(ctx, 3*timeout+time.Minute)
 	defer cancel()
-	if err := zkconn.Expire(expireCtx, link, client, timeout); err != nil {
+	if err := zksession.Expire(expireCtx, link, client, timeout); err != nil {
 		return fmt.Errorf("expire the session (granted %v): %w", timeout, err)
 	}
 	// The client learns of the expiry when it reconnects; wait until it has

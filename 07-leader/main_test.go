@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/lockstep-zk/lockstep/internal/demo"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
@@ -51,7 +51,7 @@ func TestACandidateWhoseSessionExpiresCampaignsAgainOnANewSession(t *testing.T) 
 			leader, follower = follower, leader
 		}
 		_, sess := follower.election()
-		if err := zkconn.Expire(ctx, follower.link, sess.Conn(), sess.Timeout()); err != nil {
+		if err := zksession.Expire(ctx, follower.link, sess.Conn(), sess.Timeout()); err != nil {
 			t.Errorf("expire %s's session: %v", follower.name, err)
 			return nil
 		}

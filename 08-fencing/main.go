@@ -35,7 +35,7 @@ import (
 	"github.com/lockstep-zk/lockstep/08-fencing/fencing"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/demo"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 )
 
 var verbose bool
@@ -147,7 +147,7 @@ func play(ctx context.Context, env *demo.Env, v variant, tl *demo.Timeline) (ver
 	defer link.Restore() // first: let client-A's goodbye through
 	// client-B keeps the default session timeout: only client-A's session
 	// is meant to expire.
-	sessB, err := demo.Dial(ctx, env, seqlock.NewSession, seqlock.WithSessionTimeout(zkconn.DefaultSessionTimeout))
+	sessB, err := demo.Dial(ctx, env, seqlock.NewSession, seqlock.WithSessionTimeout(zksession.DefaultTimeout))
 	if err != nil {
 		return verdict{}, err
 	}
@@ -159,12 +159,12 @@ func play(ctx context.Context, env *demo.Env, v variant, tl *demo.Timeline) (ver
 	// resource client, like a database client, reconnects and writes.
 	// client-A's goes over the same link: a paused process is silent on
 	// every connection it has.
-	resA, err := env.DialConnOver(ctx, link, zkconn.DefaultSessionTimeout)
+	resA, err := env.DialConnOver(ctx, link, zksession.DefaultTimeout)
 	if err != nil {
 		return verdict{}, err
 	}
 	defer resA.Close()
-	resB, err := env.DialTimeout(ctx, zkconn.DefaultSessionTimeout)
+	resB, err := env.DialTimeout(ctx, zksession.DefaultTimeout)
 	if err != nil {
 		return verdict{}, err
 	}

@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lockstep-zk/lockstep/09-semaphore/internal/leaselock"
 	"github.com/lockstep-zk/lockstep/09-semaphore/semaphore"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/contend"
@@ -104,7 +105,7 @@ func run(ctx context.Context, env *demo.Env) error {
 		return err
 	}
 	s, err := semaphore.New(sess, env.Path, leases, semaphore.WithRevocable(),
-		seqlock.WithObserver(event.Observer(tl.Observe).WithOwner("worker-1")))
+		semaphore.WithLockOptions(seqlock.WithObserver(event.Observer(tl.Observe).WithOwner("worker-1"))))
 	if err != nil {
 		return err
 	}
@@ -150,12 +151,12 @@ func work(ctx context.Context, env *demo.Env, tl *demo.Timeline, name string, he
 			return err
 		}
 		s, err := semaphore.New(sess, env.Path, leases,
-			seqlock.WithObserver(event.Observer(tl.Observe).WithOwner(name)), seqlock.WithData([]byte(name)))
+			semaphore.WithLockOptions(seqlock.WithObserver(event.Observer(tl.Observe).WithOwner(name)), seqlock.WithData([]byte(name))))
 		if err != nil {
 			sess.Close()
 			return err
 		}
-		_, err = contend.Loop(ctx, s.Holder(), rounds-taken, func(ctx context.Context) error {
+		_, err = contend.Loop(ctx, leaselock.New(s), rounds-taken, func(ctx context.Context) error {
 			now := held.Enter()
 			defer held.Leave()
 			tl.Say(name, "holds a lease: %d of %d out", now, leases)

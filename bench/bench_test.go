@@ -14,9 +14,9 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
+	"github.com/lockstep-zk/lockstep/internal/zkwire"
 )
 
 func TestMain(m *testing.M) { zktest.Main(m) }
@@ -32,18 +32,18 @@ func TestFrames(t *testing.T) {
 		}
 		stream = append(stream, b...)
 	}
-	frame(0, 0, 0, 0, 0)   // the connect request: not a request of any lock
-	frame(1, 1, 7, 7)      // xid 1, create, and some body
-	frame(-2, opPing)      // a ping
-	frame(2, 2)            // xid 2, delete
-	frame(3, opSetWatches) // setWatches after a reconnect
+	frame(0, 0, 0, 0, 0)          // the connect request: not a request of any lock
+	frame(1, 1, 7, 7)             // xid 1, create, and some body
+	frame(-2, zkwire.OpPing)      // a ping
+	frame(2, 2)                   // xid 2, delete
+	frame(3, zkwire.OpSetWatches) // setWatches after a reconnect
 
 	for _, chunk := range []int{len(stream), 1, 3, 5} {
 		t.Run("frames split every "+strconv.Itoa(chunk)+" bytes are counted once each, pings and setWatches not at all", func(t *testing.T) {
 			w := newWire()
-			f := frames{head: 8, frame: func(h []byte) { w.request(int32(binary.BigEndian.Uint32(h[4:8]))) }}
+			f := w.requests()
 			for p := stream; len(p) > 0; p = p[min(chunk, len(p)):] {
-				f.feed(p[:min(chunk, len(p))])
+				f.Feed(p[:min(chunk, len(p))])
 			}
 			got := w.snapshot().byName()
 			if len(got) != 2 || got["create"] != 1 || got["delete"] != 1 {
@@ -57,7 +57,7 @@ func TestWireCountsWhatTheClientSends(t *testing.T) {
 	t.Run("one request per call and one notification per fired watch, the session's pings not at all", func(t *testing.T) {
 		w := newWire()
 		// 400 ms is the server's minimum: go-zookeeper pings every ~130 ms.
-		conn := zktest.ConnectTimeout(t, 400*time.Millisecond, zkconn.WithDialer(w.dialer()))
+		conn := zktest.ConnectTimeout(t, 400*time.Millisecond, zksession.WithDialer(w.dialer()))
 		checkOneOfEach(t, conn, w)
 	})
 }

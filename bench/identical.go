@@ -19,7 +19,7 @@ import (
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/internal/randhex"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/internal/znode"
 )
 
@@ -92,7 +92,7 @@ func openGozk(ctx context.Context, servers []string, timeout time.Duration, dir 
 		if err := awaitSession(ctx, events); err != nil {
 			return nil, closeAll, fmt.Errorf("connect %d of %d: %w", i+1, n, err)
 		}
-		go zkconn.Drain(events)
+		go zksession.Drain(events)
 		ls = append(ls, gozkLock{zk.NewLock(conn, dir, zk.WorldACL(zk.PermAll))})
 	}
 	return ls, closeAll, nil

@@ -42,8 +42,8 @@ import (
 	"github.com/lockstep-zk/lockstep/internal/demo"
 	"github.com/lockstep-zk/lockstep/internal/jvm"
 	"github.com/lockstep-zk/lockstep/internal/randhex"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zkserver"
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/internal/znode"
 )
 
@@ -270,12 +270,12 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "bench:", err)
 		return 1
 	}
-	admin, events, err := zkconn.Dial(ctx, servers, cfg.session)
+	admin, events, err := zksession.Connect(ctx, servers, cfg.session)
 	if err != nil {
 		fmt.Fprintln(stderr, "bench:", err)
 		return 1
 	}
-	go zkconn.Drain(events)
+	go zksession.Drain(events)
 	defer admin.Close()
 	b := &bench{servers: servers, admin: admin, base: "/lockstep-bench-" + randhex.String(4),
 		session: cfg.session, hold: cfg.hold, curatorSkip: curatorSkip}

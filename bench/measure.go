@@ -14,7 +14,6 @@ import (
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/internal/contend"
 	"github.com/lockstep-zk/lockstep/internal/randhex"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/internal/znode"
 )
@@ -143,7 +142,7 @@ func (b *bench) measure(ctx context.Context, s spec, budget time.Duration) (x sa
 // sessions opened so far are returned with an error too, to be closed.
 func (b *bench) openSessions(ctx context.Context, n int, w *wire) ([]*seqlock.Session, error) {
 	opts := []seqlock.SessionOption{seqlock.WithSessionTimeout(b.session), zksession.DialWith(w.dialer())}
-	auth, err := zkconn.AuthFromEnv()
+	auth, err := zksession.AuthFromEnv()
 	if err != nil {
 		return nil, err
 	}

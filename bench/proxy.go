@@ -1,15 +1,16 @@
 package main
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
 	"sync"
+
+	"github.com/lockstep-zk/lockstep/internal/zkwire"
 )
 
 // countingProxy counts a client the bench cannot wrap: Curator runs in a
-// JVM, so its sessions cannot be dialled through countingConn. Instead the
+// JVM, so its sessions cannot be dialled through the wire's dialer. Instead the
 // JVM connects to this proxy, which forwards every byte to one ZooKeeper
 // server and feeds both directions to a wire, with the same framing rules:
 // a client → server frame is a request, a server → client frame with xid
@@ -56,10 +57,8 @@ func (p *countingProxy) accept() {
 			return
 		}
 		p.wg.Add(2)
-		out := &frames{head: 8, frame: func(h []byte) { p.w.request(int32(binary.BigEndian.Uint32(h[4:8]))) }}
-		in := &frames{head: 4, frame: func(h []byte) { p.w.reply(int32(binary.BigEndian.Uint32(h[0:4]))) }}
-		go p.pipe(server, client, out)
-		go p.pipe(client, server, in)
+		go p.pipe(server, client, p.w.requests())
+		go p.pipe(client, server, p.w.replies())
 	}
 }
 
@@ -81,13 +80,13 @@ func (p *countingProxy) track(a, b net.Conn) bool {
 // the bytes are out the answer can come back, and a count taken after the
 // write could be missing when the bench reads the counters. When either
 // side ends, both do.
-func (p *countingProxy) pipe(dst, src net.Conn, f *frames) {
+func (p *countingProxy) pipe(dst, src net.Conn, f *zkwire.Splitter) {
 	defer p.wg.Done()
 	buf := make([]byte, 64<<10)
 	for {
 		n, err := src.Read(buf)
 		if n > 0 {
-			f.feed(buf[:n])
+			f.Feed(buf[:n])
 			if _, werr := dst.Write(buf[:n]); werr != nil {
 				err = errors.Join(err, werr)
 			}

@@ -5,9 +5,10 @@ import (
 	"net"
 	"strconv"
 	"sync"
-	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/lockstep-zk/lockstep/internal/zkwire"
 )
 
 // Counting at the wire is the only way to count every lock the same way:
@@ -21,12 +22,6 @@ import (
 //     one request, except ping (11) and the setWatches (101) a client sends
 //     after a reconnect, which no lock asked for;
 //   - server → client, a frame whose xid is -1 is a watch notification.
-
-const (
-	opPing       = 11
-	opSetWatches = 101
-	xidWatch     = -1
-)
 
 // opNames name the opcodes the locks send as package event names them
 // (create, delete, exists, get, set, children, multi), and the two Curator
@@ -97,7 +92,7 @@ func (w *wire) snapshot() wireCount {
 }
 
 func (w *wire) request(op int32) {
-	if op == opPing || op == opSetWatches {
+	if op == zkwire.OpPing || op == zkwire.OpSetWatches {
 		return
 	}
 	w.mu.Lock()
@@ -106,7 +101,7 @@ func (w *wire) request(op int32) {
 }
 
 func (w *wire) reply(xid int32) {
-	if xid != xidWatch {
+	if xid != zkwire.XidWatch {
 		return
 	}
 	w.mu.Lock()
@@ -116,84 +111,27 @@ func (w *wire) reply(xid int32) {
 
 // dialer is a zk.Dialer whose connections report to w.
 func (w *wire) dialer() zk.Dialer {
-	return func(network, address string, timeout time.Duration) (net.Conn, error) {
-		c, err := net.DialTimeout(network, address, timeout)
-		if err != nil {
-			return nil, err
+	return zkwire.Dialer(nil, func(c net.Conn) net.Conn { return zkwire.Tap(c, w.replies(), w.requests()) })
+}
+
+// requests splits what the client sends: after the handshake, each frame
+// starts with xid int32 and opcode int32.
+func (w *wire) requests() *zkwire.Splitter {
+	return &zkwire.Splitter{Head: 8, Frame: func(index int, h []byte) bool {
+		if index > 0 && len(h) == 8 {
+			w.request(int32(binary.BigEndian.Uint32(h[4:8])))
 		}
-		return &countingConn{
-			Conn: c,
-			out:  frames{head: 8, frame: func(h []byte) { w.request(int32(binary.BigEndian.Uint32(h[4:8]))) }},
-			in:   frames{head: 4, frame: func(h []byte) { w.reply(int32(binary.BigEndian.Uint32(h[0:4]))) }},
-		}, nil
-	}
+		return true
+	}}
 }
 
-// countingConn feeds what is written to out and what is read to in.
-type countingConn struct {
-	net.Conn
-	wmu, rmu sync.Mutex
-	out, in  frames
-}
-
-// Write counts before it writes: once the bytes are out, the reply can
-// come back and the caller return before Write does, and a count taken
-// after Write would miss the request.
-func (c *countingConn) Write(p []byte) (int, error) {
-	c.wmu.Lock()
-	c.out.feed(p)
-	c.wmu.Unlock()
-	return c.Conn.Write(p)
-}
-
-func (c *countingConn) Read(p []byte) (int, error) {
-	n, err := c.Conn.Read(p)
-	c.rmu.Lock()
-	c.in.feed(p[:n])
-	c.rmu.Unlock()
-	return n, err
-}
-
-// frames splits one direction of a connection into ZooKeeper frames,
-// however the bytes arrive, and calls frame with the first head bytes of
-// each frame's body (every frame after the first, the connect handshake).
-type frames struct {
-	head  int          // body bytes frame wants: 8 (xid, opcode) or 4 (xid)
-	frame func([]byte) // called once per frame after the first
-
-	seen   int     // frames started so far
-	lenBuf [4]byte // the length prefix being read
-	lenN   int     // bytes of lenBuf filled
-	body   int     // body bytes still to come in the current frame
-	hdr    []byte  // the start of the current body, up to head bytes
-}
-
-func (f *frames) feed(p []byte) {
-	for len(p) > 0 {
-		if f.body == 0 {
-			// Reading the 4-byte length of the next frame.
-			k := copy(f.lenBuf[f.lenN:], p)
-			f.lenN += k
-			p = p[k:]
-			if f.lenN < 4 {
-				return
-			}
-			f.lenN = 0
-			f.body = int(binary.BigEndian.Uint32(f.lenBuf[:]))
-			f.hdr = f.hdr[:0]
-			f.seen++
-			if f.body == 0 {
-				continue
-			}
+// replies splits what the server sends: after the handshake, each frame
+// starts with xid int32.
+func (w *wire) replies() *zkwire.Splitter {
+	return &zkwire.Splitter{Head: 4, Frame: func(index int, h []byte) bool {
+		if index > 0 && len(h) == 4 {
+			w.reply(int32(binary.BigEndian.Uint32(h)))
 		}
-		k := min(len(p), f.body)
-		if want := f.head - len(f.hdr); want > 0 {
-			f.hdr = append(f.hdr, p[:min(k, want)]...)
-			if len(f.hdr) == f.head && f.seen > 1 {
-				f.frame(f.hdr)
-			}
-		}
-		f.body -= k
-		p = p[k:]
-	}
+		return true
+	}}
 }

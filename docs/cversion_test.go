@@ -9,8 +9,8 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/internal/randhex"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zkserver"
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/internal/znode"
 )
 
@@ -29,11 +29,11 @@ func TestTheSequenceSuffixCountsCreatesAndCversionCountsDeletesToo(t *testing.T)
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn, evs, err := zkconn.Dial(ctx, srv.Servers, zkconn.DefaultSessionTimeout)
+	conn, evs, err := zksession.Connect(ctx, srv.Servers, zksession.DefaultTimeout)
 	if err != nil {
 		t.Fatal(err)
 	}
-	go zkconn.Drain(evs)
+	go zksession.Drain(evs)
 	t.Cleanup(conn.Close)
 	dir := "/cversion-" + randhex.String(4)
 	if _, err := conn.Create(dir, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {

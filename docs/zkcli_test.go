@@ -22,8 +22,8 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/internal/randhex"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zkserver"
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/internal/znode"
 )
 
@@ -331,11 +331,11 @@ func findZkCli() string {
 
 func newChroot(ctx context.Context, t *testing.T, servers []string) string {
 	t.Helper()
-	conn, evs, err := zkconn.Dial(ctx, servers, zkconn.DefaultSessionTimeout)
+	conn, evs, err := zksession.Connect(ctx, servers, zksession.DefaultTimeout)
 	if err != nil {
 		t.Fatal(err)
 	}
-	go zkconn.Drain(evs)
+	go zksession.Drain(evs)
 	t.Cleanup(conn.Close)
 	chroot := "/zkcli-" + randhex.String(4)
 	if _, err := conn.Create(chroot, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {

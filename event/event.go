@@ -60,8 +60,13 @@ type Event struct {
 	Token  int64 // fencing token, for Acquired
 }
 
-// Observer receives events. It is called synchronously by the lock, so it
-// must be quick and must not call back into the lock.
+// Observer receives events. The lock calls it synchronously, on the
+// goroutine of the call the event is part of (Lock, Unlock, …), so it must
+// be quick and must not call back into the lock: while it runs, that call
+// waits. The one exception is a hold lost while held (Lost), which is told
+// from a goroutine of its own; an Unlock of that hold then waits until the
+// observer has heard of the loss. So an Observer that blocks blocks Lock
+// and Unlock, Unlock of a lost hold included.
 type Observer func(Event)
 
 // Emit calls o with e, filling in the time. A nil Observer is allowed, so

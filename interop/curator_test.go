@@ -18,7 +18,7 @@ import (
 	"github.com/lockstep-zk/lockstep/07-leader/leader"
 	"github.com/lockstep-zk/lockstep/09-semaphore/semaphore"
 	"github.com/lockstep-zk/lockstep/internal/jvm"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
@@ -82,7 +82,7 @@ func lockstepLock(t *testing.T, kind, dir string, n int, id string) locker {
 	case "semaphore":
 		var s *semaphore.Semaphore
 		if s, err = semaphore.New(sess, dir, n); err == nil {
-			l = leaseHolder{s.Holder(), s}
+			l = &leaseHolder{s: s}
 		}
 	default:
 		err = fmt.Errorf("no lock of kind %q", kind)
@@ -103,12 +103,19 @@ type candidate struct {
 func (c *candidate) Lock(ctx context.Context) error   { return c.e.Campaign(ctx, c.id) }
 func (c *candidate) Unlock(ctx context.Context) error { return c.e.Resign(ctx) }
 
-// leaseHolder is a chapter 09 Holder that keeps its Semaphore, to ask it
-// for Holders.
+// leaseHolder is a chapter 09 Semaphore as a locker: Lock acquires a
+// lease, Unlock releases it. The Semaphore answers Holders.
 type leaseHolder struct {
-	*semaphore.Holder
-	s *semaphore.Semaphore
+	s     *semaphore.Semaphore
+	lease *semaphore.Lease
 }
+
+func (h *leaseHolder) Lock(ctx context.Context) (err error) {
+	h.lease, err = h.s.Acquire(ctx)
+	return err
+}
+
+func (h *leaseHolder) Unlock(ctx context.Context) error { return h.lease.Release(ctx) }
 
 // curator is the JVM of one test.
 type curator struct {
@@ -133,7 +140,7 @@ func startCurator(t *testing.T) *curator {
 	if compiled.err != nil {
 		t.Fatal(compiled.err)
 	}
-	session := strconv.FormatInt(zkconn.DefaultSessionTimeout.Milliseconds(), 10)
+	session := strconv.FormatInt(zksession.DefaultTimeout.Milliseconds(), 10)
 	proc, err := compiled.prog.Start("Curator", strings.Join(zktest.Servers(t), ","), session)
 	if err != nil {
 		t.Fatal(err)
@@ -569,7 +576,7 @@ func TestCuratorSemaphoreAndSemaphoreShareLeases(t *testing.T) {
 		// newest, for a lease that is out.
 		cur.send(t, "acquire j1 %s", check)
 		leases := waitChildren(t, admin, dir+"/leases", n+1, cur.inbox("j1"))
-		holders, err := g0.(leaseHolder).s.Holders(ctx)
+		holders, err := g0.(*leaseHolder).s.Holders(ctx)
 		must(t, "Holders", err)
 		newest := slices.MaxFunc(leases, func(a, b string) int { return strings.Compare(a[len(a)-10:], b[len(b)-10:]) })
 		if len(holders) != n || slices.Contains(holders, dir+"/leases/"+newest) {

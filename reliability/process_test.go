@@ -22,7 +22,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/event"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
@@ -82,7 +82,7 @@ func childMain(role string) int {
 	// znode through a client of its own, as it would write a database. Its
 	// lock's Session ends with the expiry (its conn is closed: a ZooKeeper
 	// handle is dead after Expired), its resource client does not.
-	res, _, err := zkconn.Dial(ctx, []string{os.Getenv(childZKEnv)}, resourceSession)
+	res, _, err := zksession.Connect(ctx, []string{os.Getenv(childZKEnv)}, resourceSession)
 	if err != nil {
 		return fail("resource client: %v", err)
 	}

@@ -21,8 +21,8 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/event"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zkproxy"
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
@@ -277,7 +277,7 @@ func (sk *soakKind) spawn(t *testing.T, ctx context.Context) {
 		proxy.Close()
 		t.Fatal(err)
 	}
-	res, _, err := zkconn.Dial(dctx, []string{proxy.Addr()}, soakSession)
+	res, _, err := zksession.Connect(dctx, []string{proxy.Addr()}, soakSession)
 	if err != nil {
 		sess.Close()
 		proxy.Close()

@@ -38,7 +38,7 @@ import (
 	semaphorescene "github.com/lockstep-zk/lockstep/09-semaphore/scene"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/scene"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/visualizer/tui"
 	"github.com/lockstep-zk/lockstep/visualizer/world"
 )
@@ -75,7 +75,7 @@ func main() {
 		first, last, strings.TrimLeft(first, "0"), strings.TrimLeft(last, "0")))
 	flag.IntVar(&o.Workers, "workers", 5, "workers, each with its own session")
 	flag.DurationVar(&cfg.Hold, "hold", 300*time.Millisecond, "time each holder keeps the lock")
-	flag.DurationVar(&cfg.Session, "session", zkconn.DefaultSessionTimeout, "ZooKeeper session timeout")
+	flag.DurationVar(&cfg.Session, "session", zksession.DefaultTimeout, "ZooKeeper session timeout")
 	flag.StringVar(&cfg.Base, "path", "", "znode under which each chapter gets its own (default: a root of this run's own, /lockstep/visualizer/run-…, deleted on the way out)")
 	flag.BoolVar(&persistent, "persistent", false, "chapter 02: use the persistent lock node (a killed holder leaves it stuck)")
 	flag.StringVar(&o.Script, "script", "", `keys to press at given times, e.g. "2s:k,6s:e"`)

@@ -20,7 +20,7 @@ import (
 	"github.com/lockstep-zk/lockstep/internal/demo"
 	"github.com/lockstep-zk/lockstep/internal/randhex"
 	"github.com/lockstep-zk/lockstep/internal/scene"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/internal/znode"
 )
 
@@ -135,12 +135,12 @@ func restoreTerminal(saved string) {
 func removeRun(servers []string, base string, own bool, scenes []scene.Scene) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	conn, events, err := zkconn.Dial(ctx, servers, zkconn.DefaultSessionTimeout)
+	conn, events, err := zksession.Connect(ctx, servers, zksession.DefaultTimeout)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	go zkconn.Drain(events)
+	go zksession.Drain(events)
 	if !own {
 		var errs []error
 		for _, s := range scenes {

@@ -19,7 +19,6 @@ import (
 
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/scene"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
 )
 
@@ -41,7 +40,7 @@ func New() scene.Scene {
 		Leaf:   "config",
 		Watch:  true,
 		Setup: func(_ context.Context, admin *zk.Conn, path string) error {
-			auth, err := zkconn.AuthFromEnv() // the visualizer's sessions authenticate with ZK_AUTH
+			auth, err := zksession.AuthFromEnv() // the visualizer's sessions authenticate with ZK_AUTH
 			if err != nil {
 				return err
 			}

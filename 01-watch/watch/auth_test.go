@@ -12,7 +12,7 @@ import (
 )
 
 // The identity the protected node is made for. Not ZK_AUTH's: the course's
-// own ZK_AUTH (internal/zkconn) may be set while these tests run, and every
+// own ZK_AUTH (internal/zksession) may be set while these tests run, and every
 // session zktest opens then carries it too.
 const ownerUser, ownerPassword = "lockstep-01-owner", "right"
 

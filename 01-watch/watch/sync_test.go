@@ -5,7 +5,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
@@ -39,11 +39,11 @@ func TestAfterSyncAReaderSeesTheWriteItWasToldAbout(t *testing.T) {
 	// One address each: zk.Connect would otherwise pick a member at random.
 	dial := func(member int) *zk.Conn {
 		t.Helper()
-		conn, events, err := zkconn.Dial(ctx, []string{ens.Servers[member]}, zkconn.DefaultSessionTimeout)
+		conn, events, err := zksession.Connect(ctx, []string{ens.Servers[member]}, zksession.DefaultTimeout)
 		if err != nil {
 			t.Fatal(err)
 		}
-		go zkconn.Drain(events)
+		go zksession.Drain(events)
 		t.Cleanup(conn.Close)
 		return conn
 	}

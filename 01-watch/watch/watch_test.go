@@ -16,8 +16,8 @@ import (
 
 	"github.com/lockstep-zk/lockstep/01-watch/watch"
 	"github.com/lockstep-zk/lockstep/event"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zkpath"
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
@@ -521,12 +521,12 @@ func TestLoop(t *testing.T) {
 func ExampleLoop() {
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
-	conn, events, err := zkconn.Dial(ctx, zktest.ExampleServers(), zkconn.DefaultSessionTimeout)
+	conn, events, err := zksession.Connect(ctx, zktest.ExampleServers(), zksession.DefaultTimeout)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	go zkconn.Drain(events)
+	go zksession.Drain(events)
 	defer conn.Close()
 	dir, err := conn.Create("/example-loop-", nil, zk.FlagSequence, zk.WorldACL(zk.PermAll))
 	if err != nil {

@@ -5,11 +5,6 @@ package seqlock
 
 import "context"
 
-// This file is the lesson: steps 2 to 4 of the recipe (waitTurn) and the
-// mutex's rule (First). acquire, in queue.go, is the loop around them: it
-// joins the queue (step 1), calls waitTurn, and queues up again or gives
-// up when waitTurn returns an error.
-
 // First is the mutex's rule: the lowest node holds the lock, and everyone
 // else watches only the node just before its own. When that node goes away
 // exactly one client wakes up — this is what kills the herd of chapter 03.
@@ -20,8 +15,11 @@ func First(queue []Node, ours int) (bool, string) {
 	return false, queue[ours-1].Name
 }
 
-// waitTurn runs steps 2 to 4 for our node until the rule says we hold the
-// lock, and returns our hold.
+// waitTurn runs steps 2 to 4 of the recipe for our node until the rule
+// says we hold the lock, and returns our hold. With First above, it is the
+// lesson of this file. acquire, in queue.go, is the loop around it: it
+// joins the queue (step 1), calls waitTurn, and queues up again or gives
+// up when waitTurn returns an error.
 func (q *queue) waitTurn(ctx context.Context, node string, wait bool) (*hold, error) {
 	for {
 		queue, ours, pzxid, err := q.list(ctx, node) // step 2

@@ -164,7 +164,7 @@ func (h *hold) release(ctx context.Context) error {
 		h.lose("the conn was closed: our session, and our node with it, are gone")
 		err = nil
 	}
-	if err != nil && q.remove(h.node) {
+	if err != nil && mayStillLand(err) && q.remove(h.node) == nil {
 		// We could not say whether the delete landed (ctx ended, the
 		// connection dropped), but remove made sure of it. (If it is still
 		// trying, it keeps at it in the background.)
@@ -176,7 +176,7 @@ func (h *hold) release(ctx context.Context) error {
 	}
 	q.emit(event.Released, "", h.node, "")
 	if err != nil {
-		return fmt.Errorf("seqlock: unlock %s: delete: %w", h.node, err)
+		return fmt.Errorf("seqlock: unlock %s: delete: %w", h.node, q.s.explain(err))
 	}
 	return nil
 }

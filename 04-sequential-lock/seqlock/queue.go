@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -15,15 +16,6 @@ import (
 	"github.com/lockstep-zk/lockstep/internal/zkcall"
 	"github.com/lockstep-zk/lockstep/internal/zkpath"
 )
-
-// This file is the queue core every later chapter is built on, in the
-// spirit of Curator's LockInternals, in the order of the recipe: acquire
-// joins the queue (join, with the container directory made when missing),
-// waits for its turn (waitTurn, in acquire.go: the lesson), which lists
-// the queue (list) and waits on one node (waitFor); remove deletes a node
-// of ours we no longer want. The hold is in hold.go. What the core does not
-// know is the rule that decides who holds the lock: that is a Rule, like
-// Curator's LockInternalsDriver.getsTheLock.
 
 // Node is one contender in the queue, as a Rule sees it.
 type Node struct {
@@ -39,14 +31,21 @@ type Node struct {
 type Rule func(queue []Node, ours int) (holds bool, watch string)
 
 // queue is one contender's access to a lock directory: the engine of every
-// lockstep lock. It keeps no state between acquisitions; each acquire
-// returns a hold.
+// lockstep lock, in the spirit of Curator's LockInternals. It keeps no
+// state between acquisitions; each acquire returns a hold. This file has
+// it in the order of the recipe: acquire joins the queue (join, with the
+// container directory made when missing), waits for its turn (waitTurn, in
+// acquire.go: the lesson), which lists the queue (list) and waits on one
+// node (waitFor); remove deletes a node of ours we no longer want. The
+// hold is in hold.go. What the core does not know is the rule that decides
+// who holds the lock: that is a Rule, like Curator's
+// LockInternalsDriver.getsTheLock.
 type queue struct {
 	s    *Session
 	dir  string
 	name string // what comes between the protection prefix and the sequence: "lock-"
 	rule Rule
-	opts options
+	opts Options
 }
 
 func newQueue(s *Session, dir, name string, rule Rule, opts []Option) (*queue, error) {
@@ -118,7 +117,9 @@ func (q *queue) acquire(ctx context.Context, wait bool) (*hold, error) {
 		case errors.Is(err, errNodeGone):
 			continue // our place is gone: queue up again
 		}
-		q.remove(node)
+		if rerr := q.remove(node); rerr != nil && !errors.Is(rerr, errStillRemoving) {
+			return nil, fmt.Errorf("%w; and our node is left behind: %w", q.ended(err), rerr)
+		}
 		return nil, q.ended(err)
 	}
 }
@@ -172,11 +173,12 @@ func (q *queue) join(ctx context.Context) (string, error) {
 		q.emit(event.Request, "create", prefix, "")
 		undone := make(chan struct{})
 		node, err := q.s.calls.Create(ctx, prefix, q.opts.Data, zk.FlagEphemeral|zk.FlagSequence, q.opts.ACL, q.undo(prefix, undone))
-		if probe {
+		if probe != nil {
 			// Our create told whether the directory exists: settle it
 			// for the goroutines of this Session waiting in ensureDir.
-			probe = false
-			if derr := q.settleDir(ctx, err); derr != nil {
+			derr := q.settleDir(ctx, probe, err)
+			probe = nil
+			if derr != nil {
 				return "", derr
 			}
 			if errors.Is(err, zk.ErrNoNode) {
@@ -279,42 +281,91 @@ func (q *queue) findOurs(ctx context.Context, prefix string) (string, error) {
 // on a fresh directory would otherwise each fail a create, each create the
 // directory, and each create again.
 //
-// The first joiner of the Session is the probe (probe true): usually the
-// directory exists already (another Session made it), so it just sends its
-// create, and settleDir makes the directory only if that create said
-// ErrNoNode. The others wait for the probe's answer. Later joins skip all
-// this (Session.dirs); if the directory was reaped since, their create
-// fails with ErrNoNode and join creates it again.
-func (q *queue) ensureDir(ctx context.Context) (probe bool, err error) {
-	if v, ok := q.s.dirs.Load(q.dir); ok && isClosed(v.(chan struct{})) {
-		return false, nil // known: the usual case, no allocation
+// The first joiner is the probe (probe not nil): usually the directory
+// exists already (another Session made it), so it just sends its create,
+// and settleDir makes the directory only if that create said ErrNoNode,
+// then closes probe. The others wait for the probe's answer. Later joins
+// skip all this (Session.dirs); if the directory was reaped since, their
+// create fails with ErrNoNode and join creates it again.
+func (q *queue) ensureDir(ctx context.Context) (probe chan struct{}, err error) {
+	settled, probe := q.s.dirs.settled(q.dir)
+	if probe != nil || isClosed(settled) {
+		return probe, nil // the usual case: known, no allocation
 	}
-	settled := make(chan struct{})
-	if v, loaded := q.s.dirs.LoadOrStore(q.dir, settled); loaded {
-		select {
-		case <-v.(chan struct{}): // settled (or not: then our create says so)
-			return false, nil
-		case <-ctx.Done():
-			return false, ctx.Err()
-		}
+	select {
+	case <-settled: // settled (or not: then our create says so)
+		return nil, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
-	return true, nil
 }
 
 // settleDir ends the probe of ensureDir: created is what the probe's create
 // answered. ErrNoNode: make the directory now. Success: it exists. Anything
 // else says nothing; the next joiner probes again.
-func (q *queue) settleDir(ctx context.Context, created error) error {
-	v, _ := q.s.dirs.Load(q.dir)
-	defer close(v.(chan struct{}))
+func (q *queue) settleDir(ctx context.Context, probe chan struct{}, created error) error {
+	defer close(probe)
 	var err error
 	if errors.Is(created, zk.ErrNoNode) {
 		err = q.createDir(ctx)
 	}
 	if err != nil || (created != nil && !errors.Is(created, zk.ErrNoNode)) {
-		q.s.dirs.Delete(q.dir)
+		q.s.dirs.forget(q.dir, probe)
 	}
 	return err
+}
+
+// knownDirs is what a Session remembers of the lock directories its locks
+// joined (ensureDir): for each, a channel closed once the directory is
+// known to exist. It remembers at most maxKnownDirs settled ones: a
+// service that locks one directory per entity (/locks/orders/<id>) would
+// otherwise keep one entry per directory it ever used, for the Session's
+// life. Forgetting one costs nothing but a probe at its next join.
+type knownDirs struct {
+	mu   sync.Mutex
+	dirs map[string]chan struct{}
+}
+
+const maxKnownDirs = 256
+
+// settled returns the channel closed once dir is settled; if dir was not
+// known, it is a new one, also returned as probe: the caller is the probe.
+func (k *knownDirs) settled(dir string) (settled, probe chan struct{}) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if ch, ok := k.dirs[dir]; ok {
+		return ch, nil
+	}
+	if k.dirs == nil {
+		k.dirs = map[string]chan struct{}{}
+	}
+	if len(k.dirs) >= maxKnownDirs {
+		for d, ch := range k.dirs { // a map's order is random: forget one at random
+			if isClosed(ch) {
+				delete(k.dirs, d)
+				break
+			}
+		}
+	}
+	probe = make(chan struct{})
+	k.dirs[dir] = probe
+	return probe, probe
+}
+
+// forget drops dir if its entry is still probe's: the probe said nothing.
+func (k *knownDirs) forget(dir string, probe chan struct{}) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.dirs[dir] == probe {
+		delete(k.dirs, dir)
+	}
+}
+
+// len is how many directories k remembers.
+func (k *knownDirs) len() int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return len(k.dirs)
 }
 
 func isClosed(ch chan struct{}) bool {
@@ -434,35 +485,57 @@ func (q *queue) waitFor(ctx context.Context, watch string) error {
 // block the whole queue for as long as our session lives, so this is what
 // Curator calls a guaranteed delete: if the answer is "the connection
 // dropped", it keeps trying in the background until the delete succeeds,
-// the node is gone, or our session (and so the node) is over. The caller
-// waits at most cleanupWait; remove reports whether the node is known to be
-// gone by then (false: the delete is still being retried in the background).
-func (q *queue) remove(node string) (gone bool) {
-	done := make(chan struct{})
+// the node is gone, or our session (and so the node) is over. Any other
+// answer (ErrNoAuth: the directory's ACL does not let us delete) is the
+// server's, and asking again would get it again: remove gives up at once
+// and returns it. The caller waits at most cleanupWait; remove returns nil
+// if the node is known to be gone by then, errStillRemoving if the delete
+// is still being retried in the background.
+func (q *queue) remove(node string) error {
+	done := make(chan error, 1)
 	go func() {
-		defer close(done)
 		deadline := time.Now().Add(max(guaranteedDeleteFor, 2*q.s.timeout))
 		for q.s.alive() == nil && time.Now().Before(deadline) {
 			q.emit(event.Request, "delete", node, "")
 			err := q.s.conn.Delete(node, -1)
 			switch {
 			case err == nil, errors.Is(err, zk.ErrNoNode), errors.Is(err, zk.ErrClosing):
+				done <- nil
 				return
 			case errors.Is(err, zk.ErrConnectionClosed) && zkcall.Closed(context.Background(), q.s.conn):
 				// The conn was closed (it stays disconnected; a live one
 				// is connecting again within moments): the session is
 				// over, the node with it.
+				done <- nil
+				return
+			case !mayStillLand(err):
+				done <- fmt.Errorf("seqlock: delete %s: %w", node, q.s.explain(err))
 				return
 			}
 			time.Sleep(200 * time.Millisecond)
 		}
+		done <- nil // the session is over, the node with it (or we gave up: see guaranteedDeleteFor)
 	}()
 	select {
-	case <-done:
-		return true
+	case err := <-done:
+		return err
 	case <-time.After(cleanupWait):
-		return false
+		return errStillRemoving
 	}
+}
+
+// errStillRemoving: remove is still trying to delete the node in the
+// background.
+var errStillRemoving = errors.New("seqlock: still deleting our node in the background")
+
+// mayStillLand says whether a request that failed with err may have
+// reached the server, or may succeed if sent again: the connection dropped
+// (ErrConnectionClosed), go-zookeeper never sent it (ErrNoServer), or we
+// stopped waiting for the reply (ctx ended). Anything else is the server's
+// answer, and asking again gets it again.
+func mayStillLand(err error) bool {
+	return errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer) ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // guaranteedDeleteFor bounds remove's retries, with twice the granted

@@ -11,12 +11,12 @@
 // disappear when empty, a fencing token, and a Lost channel that tells the
 // holder when the lock is gone without Unlock.
 //
-// The package reads top to bottom in five files, as Curator's locks are
+// The package reads top to bottom in six files, as Curator's locks are
 // built: session.go (one ZooKeeper session, and how a hold on it is lost),
 // queue.go (the queue core: join, list, wait, remove — the engine every
 // lock runs), acquire.go (the lesson: waitTurn and the rule First), hold.go
-// (a hold, its fencing token, its loss and release), and this file, the
-// Mutex: the core with the rule First; options.go lists the Options.
+// (a hold, its fencing token, its loss and release), seqlock.go (the
+// Mutex: the core with the rule First) and options.go (the Options).
 // Every later chapter is a Mutex with its own Rule (NewWithRule): 05's
 // reader waits only for writers, 07's leader is the first candidate, 09's
 // semaphore lets n holders in.
@@ -60,9 +60,8 @@ var (
 	// ErrSessionClosed is returned by Lock and TryLock on a closed Session.
 	ErrSessionClosed = errors.New("seqlock: session closed")
 
-	// ErrNilConn is returned by the calls that take a plain *zk.Conn
-	// (Participants, and the later chapters' fencing.SetIfHeld and
-	// semaphore.Revoke) when it is nil.
+	// ErrNilConn is returned by Participants, and by any call that takes
+	// a plain *zk.Conn, when it is nil.
 	ErrNilConn = errors.New("seqlock: nil *zk.Conn")
 )
 
@@ -97,7 +96,11 @@ func NewWithRule(s *Session, dir, name string, rule Rule, opts ...Option) (*Mute
 
 // Lock blocks until this Mutex holds the lock or ctx ends. If ctx ends
 // first, Lock deletes its node (so it does not hold up the queue) and
-// returns ctx's error. It returns ErrAlreadyHeld while this Mutex holds
+// returns ctx's error. Making sure of that takes a round trip, and Lock may
+// return up to 5 s after ctx ends: when the connection is down, or ctx
+// ended while the create of our node was unanswered, it waits that long
+// for the answer, then leaves the clean-up to a goroutine that retries it
+// while the session lives. It returns ErrAlreadyHeld while this Mutex holds
 // the lock, is locking, or has lost a hold it has not Unlocked yet (a
 // second hold would leak: Unlock lets go of one), and ErrSessionExpired
 // once the server has expired its Session's session (ErrSessionClosed
@@ -111,7 +114,8 @@ func (m *Mutex) Lock(ctx context.Context) error {
 }
 
 // TryLock takes the lock if the rule lets us have it now, and returns
-// ErrLocked at once otherwise, leaving nothing behind.
+// ErrLocked at once otherwise, leaving nothing behind. Like Lock, it may
+// return up to 5 s after ctx ends.
 func (m *Mutex) TryLock(ctx context.Context) error {
 	if !m.slot.Begin() {
 		return ErrAlreadyHeld
@@ -123,8 +127,11 @@ func (m *Mutex) TryLock(ctx context.Context) error {
 // Unlock releases the lock by deleting our node; the next contender in
 // line is notified. It returns ErrNotHeld if this Mutex does not hold the
 // lock, and an error wrapping ErrLost if the hold was lost before Unlock
-// (it still deletes the node, in case it exists). The Mutex may Lock again
-// once Unlock has returned.
+// (it still deletes the node, in case it exists). If the delete's answer
+// is lost (the connection dropped, ctx ended), Unlock retries it for up to
+// 5 s, then leaves it to a goroutine that retries it while the session
+// lives. The Mutex may Lock again once Unlock has returned. Unlock calls
+// the Observer (WithObserver) on its own goroutine, and waits for it.
 func (m *Mutex) Unlock(ctx context.Context) error {
 	h, ok := m.slot.Take()
 	if !ok {

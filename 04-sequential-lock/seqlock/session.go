@@ -1,7 +1,6 @@
 package seqlock
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net"
@@ -12,18 +11,19 @@ import (
 
 	"github.com/lockstep-zk/lockstep/internal/zkcall"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
+	"github.com/lockstep-zk/lockstep/internal/zkwire"
+	"github.com/lockstep-zk/lockstep/zkdial"
 )
-
-// The lock lives as long as the session. Our node is ephemeral: it dies
-// with the ZooKeeper session that created it, and with it our hold. So a
-// lock must know its session — how long the server waits before it
-// expires it (what it GRANTED, not what we asked: a stock server grants at
-// least 4 s), and whether the conn still has it. A Session is one
-// ZooKeeper session and knows both, for every lock built on it, as etcd's
-// concurrency.Session does for its locks.
 
 // A Session is one ZooKeeper client session and its conn. Build locks on
 // it (New(s, dir)); use Conn for requests of your own; Close it when done.
+//
+// A lock lives as long as its session: its node is ephemeral, and dies
+// with the session that created it. So the Session knows how long the
+// server waits before it expires the session (what it granted, not what
+// was asked: a stock server grants at least 4 s) and whether the conn
+// still has it, for every lock built on it, as etcd's concurrency.Session
+// does for its locks.
 //
 // It is one session from NewSession to its end: when the server expires
 // it (or Close ends it), every hold on it is lost (its Lost is closed),
@@ -43,7 +43,7 @@ type Session struct {
 	timeout time.Duration
 	auth    *zksession.Auth // the credentials it was dialled with, nil if none
 	done    chan struct{}
-	dirs    sync.Map // lock directories made on this Session (queue.go: ensureDir)
+	dirs    knownDirs // lock directories this Session's locks joined (queue.go: ensureDir)
 	onEvent func(zk.Event)
 
 	mu     sync.Mutex
@@ -54,19 +54,20 @@ type Session struct {
 	armed  int // which disconnection the timer is for
 }
 
-// SessionOption configures a Session: WithSessionTimeout, WithDigest.
-type SessionOption = zksession.Option
+// A SessionOption configures a Session: WithSessionTimeout, WithDigest,
+// or any func(*zkdial.Config) of your own.
+type SessionOption = zkdial.Option
 
 // WithSessionTimeout asks the server for session timeout d (default 4 s).
 // The server grants what its configuration allows; Timeout says what.
 func WithSessionTimeout(d time.Duration) SessionOption {
-	return func(c *zksession.Config) { c.Timeout = d }
+	return func(c *zkdial.Config) { c.Timeout = d }
 }
 
 // WithDigest authenticates the session as user:password (ZooKeeper's
 // digest scheme). The nodes its locks create are then creator-only.
 func WithDigest(user, password string) SessionOption {
-	return func(c *zksession.Config) { c.Auth = &zksession.Auth{Scheme: "digest", User: user, Password: password} }
+	return func(c *zkdial.Config) { c.Auth = &zkdial.Auth{Scheme: "digest", User: user, Password: password} }
 }
 
 // NewSession dials servers and waits for the session: it returns once the
@@ -75,12 +76,12 @@ func WithDigest(user, password string) SessionOption {
 // not support one).
 func NewSession(ctx context.Context, servers []string, opts ...SessionOption) (*Session, error) {
 	s := &Session{done: make(chan struct{}), ended: newSignal(), silent: newSignal()}
-	var cfg zksession.Config
+	var cfg zkdial.Config
 	for _, o := range opts {
 		o(&cfg)
 	}
 	s.onEvent = cfg.OnEvent
-	cfg.Dialer = readAhead(cfg.Dialer)
+	cfg.Dialer = zkwire.Dialer(cfg.Dialer, func(c net.Conn) net.Conn { return zkwire.ReadAhead(c, readBuffer) })
 	// The Session hears every state change on go-zookeeper's goroutine, in
 	// order; until Dial returns it only passes them on.
 	cfg.OnEvent = s.handle
@@ -103,37 +104,11 @@ func NewSession(ctx context.Context, servers []string, opts ...SessionOption) (*
 	return s, nil
 }
 
-// readAhead gives the conns base dials (nil: net.DialTimeout) a read
-// buffer. go-zookeeper reads every frame from the server in two reads, its
-// 4-byte length and then its body: on a bare TCP conn, two system calls.
-// Through the buffer the first read usually brings in the whole frame and
-// the second is a copy, which saves the client a system call per reply and
-// per notification. Nothing else changes: the buffer only ever holds bytes
-// the server sent, and a read that finds it empty reads the conn, under
-// the deadline go-zookeeper set on it.
-func readAhead(base zk.Dialer) zk.Dialer {
-	if base == nil {
-		base = net.DialTimeout
-	}
-	return func(network, address string, timeout time.Duration) (net.Conn, error) {
-		c, err := base(network, address, timeout)
-		if err != nil {
-			return nil, err
-		}
-		return &bufferedConn{Conn: c, r: bufio.NewReaderSize(c, readBuffer)}, nil
-	}
-}
-
-// readBuffer holds a few typical replies; a larger one (the listing of a
-// long queue) is read past the buffer, straight into go-zookeeper's.
+// readBuffer is the read buffer of the session's connections
+// (zkwire.ReadAhead: it saves the client a system call per reply and per
+// notification). It holds a few typical replies; a larger one (the listing
+// of a long queue) is read past the buffer, straight into go-zookeeper's.
 const readBuffer = 4096
-
-type bufferedConn struct {
-	net.Conn
-	r *bufio.Reader
-}
-
-func (c *bufferedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
 
 // Conn is the session's conn, for requests of your own.
 func (s *Session) Conn() *zk.Conn { return s.conn }

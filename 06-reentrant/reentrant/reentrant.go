@@ -33,7 +33,6 @@ import (
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/event"
-	"github.com/lockstep-zk/lockstep/internal/lockopt"
 )
 
 var (
@@ -82,17 +81,26 @@ type lock interface {
 }
 
 // New returns a Mutex for the lock directory dir, with depth 0. Nothing is
-// sent to ZooKeeper until Lock. opts are chapter 04's: the observer of
+// sent to ZooKeeper until Lock. opts are seqlock's: the observer of
 // seqlock.WithObserver also hears an Info event for each re-entry and each
-// Unlock that only lowers the depth, and seqlock.WithoutDisconnectCheck is
-// the flaw TestReentryDuringAPartition measures (re-entry is then allowed
-// during a partition, after the server may have given the lock away).
+// Unlock that only lowers the depth; with seqlock.WithoutDisconnectCheck,
+// re-entry is allowed during a partition, after the server may have given
+// the lock away.
 func New(s *seqlock.Session, dir string, opts ...seqlock.Option) (*Mutex, error) {
 	lock, err := seqlock.New(s, dir, opts...)
 	if err != nil {
 		return nil, err // a nil Session or a bad path: seqlock says which
 	}
-	return counted(lock, s.Conn(), dir, lockopt.Of(opts).Observer), nil
+	return counted(lock, s.Conn(), dir, observerOf(opts)), nil
+}
+
+// observerOf is the observer opts set (seqlock.WithObserver), if any.
+func observerOf(opts []seqlock.Option) event.Observer {
+	var o seqlock.Options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o.Observer
 }
 
 // counted puts a hold count on lock.

@@ -4,7 +4,6 @@ import (
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 
 	"github.com/lockstep-zk/lockstep/05-rwlock/rwlock"
-	"github.com/lockstep-zk/lockstep/internal/lockopt"
 )
 
 // RWMutex is chapter 05's read/write lock with a hold count on each side,
@@ -39,7 +38,7 @@ func NewRW(s *seqlock.Session, dir string, opts ...seqlock.Option) (*RWMutex, er
 	if err != nil {
 		return nil, err
 	}
-	conn, obs := s.Conn(), lockopt.Of(opts).Observer
+	conn, obs := s.Conn(), observerOf(opts)
 	return &RWMutex{read: counted(rw.Read(), conn, dir, obs), write: counted(rw.Write(), conn, dir, obs)}, nil
 }
 

@@ -8,13 +8,8 @@ import (
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/event"
-	"github.com/lockstep-zk/lockstep/internal/lockopt"
 	"github.com/lockstep-zk/lockstep/internal/slot"
 )
-
-// This file is the candidate's bookkeeping: one campaign or leadership at
-// a time, Resign, Token, Lost. The lesson is in election.go; ZooKeeper
-// work is chapter 04's queue core.
 
 // nodeName is what our nodes are called: _c_<uuid>-latch-<sequence>, the
 // names Curator's LeaderLatch gives its nodes. A LeaderLatch stores its id
@@ -26,7 +21,8 @@ const nodeName = "latch-"
 // Election is one candidate in the election held in a directory. Use one
 // Election per candidate; several may share a Session, but each candidate
 // that should survive the others' crashes needs its own session. Token,
-// Node and Lost may be called from any goroutine.
+// Node and Lost may be called from any goroutine. An Election campaigns or
+// leads once at a time: Campaign says ErrAlreadyHeld otherwise.
 type Election struct {
 	s    *seqlock.Session
 	conn *zk.Conn // s.Conn()
@@ -52,17 +48,21 @@ type Leadership struct {
 }
 
 // New returns a candidate for the election held in dir. Nothing is sent to
-// ZooKeeper until Campaign, Leader or Observe. opts are chapter 04's: the
+// ZooKeeper until Campaign, Leader or Observe. opts are seqlock's: the
 // observer of seqlock.WithObserver hears every request and watch, and when
 // this candidate leads (Acquired, with its Token), resigns (Released) or
-// loses its leadership (Lost); seqlock.WithoutDisconnectCheck makes a
-// cut-off leader learn it lost only once it reconnects, the flaw
-// TestCutOffLeaderWithoutSessionTimeoutStillBelievesItLeads measures.
+// loses its leadership (Lost); with seqlock.WithoutDisconnectCheck a
+// cut-off leader learns it lost only once it reconnects, after another
+// candidate may lead.
 func New(s *seqlock.Session, dir string, opts ...seqlock.Option) (*Election, error) {
 	if _, err := seqlock.NewWithRule(s, dir, nodeName, seqlock.First, opts...); err != nil {
 		return nil, fmt.Errorf("leader: %w", err) // a nil Session, a bad directory
 	}
-	return &Election{s: s, conn: s.Conn(), dir: dir, opts: opts, obs: lockopt.Of(opts).Observer}, nil
+	var o seqlock.Options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return &Election{s: s, conn: s.Conn(), dir: dir, opts: opts, obs: o.Observer}, nil
 }
 
 // Campaign joins the election and blocks until this candidate leads, ctx

@@ -78,7 +78,8 @@ func (e *Election) Leader(ctx context.Context) (Leadership, error) {
 // Observe streams the leaders of the election, in order, each once: a
 // children watch on the directory fires whenever a candidate joins or
 // leaves, and we report the lowest node whenever it is a new one. The
-// channel is closed when ctx ends or the conn is closed.
+// channel is closed when ctx ends or the Session is over (it expired, or
+// it or its conn was closed): nothing more can be reported then.
 //
 // Like every ZooKeeper watch, this sees snapshots: a leadership that starts
 // and ends between two of them (shorter than a round trip) is not reported.
@@ -99,7 +100,7 @@ func (e *Election) Observe(ctx context.Context) <-chan Leadership {
 					return
 				}
 			case err == nil || errors.Is(err, ErrNoLeader):
-			case ctx.Err() != nil:
+			case ctx.Err() != nil || e.over(err):
 				return
 			default:
 				// Connection trouble: the watch could not be set. Try again.
@@ -108,9 +109,13 @@ func (e *Election) Observe(ctx context.Context) <-chan Leadership {
 					continue
 				case <-ctx.Done():
 					return
+				case <-e.s.Done():
+					return
 				}
 			}
 			select {
+			case <-e.s.Done():
+				return // expired or closed: its watches will not fire
 			case ev := <-changed:
 				e.emit(event.Event{Kind: event.Notified, Node: e.dir, Detail: ev.Type.String()})
 				if errors.Is(ev.Err, zk.ErrClosing) {
@@ -122,6 +127,20 @@ func (e *Election) Observe(ctx context.Context) <-chan Leadership {
 		}
 	}()
 	return out
+}
+
+// over says whether a request failed because the Session is over: it
+// expired or was closed (Done), or its conn was closed behind its back (a
+// closed conn fails every request with zk.ErrConnectionClosed, as a
+// reconnecting one does, but stays disconnected: zkcall.Closed).
+func (e *Election) over(err error) bool {
+	select {
+	case <-e.s.Done():
+		return true
+	default:
+	}
+	return errors.Is(err, zk.ErrClosing) ||
+		errors.Is(err, zk.ErrConnectionClosed) && zkcall.Closed(context.Background(), e.conn)
 }
 
 // lookup reads the lowest candidate node and its data. With watch, it also

@@ -2,7 +2,6 @@ package leader_test
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"io"
 	"net"
@@ -18,6 +17,7 @@ import (
 	"github.com/lockstep-zk/lockstep/07-leader/leader"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
+	"github.com/lockstep-zk/lockstep/internal/zkwire"
 )
 
 // A candidate's connection can drop while it waits: the ZooKeeper server it
@@ -39,7 +39,7 @@ func TestCampaignSurvivesAConnectionThatDrops(t *testing.T) {
 		sessionID := conn.Conn().SessionID()
 		// The waiter's first listing (getChildren2) and its first watch
 		// (getData) each lose their connection on the way to the server.
-		trip.dropOn(opGetChildren2, opGetData)
+		trip.dropOn(zkwire.OpGetChildren2, zkwire.OpGetData)
 		tally := &event.Tally{}
 		waiter := newElection(t, conn, dir, seqlock.WithObserver(tally.Observe))
 		res := campaignInBackground(ctx, waiter, "waiter")
@@ -50,10 +50,10 @@ func TestCampaignSurvivesAConnectionThatDrops(t *testing.T) {
 		if conn.Conn().SessionID() != sessionID {
 			t.Fatal("the waiter's session changed: this test needs it to survive")
 		}
-		if n := trip.seen(opGetChildren2); n != 2 {
+		if n := trip.seen(zkwire.OpGetChildren2); n != 2 {
 			t.Errorf("%d listings reached the proxy, want 2 (the one cut off, asked again)", n)
 		}
-		if n := trip.seen(opGetData); n != 2 {
+		if n := trip.seen(zkwire.OpGetData); n != 2 {
 			t.Errorf("%d watch requests reached the proxy, want 2 (the one cut off, asked again)", n)
 		}
 		holderToken := holder.Token()
@@ -144,12 +144,6 @@ func dialVia(t testing.TB, trip *tripwire, sessionTimeout time.Duration) *seqloc
 	t.Cleanup(s.Close)
 	return s
 }
-
-// ZooKeeper request opcodes (the jute protocol; go-zookeeper's constants.go).
-const (
-	opGetData      int32 = 4
-	opGetChildren2 int32 = 12
-)
 
 // tripwire is a TCP proxy in front of the test server that reads the
 // client's requests as they pass. (Not toxiproxy, which the other fault
@@ -308,22 +302,14 @@ func (w *tripwire) pipe(client net.Conn) {
 		client.Close()
 	}()
 	for first := true; ; first = false {
-		var size [4]byte
-		if _, err := io.ReadFull(client, size[:]); err != nil {
+		frame, err := zkwire.ReadFrame(client)
+		if err != nil {
 			return
 		}
-		n := binary.BigEndian.Uint32(size[:])
-		if n > 1<<22 {
-			return
-		}
-		body := make([]byte, n)
-		if _, err := io.ReadFull(client, body); err != nil {
-			return
-		}
-		if !first && n >= 8 && w.trip(int32(binary.BigEndian.Uint32(body[4:8]))) {
+		if op, ok := zkwire.Opcode(frame); !first && ok && w.trip(op) {
 			return // the request is never sent; both connections close
 		}
-		if _, err := server.Write(append(size[:], body...)); err != nil {
+		if _, err := server.Write(frame); err != nil {
 			return
 		}
 	}
@@ -384,7 +370,7 @@ func TestAQuestionCutByADroppedConnectionIsNoAnswer(t *testing.T) {
 	}
 
 	t.Run("Leader whose listing is cut says it could not tell, not that nobody leads", func(t *testing.T) {
-		_, asker, trip := cut(t, opGetChildren2)
+		_, asker, trip := cut(t, zkwire.OpGetChildren2)
 		l, err := asker.Leader(zktest.Context(t))
 		dropped(t, trip)
 		if errors.Is(err, leader.ErrNoLeader) || !errors.Is(err, zk.ErrConnectionClosed) {
@@ -392,7 +378,7 @@ func TestAQuestionCutByADroppedConnectionIsNoAnswer(t *testing.T) {
 		}
 	})
 	t.Run("Leader whose read of the leader's data is cut returns the error, not a leader without a value", func(t *testing.T) {
-		_, asker, trip := cut(t, opGetData)
+		_, asker, trip := cut(t, zkwire.OpGetData)
 		l, err := asker.Leader(zktest.Context(t))
 		dropped(t, trip)
 		if !errors.Is(err, zk.ErrConnectionClosed) || l != (leader.Leadership{}) {
@@ -400,11 +386,11 @@ func TestAQuestionCutByADroppedConnectionIsNoAnswer(t *testing.T) {
 		}
 	})
 	t.Run("Observe whose listing is cut lists again once reconnected and reports the leader", func(t *testing.T) {
-		alpha, asker, trip := cut(t, opGetChildren2)
+		alpha, asker, trip := cut(t, zkwire.OpGetChildren2)
 		observe(t, asker, alpha, trip, "a listing that failed set no watch, so only a new listing can report a leader; and while ctx lives, a lost connection is no reason to stop")
 	})
 	t.Run("Observe whose read of the leader's data is cut reads again and reports the leader with its value", func(t *testing.T) {
-		alpha, asker, trip := cut(t, opGetData)
+		alpha, asker, trip := cut(t, zkwire.OpGetData)
 		observe(t, asker, alpha, trip, "the read failed, so the leader's value is unknown: ask again, do not report it empty")
 	})
 }

@@ -21,9 +21,9 @@ import (
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/08-fencing/fencing"
 	"github.com/lockstep-zk/lockstep/08-fencing/sqlfence"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zkpath"
 	"github.com/lockstep-zk/lockstep/internal/zkproxy"
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
@@ -73,7 +73,7 @@ func pausedHolder(t *testing.T) *story {
 	sessA, proxy := zktest.DialSessionViaProxy(t, seqlock.NewSession, seqlock.WithSessionTimeout(sessionTimeout))
 	sessB := zktest.DialSession(t, seqlock.NewSession)
 	s.sessA, s.proxy, s.resB = sessA, proxy, zktest.Connect(t)
-	resA, _, err := zkconn.Dial(ctx, []string{proxy.Addr()}, zkconn.DefaultSessionTimeout)
+	resA, _, err := zksession.Connect(ctx, []string{proxy.Addr()}, zksession.DefaultTimeout)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
+	"github.com/lockstep-zk/lockstep/09-semaphore/internal/leaselock"
 	"github.com/lockstep-zk/lockstep/09-semaphore/semaphore"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/scene"
@@ -30,12 +31,12 @@ func New() scene.Scene {
 			Words:       scene.Words{Holds: "租约", Holding: "持有租约"}},
 		Dirs: []string{"leases", "locks"},
 		Open: scene.OnSession(seqlock.NewSession, func(sess *seqlock.Session, w scene.Worker) (scene.Part, error) {
-			s, err := semaphore.New(sess, w.Path, Leases, seqlock.WithObserver(recast(w.Observer, gateAsInfo)),
-				seqlock.WithData([]byte(w.Name)))
+			s, err := semaphore.New(sess, w.Path, Leases, semaphore.WithLockOptions(
+				seqlock.WithObserver(recast(w.Observer, gateAsInfo)), seqlock.WithData([]byte(w.Name))))
 			if err != nil {
 				return nil, err
 			}
-			return s.Holder(), nil
+			return leaselock.New(s), nil
 		}),
 		Recast: gateAsInfo,
 		Tag: func(node string) string {

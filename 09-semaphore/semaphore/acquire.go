@@ -5,6 +5,7 @@ package semaphore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
@@ -35,7 +36,7 @@ func (s *Semaphore) Acquire(ctx context.Context) (*Lease, error) { return s.acqu
 // TryAcquire takes a lease if one is free now, else returns ErrLocked.
 func (s *Semaphore) TryAcquire(ctx context.Context) (*Lease, error) { return s.acquire(ctx, false) }
 
-func (s *Semaphore) acquire(ctx context.Context, wait bool) (*Lease, error) {
+func (s *Semaphore) acquire(ctx context.Context, wait bool) (l *Lease, err error) {
 	// Step 1: the gate. One mutex per acquisition: goroutines sharing the
 	// Semaphore queue at the gate like separate clients.
 	gate, err := seqlock.New(s.sess, s.gateDir(), s.gate...)
@@ -49,7 +50,19 @@ func (s *Semaphore) acquire(ctx context.Context, wait bool) (*Lease, error) {
 	if err := take(ctx); err != nil {
 		return nil, fmt.Errorf("semaphore: gate: %w", err)
 	}
-	defer gate.Unlock(context.WithoutCancel(ctx)) // step 4
+	// Step 4, once we are through. If the gate was lost meanwhile (its
+	// session cut off, its node deleted), someone else may have counted
+	// at the same time as us: the lease we took may be one too many, so
+	// we give it back and say why.
+	defer func() {
+		if gerr := gate.Unlock(context.WithoutCancel(ctx)); gerr != nil {
+			if l != nil {
+				err = l.Release(context.WithoutCancel(ctx))
+				l = nil
+			}
+			err = errors.Join(fmt.Errorf("semaphore: gate: %w", gerr), err)
+		}
+	}()
 
 	// Step 2: wait, alone, for fewer than n leases.
 	for {
@@ -81,7 +94,7 @@ func (s *Semaphore) acquire(ctx context.Context, wait bool) (*Lease, error) {
 	if err := lease.TryLock(ctx); err != nil {
 		return nil, fmt.Errorf("semaphore: lease: %w", err)
 	}
-	l := &Lease{m: lease, conn: s.conn, revoked: make(chan struct{})}
+	l = &Lease{m: lease, conn: s.conn, revoked: make(chan struct{})}
 	if s.opts.revocable {
 		l.watchRevocation(s)
 	}

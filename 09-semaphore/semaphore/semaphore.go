@@ -54,7 +54,7 @@ var (
 	ErrLocked      = seqlock.ErrLocked      // TryAcquire: all n leases are out
 	ErrLost        = seqlock.ErrLost        // the lease was lost before Release
 	ErrNilSession  = seqlock.ErrNilSession  // New was given a nil *seqlock.Session
-	ErrAlreadyHeld = seqlock.ErrAlreadyHeld // Holder.Lock or TryLock while that Holder holds a lease
+	ErrAlreadyHeld = seqlock.ErrAlreadyHeld // a lock that drives the semaphore (Lock while it holds a lease)
 )
 
 // Semaphore is one client's handle on a semaphore directory with n leases.
@@ -65,7 +65,7 @@ type Semaphore struct {
 	dir  string   // the semaphore: gateDir and leaseDir are in it
 	n    int
 	opts options          // what New's options say to this chapter
-	gate []seqlock.Option // New's options, for each acquisition's gate and lease
+	gate []seqlock.Option // WithLockOptions, for each acquisition's gate and lease
 }
 
 // New returns a semaphore with n leases on the directory dir. Every client
@@ -80,7 +80,8 @@ func New(sess *seqlock.Session, dir string, n int, opts ...Option) (*Semaphore, 
 	if n < 1 {
 		return nil, fmt.Errorf("semaphore: %d leases: want at least 1", n)
 	}
-	return &Semaphore{sess: sess, conn: sess.Conn(), dir: dir, n: n, opts: configure(opts), gate: opts}, nil
+	o, gate := configure(opts)
+	return &Semaphore{sess: sess, conn: sess.Conn(), dir: dir, n: n, opts: o, gate: gate}, nil
 }
 
 // gateDir and leaseDir are Curator's: path/locks and path/leases.
@@ -91,9 +92,8 @@ func (s *Semaphore) leaseDir() string { return s.dir + "/leases" }
 // Revoke can ask. That is at most the n oldest lease nodes: a Curator
 // InterProcessSemaphoreV2 that waits for a lease creates its node first
 // and then waits, under the gate, for the count to fall to n, so while it
-// waits the directory holds n+1 nodes and the newest is a waiter's
-// (TestCuratorSemaphoreAndSemaphoreShareLeases, in interop/). Its reads
-// honour ctx, and are sent again if the connection drops under them while
+// waits the directory holds n+1 nodes and the newest is a waiter's. Its
+// reads honour ctx, and are sent again if the connection drops under them while
 // the session lives (seqlock.Participants).
 func (s *Semaphore) Holders(ctx context.Context) ([]string, error) {
 	ps, err := seqlock.Participants(ctx, s.conn, s.leaseDir()) // no directory: no lease was ever taken, or it was reaped

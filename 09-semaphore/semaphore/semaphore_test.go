@@ -14,6 +14,7 @@ import (
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock/seqlocktest"
+	"github.com/lockstep-zk/lockstep/09-semaphore/internal/leaselock"
 	"github.com/lockstep-zk/lockstep/09-semaphore/semaphore"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/contend"
@@ -39,7 +40,7 @@ func newSemaphore(t testing.TB, conn *seqlock.Session, dir string, n int, opts .
 // "client-2", …): it records the client's events when LOCKSTEP_RECORD_DIR
 // is set and passes them to also.
 func recorded(t testing.TB, also ...event.Observer) semaphore.Option {
-	return seqlock.WithObserver(zktest.ObserveNext(t, "client", also...))
+	return semaphore.WithLockOptions(seqlock.WithObserver(zktest.ObserveNext(t, "client", also...)))
 }
 
 func TestASemaphoreOfOneLeasePassesTheLockConformanceSuite(t *testing.T) {
@@ -47,11 +48,11 @@ func TestASemaphoreOfOneLeasePassesTheLockConformanceSuite(t *testing.T) {
 		Open: func(tb testing.TB) (*zk.Conn, func(string, event.Observer) (locktest.Locker, error)) {
 			sess := seqlocktest.Session(tb)
 			return sess.Conn(), func(path string, obs event.Observer) (locktest.Locker, error) {
-				s, err := semaphore.New(sess, path, 1, seqlock.WithObserver(obs))
+				s, err := semaphore.New(sess, path, 1, semaphore.WithLockOptions(seqlock.WithObserver(obs)))
 				if err != nil {
 					return nil, err
 				}
-				return s.Holder(), nil
+				return leaselock.New(s), nil
 			}
 		},
 		ErrNotHeld: semaphore.ErrNotHeld,
@@ -302,7 +303,7 @@ func TestRevocation(t *testing.T) {
 				again <- struct{}{}
 			}
 		}
-		holder := newSemaphore(t, sess, dir, 1, semaphore.WithRevocable(), seqlock.WithObserver(observe))
+		holder := newSemaphore(t, sess, dir, 1, semaphore.WithRevocable(), semaphore.WithLockOptions(seqlock.WithObserver(observe)))
 		l, err := holder.Acquire(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -448,7 +449,7 @@ func TestHolder(t *testing.T) {
 		dir := zktest.Root(t) + "/sem"
 		ctx := zktest.Context(t)
 		sess, conn := seqlocktest.SessionConn(t)
-		h := newSemaphore(t, sess, dir, 3).Holder()
+		h := leaselock.New(newSemaphore(t, sess, dir, 3))
 		if err := h.Lock(ctx); err != nil {
 			t.Fatal(err)
 		}

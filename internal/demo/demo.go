@@ -38,8 +38,8 @@ import (
 	"time"
 
 	"github.com/lockstep-zk/lockstep/internal/randhex"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zkpath"
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/internal/znode"
 )
 
@@ -49,7 +49,7 @@ type Program struct {
 	// run's root (/lockstep/07-leader/run-…) and, by its number, the
 	// visualizer's chapter.
 	Name string
-	// Session is -session's default (0: zkconn.DefaultSessionTimeout) and
+	// Session is -session's default (0: zksession.DefaultTimeout) and
 	// SessionUsage its help text.
 	Session      time.Duration
 	SessionUsage string
@@ -85,7 +85,7 @@ func Execute(ctx context.Context, p Program, args []string, out io.Writer) (err 
 	servers := fs.String("servers", "", "ZooKeeper servers host:port,… (default: $ZK_SERVERS, else Docker, else a local install)")
 	session := p.Session
 	if session == 0 {
-		session = zkconn.DefaultSessionTimeout
+		session = zksession.DefaultTimeout
 	}
 	usage := p.SessionUsage
 	if usage == "" {
@@ -128,7 +128,7 @@ func Execute(ctx context.Context, p Program, args []string, out io.Writer) (err 
 		return visualize(ctx, chapter, tuiArgs(p, set, *servers, session))
 	}
 
-	auth, err := zkconn.AuthFromEnv()
+	auth, err := zksession.AuthFromEnv()
 	if err != nil {
 		return err
 	}
@@ -152,7 +152,7 @@ func Execute(ctx context.Context, p Program, args []string, out io.Writer) (err 
 	if err != nil {
 		return err
 	}
-	if env.Admin, err = env.DialTimeout(ctx, zkconn.DefaultSessionTimeout); err != nil {
+	if env.Admin, err = env.DialTimeout(ctx, zksession.DefaultTimeout); err != nil {
 		return err
 	}
 	// Last in, first out: the story's sessions close (their ephemeral

@@ -8,7 +8,6 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
 )
 
@@ -27,7 +26,7 @@ type Env struct {
 	Session time.Duration
 	// Admin is a session for setting up, checking and cleaning up. It
 	// holds no lock and is never cut off, so it asks for the default
-	// timeout (zkconn.DefaultSessionTimeout), not -session.
+	// timeout (zksession.DefaultTimeout), not -session.
 	Admin *zk.Conn
 	// Set names the flags given on the command line.
 	Set map[string]bool
@@ -49,7 +48,7 @@ func (e *Env) ACL() []zk.ACL { return zksession.ACL(e.Auth) }
 // Explain adds a hint to a zk.ErrNoAuth (zksession.Explain).
 func (e *Env) Explain(err error) error { return zksession.Explain(e.Auth, err) }
 
-// Dial opens another session that asks for -session, through zkconn.Dial;
+// Dial opens another session that asks for -session, through zksession.Connect;
 // its session events are drained (pass zk.WithEventCallback to see them).
 // The session is closed at the end of the run, if the story has not
 // closed it.
@@ -68,7 +67,7 @@ func (e *Env) DialTimeout(ctx context.Context, session time.Duration, opts ...fu
 // at the end of the run, its link restored first.
 func (e *Env) DialCuttable(ctx context.Context, opts ...func(*zk.Conn)) (*zk.Conn, *Link, error) {
 	link := e.link()
-	conn, err := e.dial(ctx, e.Servers, e.Session, append([]func(*zk.Conn){zkconn.WithDialer(link.dial)}, opts...)...)
+	conn, err := e.dial(ctx, e.Servers, e.Session, append([]func(*zk.Conn){zksession.WithDialer(link.dial)}, opts...)...)
 	return conn, link, err
 }
 
@@ -77,7 +76,7 @@ func (e *Env) DialCuttable(ctx context.Context, opts ...func(*zk.Conn)) (*zk.Con
 // same cut silences (08's client-A has one for its lock and one for the
 // resource it writes). It is closed at the end of the run.
 func (e *Env) DialConnOver(ctx context.Context, link *Link, session time.Duration, opts ...func(*zk.Conn)) (*zk.Conn, error) {
-	return e.dial(ctx, e.Servers, session, append([]func(*zk.Conn){zkconn.WithDialer(link.dial)}, opts...)...)
+	return e.dial(ctx, e.Servers, session, append([]func(*zk.Conn){zksession.WithDialer(link.dial)}, opts...)...)
 }
 
 // link opens a Link, restored at the end of the run.
@@ -90,11 +89,11 @@ func (e *Env) link() *Link {
 }
 
 func (e *Env) dial(ctx context.Context, servers []string, session time.Duration, opts ...func(*zk.Conn)) (*zk.Conn, error) {
-	d, err := zkconn.DialGranted(ctx, servers, session, opts...)
+	d, err := zksession.ConnectGranted(ctx, servers, session, opts...)
 	if err != nil {
 		return nil, err
 	}
-	go zkconn.Drain(d.Events)
+	go zksession.Drain(d.Events)
 	e.mu.Lock()
 	e.conns = append(e.conns, d.Conn)
 	if session == e.Session && e.granted == nil {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/event"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zkproxy"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
@@ -48,7 +47,7 @@ func TestAWorkerWhoseSessionExpiresOpensANewOneAndFinishesItsRounds(t *testing.T
 				return m, err
 			}
 			return expiringLock{m, func(ctx context.Context) {
-				expired <- zkconn.Expire(ctx, proxy, s.Conn(), s.Timeout())
+				expired <- zksession.Expire(ctx, proxy, s.Conn(), s.Timeout())
 			}}, err
 		}, nil)}
 

@@ -31,7 +31,7 @@ func newLink() *Link {
 }
 
 // Cut makes the link silent until Restore. (It never fails; the error is
-// there so that a Link can be given to zkconn.Expire.)
+// there so that a Link can be given to zksession.Expire.)
 func (l *Link) Cut() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -7,7 +7,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
@@ -22,16 +22,16 @@ func TestLink(t *testing.T) {
 		link := newLink()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		d, err := zkconn.DialGranted(ctx, zktest.Servers(t), timeout, zkconn.WithDialer(link.dial))
+		d, err := zksession.ConnectGranted(ctx, zktest.Servers(t), timeout, zksession.WithDialer(link.dial))
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { link.Restore(); d.Conn.Close() })
-		go zkconn.Drain(d.Events)
+		go zksession.Drain(d.Events)
 		return d.Conn, link, d.Timeout()
 	}
 
-	t.Run("zkconn.Expire over a Link ends the session: its ephemeral node goes", func(t *testing.T) {
+	t.Run("zksession.Expire over a Link ends the session: its ephemeral node goes", func(t *testing.T) {
 		conn, link, granted := dial(t, time.Second)
 		if _, err := conn.Create(root+"/expired", nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
 			t.Fatal(err)
@@ -39,7 +39,7 @@ func TestLink(t *testing.T) {
 		old := conn.SessionID()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if err := zkconn.Expire(ctx, link, conn, granted); err != nil {
+		if err := zksession.Expire(ctx, link, conn, granted); err != nil {
 			t.Fatal(err)
 		}
 		if ok, _, err := observer.Exists(root + "/expired"); err != nil || ok {

@@ -2,28 +2,17 @@ package demo
 
 import (
 	"context"
-	"time"
-
-	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
 )
 
-// A Session is what the demo needs of a chapter's session type (from 04
-// on, a *seqlock.Session): the demo cannot name it, for internal/ imports
-// no chapter.
-type Session interface {
-	Conn() *zk.Conn
-	Timeout() time.Duration
-	// Done is closed when the session ends: the server expired it, or
-	// Close. Nothing reopens it; a worker that must go on opens another.
-	Done() <-chan struct{}
-	Close()
-}
-
-// NewSession is a chapter's session constructor: seqlock.NewSession.
-type NewSession[S Session] func(ctx context.Context, servers []string, opts ...zksession.Option) (S, error)
+// A Session is a chapter's session (zksession.Session: from 04 on, a
+// *seqlock.Session), and NewSession its constructor.
+type (
+	Session               = zksession.Session
+	NewSession[S Session] = zksession.NewSession[S]
+)
 
 // Dial opens a session with newSession that asks for -session and
 // authenticates with ZK_AUTH, then opts; it is closed at the end of the run

@@ -119,18 +119,10 @@ type Worker struct {
 	Session  time.Duration  // the session timeout the server granted Conn
 }
 
-// A Session is a worker's ZooKeeper session as the runtime needs it (a
-// *seqlock.Session is one). The scene package cannot name seqlock's type:
-// nothing under internal/ imports a chapter, so the visualizer's engine
-// keeps knowing no chapter.
-type Session interface {
-	Conn() *zk.Conn
-	Timeout() time.Duration
-	// Done is closed when the session ends (the server expired it, or
-	// Close): the worker then opens a new one.
-	Done() <-chan struct{}
-	Close()
-}
+// A Session is a worker's ZooKeeper session (zksession.Session: a
+// *seqlock.Session is one); when its Done closes, the worker opens a new
+// one. The visualizer's engine knows no chapter.
+type Session = zksession.Session
 
 // OnSession makes a Scene's Open from a chapter's session constructor
 // (seqlock.NewSession) and its worker, which gets the session itself, typed:
@@ -138,7 +130,7 @@ type Session interface {
 //	Open: scene.OnSession(seqlock.NewSession, func(s *seqlock.Session, w scene.Worker) (scene.Part, error) {…})
 //
 // w.Conn and w.Session are the session's conn and granted timeout.
-func OnSession[S Session](newSession func(ctx context.Context, servers []string, opts ...zksession.Option) (S, error),
+func OnSession[S Session](newSession zksession.NewSession[S],
 	newWorker func(s S, w Worker) (Part, error)) func(ctx context.Context, servers []string, w Worker, opts ...zksession.Option) (Session, Part, error) {
 	return func(ctx context.Context, servers []string, w Worker, opts ...zksession.Option) (Session, Part, error) {
 		s, err := newSession(ctx, servers, opts...)

@@ -1,7 +1,7 @@
 // Package zkproxy puts an in-process toxiproxy between one client and a
 // ZooKeeper server, so a test (or the visualizer's kill and expire keys)
 // can cut that client alone off, slow it down, or have its session expired
-// for real. It lives apart from zkconn so that a chapter's binary, which
+// for real. It lives apart from zksession so that a chapter's binary, which
 // only dials, does not link toxiproxy and what it brings (prometheus,
 // zerolog, gorilla/mux): only tests, internal/zktest, reliability/ and the
 // visualizer import it.
@@ -19,7 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 )
 
 // Proxy is an in-process toxiproxy in front of one ZooKeeper server. Give
@@ -88,9 +88,9 @@ func (p *Proxy) Close() { p.p.Stop() }
 
 // Expire makes the server expire conn's session for real, on any server,
 // by cutting this proxy for longer than the session can live (see
-// zkconn.Expire, which does the work).
+// zksession.Expire, which does the work).
 func (p *Proxy) Expire(ctx context.Context, conn *zk.Conn, sessionTimeout time.Duration) error {
-	return zkconn.Expire(ctx, p, conn, sessionTimeout)
+	return zksession.Expire(ctx, p, conn, sessionTimeout)
 }
 
 // Down stops the proxy: every connection through it closes and new ones

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 )
 
 // needLocal skips when this machine cannot run the local path (the tests
@@ -240,7 +240,7 @@ func TestStockServer(t *testing.T) {
 	}
 
 	t.Run("a 1 s session is granted 2×tickTime, and zksession reads it", func(t *testing.T) {
-		d, err := zkconn.DialGranted(ctx, srv.Servers, time.Second)
+		d, err := zksession.ConnectGranted(ctx, srv.Servers, time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,34 +10,34 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/lockstep-zk/lockstep/zkdial"
 )
 
 // DefaultTimeout is the session timeout Dial asks for unless told otherwise.
 const DefaultTimeout = 4 * time.Second
 
-// Config is what Dial asks for. The zero Config asks for DefaultTimeout,
-// without credentials, over plain TCP.
-type Config struct {
-	// Timeout is the session timeout to ask for; the server grants
-	// something between its minSessionTimeout and maxSessionTimeout (2 and
-	// 20 ticks unless set), and Dialled.Timeout says what.
-	Timeout time.Duration
-	// Auth, if set, authenticates the session (digest) before Dial returns;
-	// go-zookeeper sends the credentials again after every reconnect.
-	Auth *Auth
-	// Dialer opens the TCP connections (nil: net.DialTimeout). The Recorder
-	// reads what goes through it either way.
-	Dialer zk.Dialer
-	// ZKOptions are more go-zookeeper options. An event callback given
-	// here is replaced by OnEvent: go-zookeeper keeps only one.
-	ZKOptions []func(*zk.Conn)
-	// OnEvent, if set, sees every state change of the conn, synchronously,
-	// on go-zookeeper's own goroutine: it must not block.
-	OnEvent func(zk.Event)
-}
+// Config is what Dial asks for (zkdial.Config). The zero Config asks for
+// DefaultTimeout, without credentials, over plain TCP.
+type Config = zkdial.Config
 
 // Option changes a Config (seqlock's SessionOption is one).
-type Option func(*Config)
+type Option = zkdial.Option
+
+// A Session is what the harness (zktest, demo, scene) needs of a
+// chapter's session type; a *seqlock.Session is one. Nothing under
+// internal/ imports a chapter, so the harness names it by what it does.
+type Session interface {
+	Conn() *zk.Conn
+	Timeout() time.Duration
+	// Done is closed when the session ends: the server expired it, or
+	// Close. Nothing reopens it; a worker that must go on opens another.
+	Done() <-chan struct{}
+	Close()
+}
+
+// NewSession is a chapter's session constructor: seqlock.NewSession.
+type NewSession[S Session] func(ctx context.Context, servers []string, opts ...Option) (S, error)
 
 // Dialled is a conn Dial opened, with what the server granted it.
 type Dialled struct {
@@ -64,7 +64,7 @@ func Dial(ctx context.Context, servers []string, cfg Config) (*Dialled, error) {
 		return nil, err
 	}
 	if cfg.Auth != nil {
-		if err := cfg.Auth.check(); err != nil {
+		if err := checkAuth(cfg.Auth); err != nil {
 			return nil, err
 		}
 	}

@@ -26,8 +26,8 @@ func TestConnectFrame(t *testing.T) {
 	frame := connectResponse(4000, 0x1234)
 	t.Run("read whole, as one read", func(t *testing.T) {
 		r := NewRecorder()
-		f := connectFrame{granted: r.granted}
-		f.feed(frame)
+		f := r.splitter()
+		f.Feed(frame)
 		if got := r.timeoutMs.Load(); got != 4000 {
 			t.Fatalf("timeout = %d ms, want 4000", got)
 		}
@@ -35,11 +35,11 @@ func TestConnectFrame(t *testing.T) {
 	t.Run("read the way go-zookeeper does, and byte by byte", func(t *testing.T) {
 		for _, sizes := range [][]int{{4, len(frame) - 4}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 99}, {19, 2}} {
 			r := NewRecorder()
-			f := connectFrame{granted: r.granted}
+			f := r.splitter()
 			rest := frame
 			for _, n := range sizes {
 				n = min(n, len(rest))
-				f.feed(rest[:n])
+				f.Feed(rest[:n])
 				rest = rest[n:]
 			}
 			if got := r.timeoutMs.Load(); got != 4000 {
@@ -49,9 +49,9 @@ func TestConnectFrame(t *testing.T) {
 	})
 	t.Run("only the first frame counts", func(t *testing.T) {
 		r := NewRecorder()
-		f := connectFrame{granted: r.granted}
-		f.feed(frame)
-		f.feed(connectResponse(9000, 0x99)) // a later reply that happens to look alike
+		f := r.splitter()
+		f.Feed(frame)
+		f.Feed(connectResponse(9000, 0x99)) // a later reply that happens to look alike
 		if got := r.timeoutMs.Load(); got != 4000 {
 			t.Fatalf("timeout = %d ms, want 4000", got)
 		}
@@ -59,16 +59,16 @@ func TestConnectFrame(t *testing.T) {
 	t.Run("an expired-session answer keeps the last grant", func(t *testing.T) {
 		r := NewRecorder()
 		r.granted(6000, 1)
-		f := connectFrame{granted: r.granted}
-		f.feed(connectResponse(0, 0))
+		f := r.splitter()
+		f.Feed(connectResponse(0, 0))
 		if got := r.timeoutMs.Load(); got != 6000 {
 			t.Fatalf("timeout = %d ms, want 6000 (the last real grant)", got)
 		}
 	})
 	t.Run("a frame too short to be a ConnectResponse is ignored", func(t *testing.T) {
 		r := NewRecorder()
-		f := connectFrame{granted: r.granted}
-		f.feed(append(binary.BigEndian.AppendUint32(nil, 4), make([]byte, 30)...))
+		f := r.splitter()
+		f.Feed(append(binary.BigEndian.AppendUint32(nil, 4), make([]byte, 30)...))
 		if got := r.timeoutMs.Load(); got != 0 {
 			t.Fatalf("timeout = %d ms, want 0 (unknown)", got)
 		}

@@ -12,9 +12,11 @@
 //	d.Timeout() // what the server granted, e.g. 4s for an ask of 1s
 //
 // What the server granted travels with the dialled session (seqlock.Session
-// owns one), never in a table keyed by conn. The package imports only
-// go-zookeeper and the standard library: the lock packages a learner
-// imports use it too.
+// owns one), never in a table keyed by conn. Connect is Dial for a plain
+// conn with ZK_AUTH's credentials (chapters 01–03, the harness), and
+// Expire ends a session for real over a Link that can be cut. The package
+// imports only go-zookeeper, zkwire and zkdial: the lock packages a
+// learner imports use it too.
 package zksession
 
 import (
@@ -27,6 +29,9 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/lockstep-zk/lockstep/internal/zkwire"
+	"github.com/lockstep-zk/lockstep/zkdial"
 )
 
 // Recorder learns the session timeout granted on the connections its Dialer
@@ -38,20 +43,11 @@ type Recorder struct {
 // NewRecorder returns a Recorder that has seen no ConnectResponse yet.
 func NewRecorder() *Recorder { return &Recorder{} }
 
-// Dialer wraps base (nil = net.DialTimeout) and reads the ConnectResponse frame of every (re)connect
-// (4-byte length, protocolVersion int32, timeOut int32, sessionId int64, passwd) to learn the granted timeout.
-// The bytes reach go-zookeeper unchanged.
+// Dialer wraps base (nil = net.DialTimeout) and reads the ConnectResponse
+// frame of every (re)connect to learn the granted timeout. The bytes reach
+// go-zookeeper unchanged.
 func (r *Recorder) Dialer(base zk.Dialer) zk.Dialer {
-	if base == nil {
-		base = net.DialTimeout
-	}
-	return func(network, address string, timeout time.Duration) (net.Conn, error) {
-		c, err := base(network, address, timeout)
-		if err != nil {
-			return nil, err
-		}
-		return &sniffConn{Conn: c, frame: connectFrame{granted: r.granted}}, nil
-	}
+	return zkwire.Dialer(base, func(c net.Conn) net.Conn { return zkwire.Tap(c, r.splitter(), nil) })
 }
 
 // Timeout is the session timeout the server granted at the last (re)connect
@@ -69,53 +65,24 @@ func (r *Recorder) granted(timeoutMs int32, sessionID int64) {
 	}
 }
 
-// sniffConn passes reads through, feeding them to frame until it has seen
-// the ConnectResponse (the first frame the server sends on a connection).
-type sniffConn struct {
-	net.Conn
-	frame connectFrame
+// connectHead is the part of a ConnectResponse's body we read:
+// protocolVersion (int32), timeOut (int32, ms) and sessionId (int64), all
+// big-endian. The password and the read-only flag follow; we skip them.
+const connectHead = 4 + 4 + 8
+
+// splitter reads the first frame of a connection, the ConnectResponse, and
+// records its grant; then it stops listening.
+func (r *Recorder) splitter() *zkwire.Splitter {
+	return &zkwire.Splitter{Head: connectHead, Frame: func(_ int, head []byte) bool {
+		if len(head) == connectHead { // shorter: not a ConnectResponse, leave the grant unknown
+			r.granted(int32(binary.BigEndian.Uint32(head[4:8])), int64(binary.BigEndian.Uint64(head[8:16])))
+		}
+		return false
+	}}
 }
 
-func (c *sniffConn) Read(p []byte) (int, error) {
-	n, err := c.Conn.Read(p)
-	if n > 0 && !c.frame.done {
-		c.frame.feed(p[:n])
-	}
-	return n, err
-}
-
-// connectHead is the part of a ConnectResponse we read: the 4-byte frame
-// length, protocolVersion (int32), timeOut (int32, ms) and sessionId (int64),
-// all big-endian. The password and the read-only flag follow; we skip them.
-const connectHead = 4 + 4 + 4 + 8
-
-// connectFrame collects the first connectHead bytes of a connection, however
-// the reads split them, then reports the grant once.
-type connectFrame struct {
-	buf     [connectHead]byte
-	n       int
-	done    bool
-	granted func(timeoutMs int32, sessionID int64)
-}
-
-func (f *connectFrame) feed(p []byte) {
-	f.n += copy(f.buf[f.n:], p)
-	if f.n < connectHead {
-		return
-	}
-	f.done = true
-	length := binary.BigEndian.Uint32(f.buf[0:4])
-	if length < connectHead-4 { // not a ConnectResponse: leave the grant unknown
-		return
-	}
-	timeout := int32(binary.BigEndian.Uint32(f.buf[8:12]))
-	session := int64(binary.BigEndian.Uint64(f.buf[12:20]))
-	f.granted(timeout, session)
-}
-
-// Auth is what a session authenticates as. Only ZooKeeper's digest scheme
-// for now: User and Password, sent as "user:password".
-type Auth struct{ Scheme, User, Password string }
+// Auth is what a session authenticates as (zkdial.Auth).
+type Auth = zkdial.Auth
 
 // ParseAuth reads "user:password" (as in ZK_AUTH) into a digest Auth. The
 // password may itself contain colons; user and password may not be empty.
@@ -128,14 +95,14 @@ func ParseAuth(s string) (*Auth, error) {
 		return nil, errors.New("zksession: auth has no ':': want user:password")
 	}
 	a := &Auth{Scheme: "digest", User: user, Password: password}
-	if err := a.check(); err != nil {
+	if err := checkAuth(a); err != nil {
 		return nil, err
 	}
 	return a, nil
 }
 
-// check says what is wrong with a digest user and password, if anything.
-func (a *Auth) check() error {
+// checkAuth says what is wrong with a digest user and password, if anything.
+func checkAuth(a *Auth) error {
 	switch {
 	case a.User == "":
 		return errors.New("zksession: auth has an empty user: want user:password")
@@ -148,12 +115,6 @@ func (a *Auth) check() error {
 	}
 	return nil
 }
-
-// Credentials is what conn.AddAuth(a.Scheme, …) sends.
-func (a *Auth) Credentials() []byte { return []byte(a.User + ":" + a.Password) }
-
-// String names the scheme and user, never the password.
-func (a *Auth) String() string { return a.Scheme + ":" + a.User + ":***" }
 
 // Explain adds to a zk.ErrNoAuth what usually causes it in the course: the
 // node was created, creator-only, by a session with other credentials, or

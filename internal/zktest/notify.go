@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
+
+	"github.com/lockstep-zk/lockstep/internal/zksession"
+	"github.com/lockstep-zk/lockstep/internal/zkwire"
 )
 
 // Every session zktest opens dials through notifyingDialer, which counts the
@@ -79,79 +81,30 @@ func syncAll() {
 }
 
 // withNotifyLog is the dial option that counts notifications.
-func withNotifyLog() func(*zk.Conn) { return zkconn.WithDialer(notifyDialer(nil)) }
+func withNotifyLog() func(*zk.Conn) { return zksession.WithDialer(notifyDialer(nil)) }
 
 // notifyDialer wraps base (nil: net.DialTimeout) so that its connections
 // count notifications.
 func notifyDialer(base zk.Dialer) zk.Dialer {
-	if base == nil {
-		base = net.DialTimeout
-	}
-	return func(network, addr string, timeout time.Duration) (net.Conn, error) {
-		c, err := base(network, addr, timeout)
-		if err != nil {
-			return nil, err
-		}
-		return &notifyConn{Conn: c}, nil
-	}
+	return zkwire.Dialer(base, func(c net.Conn) net.Conn { return zkwire.Tap(c, notifySplitter(), nil) })
 }
 
-// notifyConn splits what the server sends into frames (a 4-byte length,
-// then the body). After the first frame (the ConnectResponse), a body that
-// starts with xid -1 is a notification: xid int32, zxid int64, err int32,
-// then type int32, state int32 and the path (int32 length, bytes).
-type notifyConn struct {
-	net.Conn
-	frames   int
-	head     [4]byte
-	headN    int
-	body     []byte // the notification being read; nil while skipping
-	left     int    // bytes of the current body still to come
-	bodyXid  [4]byte
-	bodyXidN int
-}
+// notifyHead is as much of a reply's body as a notification needs: xid
+// int32, zxid int64, err int32, type int32, state int32, then the path
+// (int32 length, bytes), for any path a test uses.
+const notifyHead = 4 + 8 + 4 + 4 + 4 + 4 + 1024
 
-func (c *notifyConn) Read(p []byte) (int, error) {
-	n, err := c.Conn.Read(p)
-	c.feed(p[:n])
-	return n, err
-}
-
-func (c *notifyConn) feed(p []byte) {
-	for len(p) > 0 {
-		if c.left == 0 { // reading a length
-			k := copy(c.head[c.headN:], p)
-			c.headN += k
-			p = p[k:]
-			if c.headN == 4 {
-				c.headN = 0
-				c.left = int(binary.BigEndian.Uint32(c.head[:]))
-				c.body, c.bodyXidN = nil, 0
-				c.frames++
-			}
-			continue
-		}
-		k := min(c.left, len(p))
-		chunk := p[:k]
-		p, c.left = p[k:], c.left-k
-		if c.frames > 1 && c.bodyXidN < 4 {
-			m := copy(c.bodyXid[c.bodyXidN:], chunk)
-			c.bodyXidN += m
-			if c.bodyXidN == 4 && int32(binary.BigEndian.Uint32(c.bodyXid[:])) == -1 {
-				c.body = append([]byte{}, c.bodyXid[:]...)
-			}
-			chunk = chunk[m:]
-		}
-		if c.body != nil {
-			c.body = append(c.body, chunk...)
-		}
-		if c.left == 0 && c.body != nil {
-			if path, ok := notificationPath(c.body); ok {
+// notifySplitter counts the notifications among the frames the server
+// sends after the handshake: those whose xid is -1.
+func notifySplitter() *zkwire.Splitter {
+	return &zkwire.Splitter{Head: notifyHead, Frame: func(index int, head []byte) bool {
+		if index > 0 && len(head) >= 4 && int32(binary.BigEndian.Uint32(head)) == zkwire.XidWatch {
+			if path, ok := notificationPath(head); ok {
 				notifications.add(path)
 			}
-			c.body = nil
 		}
-	}
+		return true
+	}}
 }
 
 func notificationPath(b []byte) (string, bool) {

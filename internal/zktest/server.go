@@ -20,7 +20,6 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/internal/randhex"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zkproxy"
 	"github.com/lockstep-zk/lockstep/internal/zkserver"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
@@ -28,12 +27,12 @@ import (
 )
 
 // envInputs are the variables that choose the server (zkserver) and the
-// session's identity (zkconn). Main reads them before the tests start, when
+// session's identity (zksession). Main reads them before the tests start, when
 // go test does not yet record what a test reads; Server reads them again
 // inside every test, so that they are part of go test's cache key and a
 // change of ZK_SERVERS reruns the tests instead of reusing another
 // server's results.
-var envInputs = []string{"ZK_SERVERS", zkconn.AuthEnv, "LOCKSTEP_ZK", "ZOOKEEPER_HOME", "JAVA_HOME", "DOCKER_HOST"}
+var envInputs = []string{"ZK_SERVERS", zksession.AuthEnv, "LOCKSTEP_ZK", "ZOOKEEPER_HOME", "JAVA_HOME", "DOCKER_HOST"}
 
 func recordEnv() {
 	for _, k := range envInputs {
@@ -62,7 +61,7 @@ func ACL(conn *zk.Conn) []zk.ACL {
 	if d, ok := dialled.Load(conn); ok {
 		return zksession.ACL(d.(dialInfo).auth)
 	}
-	auth, _ := zkconn.AuthFromEnv()
+	auth, _ := zksession.AuthFromEnv()
 	return zksession.ACL(auth)
 }
 
@@ -81,7 +80,7 @@ func SessionBounds(tb testing.TB) (lo, hi time.Duration) {
 	bounds.once.Do(func() {
 		for _, ask := range []time.Duration{time.Millisecond, time.Hour} {
 			ctx, cancel := context.WithTimeout(context.Background(), Patience)
-			d, err := zkconn.DialGranted(ctx, servers, ask)
+			d, err := zksession.ConnectGranted(ctx, servers, ask)
 			cancel()
 			if err != nil {
 				bounds.err = err

@@ -40,7 +40,6 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/lockstep-zk/lockstep/internal/randhex"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zkproxy"
 	"github.com/lockstep-zk/lockstep/internal/zkserver"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
@@ -84,8 +83,6 @@ func run(m *testing.M, atExit []func()) int {
 
 // ignoreLeaks are goroutines that belong to libraries, not to lockstep.
 var ignoreLeaks = []goleak.Option{
-	// An idle request worker waits a while for the next request (zkcall).
-	goleak.IgnoreTopFunction("github.com/lockstep-zk/lockstep/internal/zkcall.next"),
 	goleak.IgnoreTopFunction("github.com/rs/zerolog.(*syncWriter).Write"),
 	goleak.IgnoreAnyFunction("github.com/Shopify/toxiproxy/v2.(*Proxy).server"),
 	// A link of the test proxy that outlives a latency toxic and a cut
@@ -139,11 +136,11 @@ func Server(tb testing.TB) *zkserver.Server {
 // Servers is Server(tb).Servers.
 func Servers(tb testing.TB) []string { return Server(tb).Servers }
 
-// Connect opens a session with zkconn.DefaultSessionTimeout; it is closed
+// Connect opens a session with zksession.DefaultTimeout; it is closed
 // when the test ends.
 func Connect(tb testing.TB, opts ...func(*zk.Conn)) *zk.Conn {
 	tb.Helper()
-	return ConnectTimeout(tb, zkconn.DefaultSessionTimeout, opts...)
+	return ConnectTimeout(tb, zksession.DefaultTimeout, opts...)
 }
 
 // ConnectTimeout is Connect with a chosen session timeout.
@@ -157,7 +154,7 @@ func dial(tb testing.TB, servers []string, sessionTimeout time.Duration, opts ..
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	opts = append([]func(*zk.Conn){withNotifyLog()}, opts...)
-	d, err := zkconn.DialGranted(ctx, servers, sessionTimeout, opts...)
+	d, err := zksession.ConnectGranted(ctx, servers, sessionTimeout, opts...)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -178,20 +175,15 @@ type dialInfo struct {
 	auth    *zksession.Auth
 }
 
-// A Session is what a chapter's session type offers the harness
-// (seqlock.Session is one): zktest cannot name it, for internal/ imports
-// no chapter.
-type Session interface {
-	Conn() *zk.Conn
-	Timeout() time.Duration
-	Close()
-}
-
-// NewSession is a chapter's session constructor (seqlock.NewSession).
-type NewSession[S Session] func(ctx context.Context, servers []string, opts ...zksession.Option) (S, error)
+// A Session is a chapter's session (zksession.Session: seqlock.Session is
+// one), and NewSession its constructor.
+type (
+	Session               = zksession.Session
+	NewSession[S Session] = zksession.NewSession[S]
+)
 
 // DialSession opens a session with newSession on the package's server,
-// asking for zkconn.DefaultSessionTimeout with ZK_AUTH's credentials unless
+// asking for zksession.DefaultTimeout with ZK_AUTH's credentials unless
 // opts say otherwise, its connections counting notifications for Watched. It is closed when the test ends.
 func DialSession[S Session](tb testing.TB, newSession NewSession[S], opts ...zksession.Option) S {
 	tb.Helper()
@@ -214,11 +206,11 @@ func dialSession[S Session](tb testing.TB, servers []string, newSession NewSessi
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	auth, err := zkconn.AuthFromEnv()
+	auth, err := zksession.AuthFromEnv()
 	if err != nil {
 		tb.Fatal(err)
 	}
-	defaults := func(c *zksession.Config) { c.Timeout, c.Auth = zkconn.DefaultSessionTimeout, auth }
+	defaults := func(c *zksession.Config) { c.Timeout, c.Auth = zksession.DefaultTimeout, auth }
 	notify := func(c *zksession.Config) { c.Dialer = notifyDialer(c.Dialer) }
 	all := append(append([]zksession.Option{defaults}, opts...), notify)
 	s, err := newSession(ctx, servers, all...)
@@ -350,11 +342,11 @@ func Context(tb testing.TB) context.Context {
 func ExampleConn() *zk.Conn {
 	ctx, cancel := context.WithTimeout(context.Background(), Patience)
 	defer cancel()
-	conn, events, err := zkconn.Dial(ctx, ExampleServers(), zkconn.DefaultSessionTimeout)
+	conn, events, err := zksession.Connect(ctx, ExampleServers(), zksession.DefaultTimeout)
 	if err != nil {
 		panic(err)
 	}
-	go zkconn.Drain(events)
+	go zksession.Drain(events)
 	return conn
 }
 

@@ -28,17 +28,17 @@ func notification(path string) []byte {
 	return frame(-1, append(body, path...))
 }
 
-func TestNotifyConnCountsNotificationsOnTheWire(t *testing.T) {
+func TestNotificationsAreCountedOnTheWire(t *testing.T) {
 	connect := append(binary.BigEndian.AppendUint32(nil, 36), make([]byte, 36)...)
 	// A reply whose body happens to contain a notification's bytes must not count.
 	decoy := frame(5, notification("/decoy"))
 	stream := append(append(append(append([]byte{}, connect...), decoy...), notification("/a/b")...), notification("/a/b")...)
 	for _, step := range []int{1, 3, 4, 17, len(stream)} {
 		before, decoys := notifications.count("/a/b"), notifications.count("/decoy")
-		var c notifyConn
+		c := notifySplitter()
 		for rest := stream; len(rest) > 0; {
 			n := min(step, len(rest))
-			c.feed(rest[:n])
+			c.Feed(rest[:n])
 			rest = rest[n:]
 		}
 		if got := notifications.count("/a/b") - before; got != 2 {

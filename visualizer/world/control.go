@@ -10,7 +10,6 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/internal/scene"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/internal/znode"
 	"github.com/lockstep-zk/lockstep/visualizer/tui"
@@ -183,7 +182,7 @@ func (w *World) start(ch scene.Scene, n int) error {
 	if err := deleteTree(w.admin, path.Join(w.cfg.Base, ch.Name)); err != nil {
 		return fmt.Errorf("clean %s: %w", path.Join(w.cfg.Base, ch.Name), err)
 	}
-	auth, err := zkconn.AuthFromEnv() // the visualizer's sessions authenticate with ZK_AUTH
+	auth, err := zksession.AuthFromEnv() // the visualizer's sessions authenticate with ZK_AUTH
 	if err != nil {
 		return err
 	}

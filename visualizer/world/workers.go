@@ -12,7 +12,6 @@ import (
 
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/scene"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zkproxy"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/visualizer/tui"
@@ -128,7 +127,7 @@ func (w *World) open(ctx context.Context, wk *worker) (session, scene.Part, <-ch
 		evs := wk.events
 		onEvent := func(c *zksession.Config) {
 			c.Timeout = w.cfg.Session
-			c.Auth, _ = zkconn.AuthFromEnv()
+			c.Auth, _ = zksession.AuthFromEnv()
 			c.OnEvent = func(ev zk.Event) {
 				select {
 				case evs <- ev:
@@ -147,7 +146,7 @@ func (w *World) open(ctx context.Context, wk *worker) (session, scene.Part, <-ch
 		}
 		return session{conn: sess.Conn(), timeout: sess.Timeout(), close: sess.Close, ended: sess.Done()}, part, evs, nil
 	}
-	d, err := zkconn.DialGranted(ctx, servers, w.cfg.Session)
+	d, err := zksession.ConnectGranted(ctx, servers, w.cfg.Session)
 	if err != nil {
 		return session{}, nil, nil, err
 	}

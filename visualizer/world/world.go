@@ -33,7 +33,7 @@ import (
 
 	"github.com/lockstep-zk/lockstep/internal/randhex"
 	"github.com/lockstep-zk/lockstep/internal/scene"
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/visualizer/tui"
 )
 
@@ -43,7 +43,7 @@ type Config struct {
 	Servers []string      // host:port of each server
 	Scenes  []scene.Scene // the chapters Switch may start, by key
 	Hold    time.Duration // time inside the critical section; default 300ms
-	Session time.Duration // session timeout asked for; default zkconn.DefaultSessionTimeout
+	Session time.Duration // session timeout asked for; default zksession.DefaultTimeout
 	// Base is the znode under which each chapter gets its own. Default: a
 	// root of this run's own, /lockstep/visualizer/run-<random>, deleted on
 	// Close, so that learners sharing one server never meet.
@@ -60,7 +60,7 @@ func (c *Config) Check() error {
 		c.Hold = 300 * time.Millisecond
 	}
 	if c.Session == 0 {
-		c.Session = zkconn.DefaultSessionTimeout
+		c.Session = zksession.DefaultTimeout
 	}
 	switch {
 	case c.Hold < 0:
@@ -130,7 +130,7 @@ func New(ctx context.Context, cfg Config) (*World, error) {
 	if ownBase {
 		cfg.Base = "/lockstep/visualizer/run-" + randhex.String(4)
 	}
-	admin, events, err := zkconn.Dial(ctx, cfg.Servers, cfg.Session)
+	admin, events, err := zksession.Connect(ctx, cfg.Servers, cfg.Session)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +141,7 @@ func New(ctx context.Context, cfg Config) (*World, error) {
 	w.hold.Store(int64(cfg.Hold))
 	w.paused.set(false)
 	w.wg.Add(1)
-	go func() { defer w.wg.Done(); zkconn.Drain(events) }()
+	go func() { defer w.wg.Done(); zksession.Drain(events) }()
 	go w.direct()
 	return w, nil
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 	"github.com/lockstep-zk/lockstep/workshop/class/classroom"
 )
@@ -27,7 +27,7 @@ type class struct {
 
 func newClass(tb testing.TB, servers []string) class {
 	tb.Helper()
-	if os.Getenv(zkconn.AuthEnv) != "" {
+	if os.Getenv(zksession.AuthEnv) != "" {
 		tb.Skip("the class makes its own digest identities; run without ZK_AUTH")
 	}
 	c := class{root: zktest.Root(tb) + "/class", code: classroom.NewCode(), admin: classroom.NewAdminSecret()}

@@ -1,27 +1,29 @@
-package semaphore
+// Package leaselock drives a semaphore as a lock: Lock takes a lease,
+// Unlock gives it back. With one lease it is a mutex, and the lock
+// conformance suite holds it to that; the demo and the visualizer drive
+// the semaphore through it like any other lock. Users of the semaphore
+// take Leases (Acquire, Release); this is the course's adapter.
+package leaselock
 
 import (
 	"context"
 
+	"github.com/lockstep-zk/lockstep/09-semaphore/semaphore"
 	"github.com/lockstep-zk/lockstep/internal/slot"
 )
 
-// Holder is one client's hold on a lease, with the Lock and Unlock every
-// other lock of the course has: Lock takes a lease, Unlock gives it back.
-// With one lease it is a mutex, and the lock conformance suite holds it to
-// that; the demo and the visualizer drive the semaphore through it like
-// any other lock. One goroutine at a time uses a Holder; make one per
-// contender (Semaphore.Holder sends nothing). Its bookkeeping is chapter
-// 04's, as the Mutex's is (internal/slot): a Lock while a lease is held, or
+// Holder is one client's hold on a lease. One goroutine at a time uses a
+// Holder; make one per contender (New sends nothing). Its bookkeeping is
+// chapter 04's Mutex's (internal/slot): a Lock while a lease is held, or
 // being taken, is ErrAlreadyHeld, and no second lease is taken (it would
 // leak: Unlock gives back one).
 type Holder struct {
-	s    *Semaphore
-	slot slot.Slot[*Lease] // busy, the current lease, the last: the Mutex's bookkeeping (internal/slot)
+	s    *semaphore.Semaphore
+	slot slot.Slot[*semaphore.Lease]
 }
 
-// Holder returns a new Holder on s, holding nothing.
-func (s *Semaphore) Holder() *Holder { return &Holder{s: s} }
+// New returns a Holder on s, holding nothing.
+func New(s *semaphore.Semaphore) *Holder { return &Holder{s: s} }
 
 // Lock is Acquire: it blocks until a lease is ours or ctx ends.
 func (h *Holder) Lock(ctx context.Context) error { return h.take(ctx, h.s.Acquire) }
@@ -29,9 +31,9 @@ func (h *Holder) Lock(ctx context.Context) error { return h.take(ctx, h.s.Acquir
 // TryLock is TryAcquire: ErrLocked at once when all n leases are out.
 func (h *Holder) TryLock(ctx context.Context) error { return h.take(ctx, h.s.TryAcquire) }
 
-func (h *Holder) take(ctx context.Context, acquire func(context.Context) (*Lease, error)) error {
+func (h *Holder) take(ctx context.Context, acquire func(context.Context) (*semaphore.Lease, error)) error {
 	if !h.slot.Begin() {
-		return ErrAlreadyHeld
+		return semaphore.ErrAlreadyHeld
 	}
 	l, err := acquire(ctx)
 	return h.slot.End(l, err)
@@ -41,7 +43,7 @@ func (h *Holder) take(ctx context.Context, acquire func(context.Context) (*Lease
 func (h *Holder) Unlock(ctx context.Context) error {
 	l, ok := h.slot.Take()
 	if !ok {
-		return ErrNotHeld
+		return semaphore.ErrNotHeld
 	}
 	defer h.slot.Free()
 	return l.Release(ctx)

@@ -1,4 +1,4 @@
-package zkconn
+package zksession
 
 import (
 	"context"
@@ -56,7 +56,7 @@ func Expire(ctx context.Context, link Link, conn *zk.Conn, sessionTimeout time.D
 			}
 			select {
 			case <-ctx.Done():
-				return fmt.Errorf("zkconn: session %#x not expired yet: %w", old, ctx.Err())
+				return fmt.Errorf("zksession: session %#x not expired yet: %w", old, ctx.Err())
 			case <-time.After(20 * time.Millisecond):
 			}
 		}

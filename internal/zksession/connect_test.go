@@ -1,4 +1,4 @@
-package zkconn_test
+package zksession_test
 
 import (
 	"context"
@@ -12,7 +12,6 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/lockstep-zk/lockstep/internal/zkconn"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
@@ -21,19 +20,19 @@ func TestMain(m *testing.M) { zktest.Main(m) }
 
 func TestDial(t *testing.T) {
 	t.Run("it returns once the session exists", func(t *testing.T) {
-		conn, events, err := zkconn.Dial(context.Background(), zktest.Servers(t), 2*time.Second)
+		conn, events, err := zksession.Connect(context.Background(), zktest.Servers(t), 2*time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer conn.Close()
-		go zkconn.Drain(events)
+		go zksession.Drain(events)
 		if conn.State() != zk.StateHasSession || conn.SessionID() == 0 {
 			t.Fatalf("state %v, session %#x", conn.State(), conn.SessionID())
 		}
 	})
 	t.Run("an unreachable server is an error, not a hang", func(t *testing.T) {
 		start := time.Now()
-		_, _, err := zkconn.Dial(context.Background(), []string{"127.0.0.1:1"}, 2*time.Second)
+		_, _, err := zksession.Connect(context.Background(), []string{"127.0.0.1:1"}, 2*time.Second)
 		if !errors.Is(err, zk.ErrNoServer) {
 			t.Fatalf("err = %v, want zk.ErrNoServer", err)
 		}
@@ -42,18 +41,18 @@ func TestDial(t *testing.T) {
 	t.Run("a cancelled context stops the dial", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		if _, _, err := zkconn.Dial(ctx, []string{"127.0.0.1:1"}, 2*time.Second); !errors.Is(err, context.Canceled) {
+		if _, _, err := zksession.Connect(ctx, []string{"127.0.0.1:1"}, 2*time.Second); !errors.Is(err, context.Canceled) {
 			t.Fatalf("err = %v, want context.Canceled", err)
 		}
 	})
 	t.Run("a chroot is refused at once, naming it", func(t *testing.T) {
-		_, _, err := zkconn.Dial(context.Background(), []string{"127.0.0.1:1/app"}, time.Second)
+		_, _, err := zksession.Connect(context.Background(), []string{"127.0.0.1:1/app"}, time.Second)
 		if !errors.Is(err, zksession.ErrChroot) || !strings.Contains(err.Error(), `"/app"`) {
 			t.Fatalf("Dial = %v, want ErrChroot naming /app", err)
 		}
 	})
 	t.Run("no servers is an error", func(t *testing.T) {
-		if _, _, err := zkconn.Dial(context.Background(), nil, time.Second); err == nil {
+		if _, _, err := zksession.Connect(context.Background(), nil, time.Second); err == nil {
 			t.Fatal("Dial with no servers succeeded")
 		}
 	})
@@ -86,7 +85,7 @@ func TestDialRecordsTheGrantedTimeout(t *testing.T) {
 			dials.Add(1)
 			return net.DialTimeout(network, addr, timeout)
 		}
-		dd, err := zkconn.DialGranted(zktest.Context(t), zktest.Servers(t), time.Hour, zkconn.WithDialer(d))
+		dd, err := zksession.ConnectGranted(zktest.Context(t), zktest.Servers(t), time.Hour, zksession.WithDialer(d))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,9 +100,9 @@ func TestDialRecordsTheGrantedTimeout(t *testing.T) {
 // scheme, the nodes the course creates are creator-only, and another
 // password is refused at once with an error that names ZK_AUTH.
 func TestAuth(t *testing.T) {
-	t.Setenv(zkconn.AuthEnv, "alice:right")
+	t.Setenv(zksession.AuthEnv, "alice:right")
 	owner := zktest.Connect(t)
-	node := "/zkconn-auth-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	node := "/zksession-auth-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	if _, err := owner.Create(node, []byte("secret"), 0, zktest.ACL(owner)); err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +139,7 @@ func TestAuth(t *testing.T) {
 	})
 	for _, who := range []string{"alice:wrong", ""} {
 		t.Run("ZK_AUTH="+who+" is refused at once, with a hint", func(t *testing.T) {
-			t.Setenv(zkconn.AuthEnv, who)
+			t.Setenv(zksession.AuthEnv, who)
 			conn := zktest.Connect(t)
 			start := time.Now()
 			_, _, err := conn.Get(node)
@@ -150,7 +149,7 @@ func TestAuth(t *testing.T) {
 			if d := time.Since(start); d > 5*time.Second {
 				t.Fatalf("refused after %v, want at once", d)
 			}
-			auth, _ := zkconn.AuthFromEnv()
+			auth, _ := zksession.AuthFromEnv()
 			msg := zksession.Explain(auth, err).Error()
 			if !errors.Is(zksession.Explain(auth, err), zk.ErrNoAuth) || !strings.Contains(msg, "ZK_AUTH") {
 				t.Fatalf("Explain = %q: want zk.ErrNoAuth wrapped with a hint about ZK_AUTH", msg)
@@ -159,8 +158,8 @@ func TestAuth(t *testing.T) {
 		})
 	}
 	t.Run("a malformed ZK_AUTH is a clear error from Dial", func(t *testing.T) {
-		t.Setenv(zkconn.AuthEnv, "no-colon")
-		_, _, err := zkconn.Dial(context.Background(), zktest.Servers(t), time.Second)
+		t.Setenv(zksession.AuthEnv, "no-colon")
+		_, _, err := zksession.Connect(context.Background(), zktest.Servers(t), time.Second)
 		if err == nil || !strings.Contains(err.Error(), "ZK_AUTH") || !strings.Contains(err.Error(), "user:password") {
 			t.Fatalf("err = %v, want one naming ZK_AUTH and user:password", err)
 		}

@@ -1,0 +1,177 @@
+// Package zkwire reads ZooKeeper's framing as it passes on a connection,
+// for the code that must see the wire: the session's read of the timeout
+// the server granted (zksession), the tests' count of notifications
+// (zktest), the bench's count of requests, and the test proxy that cuts a
+// connection under one request (07's tripwire).
+//
+// Every frame is a 4-byte big-endian length and that many bytes. The first
+// frame each way is the connect handshake (ConnectRequest, ConnectResponse);
+// after it, a request starts with xid int32 and opcode int32, and a reply
+// with xid int32, zxid int64 and err int32, a watch notification's xid
+// being -1.
+package zkwire
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"net"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// Opcodes and xids of the jute protocol (go-zookeeper's constants.go).
+const (
+	OpGetData      int32 = 4
+	OpPing         int32 = 11
+	OpGetChildren2 int32 = 12
+	OpSetWatches   int32 = 101
+	XidWatch       int32 = -1 // a reply with this xid is a watch notification
+)
+
+// A Splitter splits one direction of a connection into frames, however
+// reads and writes cut the bytes. It calls Frame once per frame, with the
+// frame's index (0: the handshake) and the first Head bytes of its body
+// (all of it, if the body is shorter), as soon as it has them. Once Frame
+// returns false, the Splitter stops listening.
+type Splitter struct {
+	Head  int
+	Frame func(index int, head []byte) (more bool)
+
+	stopped bool
+	index   int     // frames started so far
+	lenBuf  [4]byte // the length being read
+	lenN    int     // bytes of lenBuf filled
+	body    int     // body bytes still to come in the current frame
+	head    []byte  // the start of the current body, up to Head bytes
+	told    bool    // Frame has had the current frame
+}
+
+// Feed gives s the next bytes of its direction.
+func (s *Splitter) Feed(p []byte) {
+	for len(p) > 0 && !s.stopped {
+		if s.body == 0 {
+			k := copy(s.lenBuf[s.lenN:], p)
+			s.lenN += k
+			p = p[k:]
+			if s.lenN < 4 {
+				return
+			}
+			s.lenN = 0
+			s.body = int(binary.BigEndian.Uint32(s.lenBuf[:]))
+			s.head, s.told = s.head[:0], false
+			s.index++
+			if s.body == 0 {
+				s.tell()
+				continue
+			}
+		}
+		k := min(len(p), s.body)
+		if !s.told {
+			s.head = append(s.head, p[:min(k, s.Head-len(s.head))]...)
+		}
+		s.body -= k
+		p = p[k:]
+		if !s.told && (len(s.head) == s.Head || s.body == 0) {
+			s.tell()
+		}
+	}
+}
+
+func (s *Splitter) tell() {
+	s.told = true
+	s.stopped = !s.Frame(s.index-1, s.head)
+}
+
+// Tap returns c, whose reads feed in and whose writes feed out (nil: that
+// direction is not split). A write is fed before it is sent: once the
+// bytes are out, the reply can come back, and a count taken after would
+// come late. Like go-zookeeper, use it from one reader and one writer.
+func Tap(c net.Conn, in, out *Splitter) net.Conn { return &tapConn{Conn: c, in: in, out: out} }
+
+type tapConn struct {
+	net.Conn
+	in, out *Splitter
+}
+
+func (c *tapConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if c.in != nil {
+		c.in.Feed(p[:n])
+	}
+	return n, err
+}
+
+func (c *tapConn) Write(p []byte) (int, error) {
+	if c.out != nil {
+		c.out.Feed(p)
+	}
+	return c.Conn.Write(p)
+}
+
+// ReadAhead returns c with a read buffer of size bytes. go-zookeeper reads
+// every frame in two reads, its 4-byte length and then its body: on a bare
+// TCP conn, two system calls. Through the buffer the first read usually
+// brings in the whole frame and the second is a copy, which saves a system
+// call per reply and per notification. Nothing else changes: the buffer
+// only ever holds bytes the server sent, and a read that finds it empty
+// reads the conn, under the deadline go-zookeeper set on it.
+func ReadAhead(c net.Conn, size int) net.Conn {
+	return &bufferedConn{Conn: c, r: bufio.NewReaderSize(c, size)}
+}
+
+type bufferedConn struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func (c *bufferedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
+
+// Dialer dials with base (nil: net.DialTimeout) and wraps each connection
+// it opens with wrap: the one way lockstep puts something between
+// go-zookeeper and its TCP connections.
+func Dialer(base zk.Dialer, wrap func(net.Conn) net.Conn) zk.Dialer {
+	if base == nil {
+		base = net.DialTimeout
+	}
+	return func(network, address string, timeout time.Duration) (net.Conn, error) {
+		c, err := base(network, address, timeout)
+		if err != nil {
+			return nil, err
+		}
+		return wrap(c), nil
+	}
+}
+
+// MaxFrame bounds ReadFrame: go-zookeeper's own buffer is 1.5 MiB.
+const MaxFrame = 4 << 20
+
+// ReadFrame reads one whole frame from r, its length included, for a
+// proxy that forwards frame by frame.
+func ReadFrame(r io.Reader) ([]byte, error) {
+	var size [4]byte
+	if _, err := io.ReadFull(r, size[:]); err != nil {
+		return nil, err
+	}
+	n := binary.BigEndian.Uint32(size[:])
+	if n > MaxFrame {
+		return nil, fmt.Errorf("zkwire: a frame of %d bytes, more than %d", n, MaxFrame)
+	}
+	frame := make([]byte, 4+n)
+	copy(frame, size[:])
+	if _, err := io.ReadFull(r, frame[4:]); err != nil {
+		return nil, err
+	}
+	return frame, nil
+}
+
+// Opcode is a request frame's opcode (ReadFrame's frame, after the
+// handshake); ok is false if the frame is too short to have one.
+func Opcode(frame []byte) (op int32, ok bool) {
+	if len(frame) < 12 {
+		return 0, false
+	}
+	return int32(binary.BigEndian.Uint32(frame[8:12])), true
+}
