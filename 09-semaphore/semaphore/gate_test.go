@@ -3,8 +3,10 @@ package semaphore_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
@@ -21,35 +23,69 @@ import (
 func TestTryAcquireDoesNotWaitAtTheGate(t *testing.T) {
 	dir := zktest.Root(t) + "/sem"
 	ctx := zktest.Context(t)
+	_, admin := seqlocktest.SessionConn(t)
 	holder, err := newSemaphore(t, seqlocktest.Session(t), dir, 1).Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The first evidence of a gate never let go: Acquire has returned, and
+	// its gate node is still there.
+	if gate := zktest.Tree(t, admin, dir+"/locks"); len(gate) != 0 {
+		t.Fatalf("Acquire returned a lease and still holds the gate (%s): every later Acquire queues behind it for ever; the gate is let go however acquire returns", zktest.Describe(gate))
+	}
 	var waits event.Tally
 	waiter := newSemaphore(t, seqlocktest.Session(t), dir, 1, seqlock.WithObserver(waits.Observe))
-	got := make(chan error, 1)
+	type acquired struct {
+		l   *semaphore.Lease
+		err error
+	}
+	got := make(chan acquired, 1)
 	go func() {
 		l, err := waiter.Acquire(ctx)
-		if err == nil {
-			err = l.Release(ctx)
-		}
-		got <- err
+		got <- acquired{l, err}
 	}()
-	zktest.Eventually(t, zktest.Patience, "the second Acquire waits for a lease, holding the gate", func() bool {
-		return waits.Count(event.Waiting) > 0
+	// The first evidence against the wait: the second Acquire returns,
+	// with a lease or an error, while the only lease is out.
+	zktest.Until(t, zktest.Patience, "the second Acquire of a semaphore of 1 to wait for the lease, holding the gate (event.Waiting)", func() (bool, string) {
+		select {
+		case a := <-got:
+			if a.err != nil {
+				return false, fmt.Sprintf("it returned %v while the only lease was out: Acquire waits for a free lease (TryAcquire is the one that says ErrLocked)", a.err)
+			}
+			leases := zktest.Tree(t, admin, dir+"/leases")
+			return false, fmt.Sprintf("it got lease %d of 1 while the first still held its lease (%s): never more than n leases out; with n out, the gate holder waits", len(leases), zktest.Describe(leases))
+		default:
+		}
+		return waits.Count(event.Waiting) > 0, ""
 	})
 
+	// A TryAcquire that queues at the gate says so (event.Waiting on its
+	// gate node): that is the first evidence, and the test stops it there.
 	tctx, cancel := context.WithTimeout(ctx, 3*zktest.Patience/10)
 	defer cancel()
-	_, err = newSemaphore(t, seqlocktest.Session(t), dir, 1).TryAcquire(tctx)
+	var queued atomic.Bool
+	stop := func(e event.Event) {
+		if e.Kind == event.Waiting && strings.HasPrefix(e.Node, dir+"/locks/") {
+			queued.Store(true)
+			cancel()
+		}
+	}
+	_, err = newSemaphore(t, seqlocktest.Session(t), dir, 1, seqlock.WithObserver(stop)).TryAcquire(tctx)
+	if queued.Load() {
+		t.Fatalf("TryAcquire while another client waits at the gate queued at the gate behind it (it took the gate with Lock, not TryLock) and would wait as long as every lease stays out; want ErrLocked at once (it returned %v once the test stopped it)", err)
+	}
 	if !errors.Is(err, semaphore.ErrLocked) {
 		t.Fatalf("TryAcquire while another client waits at the gate = %v, want ErrLocked at once (it queued at the gate like Acquire)", err)
 	}
 	if err := holder.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := <-got; err != nil {
-		t.Fatalf("the waiting Acquire: %v", err)
+	a := zktest.Await(t, got, "the waiting Acquire did not return once the only lease was released: it waits for a change of the lease directory (a lease going), and counts again")
+	if a.err != nil {
+		t.Fatalf("the waiting Acquire: %v", a.err)
+	}
+	if err := a.l.Release(ctx); err != nil {
+		t.Fatalf("the waiting Acquire's lease: Release: %v", err)
 	}
 }
 
