@@ -69,7 +69,7 @@ func TestAReleaseJustBeforeTheWatchIsNotMissed(t *testing.T) {
 		t.Fatal("the waiter never sent an exists: it did not watch the lock node")
 	}
 	if err := waiter.Unlock(ctx); err != nil {
-		t.Fatal(err)
+		t.Fatalf("the waiter's Unlock after its Lock returned nil: %v: its Lock returned without creating the lock node (a node that existsW says is gone makes the lock free, not ours)", err)
 	}
 }
 

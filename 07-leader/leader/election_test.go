@@ -818,13 +818,18 @@ func TestObserveWaitsOnItsWatch(t *testing.T) {
 			polled = e.Node
 		}
 	}
+	var reported string
 	report := func(who string, changes <-chan leader.Leadership) {
 		t.Helper()
 		select {
 		case l := <-changes:
+			if l.Value != who && l.Value == reported {
+				t.Fatalf("observed %q again, want %s: Observe reports each leader once, and %s had been reported already", l.Value, who, reported)
+			}
 			if l.Value != who {
 				t.Fatalf("observed %q, want %s", l.Value, who)
 			}
+			reported = l.Value
 		case <-time.After(reportWithin):
 			t.Fatalf("the observer did not report %s within %v of its leading", who, reportWithin)
 		}
@@ -838,8 +843,21 @@ func TestObserveWaitsOnItsWatch(t *testing.T) {
 	octx, stop := context.WithCancel(ctx)
 	defer stop()
 	changes := newElection(t, seqlocktest.Session(t), dir, seqlock.WithObserver(pace)).Observe(octx)
-	zktest.Eventually(t, zktest.Patience, "the observer set its children watch on the empty election", func() bool {
-		return seen.Count(event.WatchSet) > 0
+	// The watch comes back with the listing (ChildrenW): once the listing
+	// went out, a WatchSet that does not follow within reportWithin is
+	// missing, and the test says so then, not after Patience.
+	var listed time.Time
+	zktest.Until(t, zktest.Patience, "the observer to report the children watch it set on the empty election (event.WatchSet)", func() (bool, string) {
+		if seen.Count(event.WatchSet) > 0 {
+			return true, ""
+		}
+		if listed.IsZero() && seen.Requests("children") > 0 {
+			listed = time.Now()
+		}
+		if !listed.IsZero() && time.Since(listed) > reportWithin {
+			return false, fmt.Sprintf("it listed the election (request children, %d requests in all) and reported no WatchSet within %v: a watch that is set is reported, e.emit(event.Event{Kind: event.WatchSet, …}), or nobody can tell a wait on a watch from a poll", seen.Requests(""), reportWithin)
+		}
+		return false, ""
 	})
 	alpha := leadNow(t, seqlocktest.Session(t), dir, "alpha")
 	report("alpha", changes)

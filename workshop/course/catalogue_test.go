@@ -230,3 +230,66 @@ func tail(s string, n int) string {
 	l := strings.Split(s, "\n")
 	return strings.Join(l[max(0, len(l)-n):], "\n")
 }
+
+// TestEveryRuleTierNamesTheChaptersTableTests: a chapter's "rule" pattern
+// (hints.json) names the table tests of its rule, which the check runs
+// before anything that needs ZooKeeper: each pattern matches at least one
+// test of the chapter's package, every test it matches needs no server
+// (its body never calls zktest or a Session), and the lesson's pattern
+// matches them too, so that they run whichever tiers the runner has.
+func TestEveryRuleTierNamesTheChaptersTableTests(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(root, "workshop", "hint", "hints.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table struct {
+		Chapters []struct{ Chapter, Lesson, Rule string }
+	}
+	if err := json.Unmarshal(raw, &table); err != nil {
+		t.Fatal(err)
+	}
+	all, err := course.Discover(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	funcs := regexp.MustCompile(`(?ms)^func (Test\w+)\(t \*testing\.T\) \{\n(.*?)^\}`)
+	server := regexp.MustCompile(`zktest\.|Session\(|zkserver\.`)
+	rules := 0
+	for _, c := range table.Chapters {
+		if c.Rule == "" {
+			continue
+		}
+		rules++
+		ex, err := course.Find(all, c.Chapter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rule, lesson := regexp.MustCompile(c.Rule), regexp.MustCompile(c.Lesson)
+		files, _ := filepath.Glob(filepath.Join(root, ex.Pkg, "*_test.go"))
+		var named []string
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range funcs.FindAllStringSubmatch(string(b), -1) {
+				if !rule.MatchString(m[1]) {
+					continue
+				}
+				named = append(named, m[1])
+				if server.MatchString(m[2]) {
+					t.Errorf("%s: the rule tier's %s needs a server (%s): the rule's table tests need none", c.Chapter, m[1], server.FindString(m[2]))
+				}
+				if !lesson.MatchString(m[1]) {
+					t.Errorf("%s: the rule tier's %s is not in the lesson's pattern %s", c.Chapter, m[1], c.Lesson)
+				}
+			}
+		}
+		if len(named) == 0 {
+			t.Errorf("%s: the rule pattern %s names no test of %s", c.Chapter, c.Rule, ex.Pkg)
+		}
+	}
+	if rules < 4 {
+		t.Errorf("%d chapters have a rule tier, want at least 04, 05, 07 and 09", rules)
+	}
+}
