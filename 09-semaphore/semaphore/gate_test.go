@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock/seqlocktest"
@@ -45,8 +46,14 @@ func TestTryAcquireDoesNotWaitAtTheGate(t *testing.T) {
 		got <- acquired{l, err}
 	}()
 	// The first evidence against the wait: the second Acquire returns,
-	// with a lease or an error, while the only lease is out.
+	// with a lease or an error, while the only lease is out; or it has
+	// counted the leases (the count's children watch is set) and does not
+	// say that it waits within a few seconds.
+	var counted time.Time
 	zktest.Until(t, zktest.Patience, "the second Acquire of a semaphore of 1 to wait for the lease, holding the gate (event.Waiting)", func() (bool, string) {
+		if counted.IsZero() && waits.Count(event.WatchSet) > 0 {
+			counted = time.Now()
+		}
 		select {
 		case a := <-got:
 			if a.err != nil {
@@ -56,7 +63,13 @@ func TestTryAcquireDoesNotWaitAtTheGate(t *testing.T) {
 			return false, fmt.Sprintf("it got lease %d of 1 while the first still held its lease (%s): never more than n leases out; with n out, the gate holder waits", len(leases), zktest.Describe(leases))
 		default:
 		}
-		return waits.Count(event.Waiting) > 0, ""
+		if waits.Count(event.Waiting) > 0 {
+			return true, ""
+		}
+		if !counted.IsZero() && time.Since(counted) > sayWaitingWithin {
+			return false, fmt.Sprintf("it counted the leases (a children watch on %s/leases), found the only one out, and has neither returned nor reported event.Waiting within %v: a gate holder that waits says so, s.emit(event.Waiting, …)", dir, sayWaitingWithin)
+		}
+		return false, ""
 	})
 
 	// A TryAcquire that queues at the gate says so (event.Waiting on its
@@ -88,6 +101,11 @@ func TestTryAcquireDoesNotWaitAtTheGate(t *testing.T) {
 		t.Fatalf("the waiting Acquire's lease: Release: %v", err)
 	}
 }
+
+// sayWaitingWithin bounds the time from a count that finds n leases out to
+// the Waiting that says so: no request between them, milliseconds; 3 s
+// leaves room for a loaded machine.
+const sayWaitingWithin = 3 * time.Second
 
 // TestAnAcquireWhoseContextEndsWhileItsLeaseIsCreatedReturnsNoLease: the
 // context ends just as the lease node is being created (the test's observer
