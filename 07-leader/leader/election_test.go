@@ -394,7 +394,7 @@ func TestResignHandsOverAtOnce(t *testing.T) {
 		results = append(results, campaignInBackground(ctx, w, fmt.Sprintf("waiter-%d", i)))
 		waitQueued(t, zktest.Connect(t), dir, i+2) // join in order
 	}
-	zktest.Eventually(t, zktest.Patience, "every waiter waits", func() bool {
+	zktest.Eventually(t, zktest.Patience, "not every waiter reported event.Waiting", func() bool {
 		for _, tl := range tallies {
 			if tl.Count(event.Waiting) == 0 {
 				return false
@@ -864,7 +864,7 @@ func TestObserveWaitsOnItsWatch(t *testing.T) {
 
 	// bravo joins behind alpha: one notification, one listing, the same leader.
 	bravo := campaignInBackground(ctx, newElection(t, seqlocktest.Session(t), dir), "bravo")
-	zktest.Eventually(t, zktest.Patience, "the observer looked again after bravo joined", func() bool {
+	zktest.Eventually(t, zktest.Patience, "the observer did not look again after bravo joined (no second get of the leader)", func() bool {
 		return seen.Requests("get") >= 2
 	})
 	if err := alpha.Resign(ctx); err != nil {
