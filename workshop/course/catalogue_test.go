@@ -50,8 +50,8 @@ func TestEveryMistakeGivesItsHint(t *testing.T) {
 	}
 	abs, _ := filepath.Abs(root)
 	type verdict struct {
-		chapter, id, name string
-		total, tests      time.Duration
+		chapter, id, name, zh string
+		total, tests          time.Duration
 	}
 	var verdicts []verdict
 	for _, m := range table.Mistakes {
@@ -97,14 +97,15 @@ func TestEveryMistakeGivesItsHint(t *testing.T) {
 					t.Errorf("%s: its says %q does not match what the failing test %s printed itself, only the output around it:\n%s", m.ID, m.Says, r.Failed[0], own)
 				}
 			}
-			verdicts = append(verdicts, verdict{m.Chapter, m.ID, m.Name.EN, r.Elapsed, tests})
+			verdicts = append(verdicts, verdict{m.Chapter, m.ID, m.Name.EN, m.Name.ZH, r.Elapsed, tests})
 			if r.Elapsed > verdictBound {
 				t.Errorf("%s: named after %v, over the bound of %v (the promise is 5 s on an idle machine): does a test wait out a timeout instead of failing at the first evidence?", m.ID, r.Elapsed.Round(100*time.Millisecond), verdictBound)
 			}
 		})
 	}
-	// The catalogue, chapter by chapter: every verdict, then the median and
-	// the max.
+	// The catalogue, chapter by chapter: every verdict (chapter, row, its
+	// name in English and 中文, seconds to the verdict, seconds of them in
+	// the test binary), then the median and the max.
 	var chapter string
 	var times []time.Duration
 	flush := func() {
@@ -121,7 +122,7 @@ func TestEveryMistakeGivesItsHint(t *testing.T) {
 			chapter = v.chapter
 		}
 		times = append(times, v.total)
-		t.Logf("| %s | %s | %s | %.1f | %.1f |", v.chapter, v.id, v.name, v.total.Seconds(), v.tests.Seconds())
+		t.Logf("| %s | %s | %s | %s | %.1f | %.1f |", v.chapter, v.id, v.name, v.zh, v.total.Seconds(), v.tests.Seconds())
 	}
 	flush()
 }
