@@ -46,13 +46,13 @@ func TestTryAcquireDoesNotWaitAtTheGate(t *testing.T) {
 		got <- acquired{l, err}
 	}()
 	// The first evidence against the wait: the second Acquire returns,
-	// with a lease or an error, while the only lease is out; or it has
-	// counted the leases (the count's children watch is set) and does not
-	// say that it waits within a few seconds.
-	var counted time.Time
+	// with a lease or an error, while the only lease is out; or it holds
+	// the gate (its node is the gate's only one) and does not say that it
+	// waits within a few seconds.
+	var gated time.Time
 	zktest.Until(t, zktest.Patience, "the second Acquire of a semaphore of 1 to wait for the lease, holding the gate (event.Waiting)", func() (bool, string) {
-		if counted.IsZero() && waits.Count(event.WatchSet) > 0 {
-			counted = time.Now()
+		if gated.IsZero() && len(zktest.Tree(t, admin, dir+"/locks")) > 0 {
+			gated = time.Now()
 		}
 		select {
 		case a := <-got:
@@ -66,19 +66,20 @@ func TestTryAcquireDoesNotWaitAtTheGate(t *testing.T) {
 		if waits.Count(event.Waiting) > 0 {
 			return true, ""
 		}
-		if !counted.IsZero() && time.Since(counted) > sayWaitingWithin {
-			return false, fmt.Sprintf("it counted the leases (a children watch on %s/leases), found the only one out, and has neither returned nor reported event.Waiting within %v: a gate holder that waits says so, s.emit(event.Waiting, …)", dir, sayWaitingWithin)
+		if !gated.IsZero() && time.Since(gated) > sayWaitingWithin {
+			return false, fmt.Sprintf("it has held the gate for %v, with the only lease out, and has neither returned nor reported event.Waiting: a gate holder that waits says so, s.emit(event.Waiting, …)", sayWaitingWithin)
 		}
 		return false, ""
 	})
 
-	// A TryAcquire that queues at the gate says so (event.Waiting on its
-	// gate node): that is the first evidence, and the test stops it there.
+	// A TryAcquire that queues at the gate says so (event.Waiting, from the
+	// gate's mutex): that is the first evidence, and the test stops it
+	// there. A TryAcquire has no other reason to report a wait.
 	tctx, cancel := context.WithTimeout(ctx, 3*zktest.Patience/10)
 	defer cancel()
 	var queued atomic.Bool
 	stop := func(e event.Event) {
-		if e.Kind == event.Waiting && strings.HasPrefix(e.Node, dir+"/locks/") {
+		if e.Kind == event.Waiting {
 			queued.Store(true)
 			cancel()
 		}
@@ -102,8 +103,8 @@ func TestTryAcquireDoesNotWaitAtTheGate(t *testing.T) {
 	}
 }
 
-// sayWaitingWithin bounds the time from a count that finds n leases out to
-// the Waiting that says so: no request between them, milliseconds; 3 s
+// sayWaitingWithin bounds the time from taking the gate to the Waiting that
+// says the gate holder waits: one count of the leases, milliseconds; 3 s
 // leaves room for a loaded machine.
 const sayWaitingWithin = 3 * time.Second
 
