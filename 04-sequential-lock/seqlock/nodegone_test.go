@@ -1,6 +1,7 @@
 package seqlock_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
@@ -27,7 +28,14 @@ func TestAWaiterWhoseNodeIsDeletedQueuesUpAgain(t *testing.T) {
 	waiter := newMutex(t, seqlocktest.Session(t), dir, seqlock.WithObserver(zktest.Observe(t, "waiter", tally.Observe)))
 	done := make(chan error, 1)
 	go func() { done <- waiter.Lock(ctx) }()
-	zktest.Eventually(t, zktest.Patience, "the waiter never queued", func() bool { return tally.Count(event.Waiting) == 1 })
+	zktest.Until(t, zktest.Patience, "the waiter to queue behind the holder (event.Waiting)", func() (bool, string) {
+		select {
+		case err := <-done:
+			return false, fmt.Sprintf("the waiter's Lock returned %v while the holder held the lock", err)
+		default:
+		}
+		return tally.Count(event.Waiting) == 1, ""
+	})
 
 	ps := waitQueue(t, conn, dir, 2)
 	deleted := ps[1].Node

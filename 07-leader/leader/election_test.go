@@ -404,7 +404,7 @@ func TestResignHandsOverAtOnce(t *testing.T) {
 		results = append(results, campaignInBackground(ctx, w, fmt.Sprintf("waiter-%d", i)))
 		waitQueued(t, zktest.Connect(t), dir, i+2) // join in order
 	}
-	zktest.Eventually(t, zktest.Patience, "every waiter waits", func() bool {
+	zktest.Eventually(t, zktest.Patience, "not every waiter reported event.Waiting", func() bool {
 		for _, tl := range tallies {
 			if tl.Count(event.Waiting) == 0 {
 				return false
@@ -828,13 +828,18 @@ func TestObserveWaitsOnItsWatch(t *testing.T) {
 			polled = e.Node
 		}
 	}
+	var reported string
 	report := func(who string, changes <-chan leader.Leadership) {
 		t.Helper()
 		select {
 		case l := <-changes:
+			if l.Value != who && l.Value == reported {
+				t.Fatalf("observed %q again, want %s: Observe reports each leader once, and %s had been reported already", l.Value, who, reported)
+			}
 			if l.Value != who {
 				t.Fatalf("observed %q, want %s", l.Value, who)
 			}
+			reported = l.Value
 		case <-time.After(reportWithin):
 			t.Fatalf("the observer did not report %s within %v of its leading", who, reportWithin)
 		}
@@ -848,15 +853,28 @@ func TestObserveWaitsOnItsWatch(t *testing.T) {
 	octx, stop := context.WithCancel(ctx)
 	defer stop()
 	changes := newElection(t, seqlocktest.Session(t), dir, recorded(t, pace)).Observe(octx)
-	zktest.Eventually(t, zktest.Patience, "the observer set its children watch on the empty election", func() bool {
-		return seen.Count(event.WatchSet) > 0
+	// The watch comes back with the listing (ChildrenW): once the listing
+	// went out, a WatchSet that does not follow within reportWithin is
+	// missing, and the test says so then, not after Patience.
+	var listed time.Time
+	zktest.Until(t, zktest.Patience, "the observer to report the children watch it set on the empty election (event.WatchSet)", func() (bool, string) {
+		if seen.Count(event.WatchSet) > 0 {
+			return true, ""
+		}
+		if listed.IsZero() && seen.Requests("children") > 0 {
+			listed = time.Now()
+		}
+		if !listed.IsZero() && time.Since(listed) > reportWithin {
+			return false, fmt.Sprintf("it listed the election (request children, %d requests in all) and reported no WatchSet within %v: a watch that is set is reported, e.emit(event.Event{Kind: event.WatchSet, …}), or nobody can tell a wait on a watch from a poll", seen.Requests(""), reportWithin)
+		}
+		return false, ""
 	})
 	alpha := leadNow(t, seqlocktest.Session(t), dir, "alpha")
 	report("alpha", changes)
 
 	// bravo joins behind alpha: one notification, one listing, the same leader.
 	bravo := campaignInBackground(ctx, newElection(t, seqlocktest.Session(t), dir), "bravo")
-	zktest.Eventually(t, zktest.Patience, "the observer looked again after bravo joined", func() bool {
+	zktest.Eventually(t, zktest.Patience, "the observer did not look again after bravo joined (no second get of the leader)", func() bool {
 		return seen.Requests("get") >= 2
 	})
 	if err := alpha.Resign(ctx); err != nil {

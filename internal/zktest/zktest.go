@@ -294,14 +294,41 @@ func Tree(tb testing.TB, conn *zk.Conn, p string) []string {
 }
 
 // Eventually polls cond every 10 ms until it holds or timeout passes, then
-// fails the test with what. Timeouts here are limits, never expectations:
-// make them generous.
+// fails the test with what, which says what went wrong ("the waiter never
+// set its watch"), not what was expected. Timeouts here are limits, never
+// expectations: make them generous. When a wrong state can be seen before
+// the timeout, use Until, which fails at that moment and says what it saw.
 func Eventually(tb testing.TB, timeout time.Duration, what string, cond func() bool) {
 	tb.Helper()
 	deadline := time.Now().Add(timeout)
 	for !cond() {
 		if time.Now().After(deadline) {
 			tb.Fatalf("after %v: %s", timeout, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Until polls check every 10 ms until it reports done, and fails the test
+// at the first evidence against it: the moment check returns a non-empty
+// wrong, the failure says what the test waited for and what it saw instead
+// ("waiting for the second Acquire to wait for a lease, it got lease 2 of
+// 1"), at once, not after timeout. A test that only waits for cond to hold
+// (Eventually) reports a mistake it could have seen at once as the
+// expected condition, after the whole timeout. After timeout, Until fails
+// with what it waited for.
+func Until(tb testing.TB, timeout time.Duration, what string, check func() (done bool, wrong string)) {
+	tb.Helper()
+	start := time.Now()
+	for {
+		done, wrong := check()
+		switch {
+		case done:
+			return
+		case wrong != "":
+			tb.Fatalf("waiting for %s, after %v: %s", what, time.Since(start).Round(time.Millisecond), wrong)
+		case time.Since(start) > timeout:
+			tb.Fatalf("after %v, still waiting for %s", timeout, what)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
