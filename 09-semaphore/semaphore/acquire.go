@@ -5,7 +5,6 @@ package semaphore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
@@ -50,19 +49,9 @@ func (s *Semaphore) acquire(ctx context.Context, wait bool) (l *Lease, err error
 	if err := take(ctx); err != nil {
 		return nil, fmt.Errorf("semaphore: gate: %w", err)
 	}
-	// Step 4, once we are through. If the gate was lost meanwhile (its
-	// session cut off, its node deleted), someone else may have counted
-	// at the same time as us: the lease we took may be one too many, so
-	// we give it back and say why.
-	defer func() {
-		if gerr := gate.Unlock(context.WithoutCancel(ctx)); gerr != nil {
-			if l != nil {
-				err = l.Release(context.WithoutCancel(ctx))
-				l = nil
-			}
-			err = errors.Join(fmt.Errorf("semaphore: gate: %w", gerr), err)
-		}
-	}()
+	// Step 4, once we are through: let go of the gate (leaveGate also says
+	// what a gate lost meanwhile means for the lease we took).
+	defer s.leaveGate(ctx, gate, &l, &err)
 
 	// Step 2: wait, alone, for fewer than n leases.
 	for {

@@ -109,6 +109,23 @@ func (s *Semaphore) Holders(ctx context.Context) ([]string, error) {
 	return out, nil
 }
 
+// leaveGate unlocks the gate at the end of an acquisition, whatever ctx
+// says. If the gate was lost meanwhile (its session cut off, its node
+// deleted), someone else may have counted the leases at the same time as
+// us: the lease in *l may be one too many, so it is given back, *l is
+// cleared and *err says why. acquire defers it with its named results.
+func (s *Semaphore) leaveGate(ctx context.Context, gate *seqlock.Mutex, l **Lease, err *error) {
+	gerr := gate.Unlock(context.WithoutCancel(ctx))
+	if gerr == nil {
+		return
+	}
+	if *l != nil {
+		*err = (*l).Release(context.WithoutCancel(ctx))
+		*l = nil
+	}
+	*err = errors.Join(fmt.Errorf("semaphore: gate: %w", gerr), *err)
+}
+
 func (s *Semaphore) emit(kind event.Kind, op, node, detail string) {
 	s.opts.observer.Emit(event.Event{Lock: s.dir, Kind: kind, Op: op, Node: node, Detail: detail})
 }

@@ -98,6 +98,7 @@ var contracts = []contract{
 const (
 	sharedSuiteOwnEvents = "internal/locktest makes this event itself, for its own record of who held when; it does not read the lock's"
 	sharedSuitePaths     = "internal/locktest's clean-up check walks the lock path up to the root; no lock's output"
+	sharedSuiteFilters   = "internal/locktest's recording drops the lock's own Acquired, Released and Lost (ownWork): who holds is the suite's to say; nothing is asked of the lock"
 )
 
 var plumbings = []plumbing{
@@ -111,6 +112,8 @@ var plumbings = []plumbing{
 	{"03", `"create"`, "TryLock (watchlock.go, chapter 02's step) reports its create"},
 	{"03", "event.Acquired", sharedSuiteOwnEvents},
 	{"03", "event.Released", sharedSuiteOwnEvents},
+	{"02", "event.Lost", sharedSuiteFilters},
+	{"03", "event.Lost", sharedSuiteFilters},
 
 	{"04", `"/lock/"`, "acquire (queue.go) creates our node under the directory"},
 	{"04", `"^_c_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}-lock-\\d{10}$"`, "acquire (queue.go) names our node"},
