@@ -348,14 +348,14 @@ func RunObserve(ctx context.Context, src ObserveSource, o ObserveOptions) error 
 // observeTexts is the observe mode's own words; the queue panel and the
 // log's title are the engine's (Texts, scene.Words).
 type observeTexts struct {
-	Header, Holder, Nobody, HeldFor, Counters                 string
+	Header, Holder, Nobody, HeldFor, Counters                string
 	Watching, NoDir, Joins, Leaves, Releases, HandOff, Takes string
-	KeysOff, Help                                             string
+	KeysOff, Help                                            string
 }
 
 var observeEnglish = observeTexts{
-	Header:   "lockstep observe · %d queued · a lock it does not own, no workers of its own",
-	Holder:   "▶ holder %s (%s)", Nobody: "nobody holds", HeldFor: " for %v",
+	Header: "lockstep observe · %d queued · a lock it does not own, no workers of its own",
+	Holder: "▶ holder %s (%s)", Nobody: "nobody holds", HeldFor: " for %v",
 	Counters: "hand-offs %.1f/s (last %ds) · %d in all · joined %d · left %d",
 	Watching: "%s watching %s: %d queued", NoDir: "%s no such znode yet: nobody has queued",
 	Joins: "%s + %s joins (%s)", Leaves: "%s - %s leaves without holding (%s)",
@@ -366,8 +366,8 @@ var observeEnglish = observeTexts{
 }
 
 var observeChinese = observeTexts{
-	Header:   "lockstep 旁观 · 排队 %d 个 · 旁观别人的锁目录，自己不运行任何客户端",
-	Holder:   "▶ 持有者 %s（%s）", Nobody: "无人持有", HeldFor: "，已持有 %v",
+	Header: "lockstep 旁观 · 排队 %d 个 · 旁观别人的锁目录，自己不运行任何客户端",
+	Holder: "▶ 持有者 %s（%s）", Nobody: "无人持有", HeldFor: "，已持有 %v",
 	Counters: "交接 %.1f 次/秒（最近 %d 秒）· 共 %d 次 · 加入 %d · 离开 %d",
 	Watching: "%s 开始旁观 %s：排队 %d 个", NoDir: "%s 这个节点还不存在：还没有人排队",
 	Joins: "%s + %s 加入（%s）", Leaves: "%s - %s 未持有就离开（%s）",
