@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zookeeper/zk"
+
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 	"github.com/lockstep-zk/lockstep/visualizer/observe"
@@ -131,4 +133,30 @@ func TestObserverShowsOurMutexesQueue(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+func TestObserverSortsBySequenceNotByName(t *testing.T) {
+	dir := zktest.Root(t)
+	conn := zktest.Connect(t)
+	// Curator's protected names: a uuid before the sequence, so the later
+	// node (…-lock-0000000001) sorts first by name.
+	for _, uuid := range []string{"ffffffff-0000-4000-8000-000000000000", "00000000-0000-4000-8000-000000000000"} {
+		if _, err := conn.Create(dir+"/_c_"+uuid+"-lock-", []byte("x"), zk.FlagEphemeral|zk.FlagSequence, zktest.ACL(conn)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	obs := watchDir(t, dir)
+	for _, m := range obs.Next() {
+		if o, ok := m.(tui.Observed); ok {
+			var got []int64
+			for _, n := range o.Queue.Nodes {
+				got = append(got, n.Seq)
+			}
+			if len(got) != 2 || got[0] != 0 || got[1] != 1 || !strings.HasPrefix(o.Queue.Nodes[0].Name, "_c_ffff") {
+				t.Fatalf("want sequence 0 (the ffff… name) then 1, got %v: %+v", got, o.Queue.Nodes)
+			}
+			return
+		}
+	}
+	t.Fatal("no look at the directory in the first batch")
 }
