@@ -78,7 +78,7 @@ func (m ObserveModel) Init() tea.Cmd { return tea.Batch(waitForEvent(m.src), clo
 type clockMsg time.Time
 
 func clock() tea.Cmd {
-	return tea.Tick(time.Second, func(t time.Time) tea.Msg { return clockMsg(t) })
+	return tea.Tick(250*time.Millisecond, func(t time.Time) tea.Msg { return clockMsg(t) })
 }
 
 // Update is pure, as the engine's: what is observed changes the model, a
@@ -152,12 +152,6 @@ func (m ObserveModel) observe(o Observed) ObserveModel {
 		m.view = m.view.asObserved(o.Queue)
 		return m
 	}
-	for _, n := range o.Queue.Nodes {
-		if _, ok := prev[n.Name]; !ok {
-			m.joins++
-			m.view.addLog(fmt.Sprintf(t.Joins, at, shortNode(n.Name), who(n)))
-		}
-	}
 	for _, n := range m.queue.Nodes {
 		if next[n.Name] {
 			continue
@@ -166,7 +160,7 @@ func (m ObserveModel) observe(o Observed) ObserveModel {
 		if n.Name == m.holder.Name {
 			held := ""
 			if !m.heldFrom.IsZero() {
-				held = fmt.Sprintf(t.HeldFor, o.At.Sub(m.heldFrom).Round(time.Millisecond))
+				held = fmt.Sprintf(t.After, o.At.Sub(m.heldFrom).Round(time.Millisecond))
 			}
 			m.view.addLog(fmt.Sprintf(t.Releases, at, shortNode(n.Name), who(n), held))
 		} else {
@@ -184,6 +178,14 @@ func (m ObserveModel) observe(o Observed) ObserveModel {
 			m.view.addLog(fmt.Sprintf(t.Takes, at, shortNode(lowest.Name), who(lowest)))
 		}
 		m.heldFrom = o.At
+	}
+	// Who joined comes last: a holder that lets go and queues again at
+	// once (a demo's next round) shows in one look as both.
+	for _, n := range o.Queue.Nodes {
+		if _, ok := prev[n.Name]; !ok {
+			m.joins++
+			m.view.addLog(fmt.Sprintf(t.Joins, at, shortNode(n.Name), who(n)))
+		}
 	}
 	if o.Queue.Missing && !m.queue.Missing {
 		m.view.addLog(fmt.Sprintf(t.NoDir, at))
@@ -348,14 +350,14 @@ func RunObserve(ctx context.Context, src ObserveSource, o ObserveOptions) error 
 // observeTexts is the observe mode's own words; the queue panel and the
 // log's title are the engine's (Texts, scene.Words).
 type observeTexts struct {
-	Header, Holder, Nobody, HeldFor, Counters                string
+	Header, Holder, Nobody, HeldFor, After, Counters         string
 	Watching, NoDir, Joins, Leaves, Releases, HandOff, Takes string
 	KeysOff, Help                                            string
 }
 
 var observeEnglish = observeTexts{
 	Header: "lockstep observe · %d queued · a lock it does not own, no workers of its own",
-	Holder: "▶ holder %s (%s)", Nobody: "nobody holds", HeldFor: " for %v",
+	Holder: "▶ holder %s (%s)", Nobody: "nobody holds", HeldFor: " for %v", After: " after %v",
 	Counters: "hand-offs %.1f/s (last %ds) · %d in all · joined %d · left %d",
 	Watching: "%s watching %s: %d queued", NoDir: "%s no such znode yet: nobody has queued",
 	Joins: "%s + %s joins (%s)", Leaves: "%s - %s leaves without holding (%s)",
@@ -367,7 +369,7 @@ var observeEnglish = observeTexts{
 
 var observeChinese = observeTexts{
 	Header: "lockstep 旁观 · 排队 %d 个 · 旁观别人的锁目录，自己不运行任何客户端",
-	Holder: "▶ 持有者 %s（%s）", Nobody: "无人持有", HeldFor: "，已持有 %v",
+	Holder: "▶ 持有者 %s（%s）", Nobody: "无人持有", HeldFor: "，已持有 %v", After: "，持有了 %v",
 	Counters: "交接 %.1f 次/秒（最近 %d 秒）· 共 %d 次 · 加入 %d · 离开 %d",
 	Watching: "%s 开始旁观 %s：排队 %d 个", NoDir: "%s 这个节点还不存在：还没有人排队",
 	Joins: "%s + %s 加入（%s）", Leaves: "%s - %s 未持有就离开（%s）",
