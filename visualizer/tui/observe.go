@@ -167,25 +167,28 @@ func (m ObserveModel) observe(o Observed) ObserveModel {
 			m.view.addLog(fmt.Sprintf(t.Leaves, at, shortNode(n.Name), who(n)))
 		}
 	}
-	if lowest.Name != m.holder.Name && lowest.Name != "" {
-		if m.holder.Name != "" && !next[m.holder.Name] {
-			// The holder's node went and the next one is the lowest: the
-			// lock changed hands.
-			m.total++
-			m.handoffs = append(m.handoffs, o.At)
-			m.view.addLog(fmt.Sprintf(t.HandOff, at, shortNode(m.holder.Name), shortNode(lowest.Name), who(lowest)))
-		} else {
-			m.view.addLog(fmt.Sprintf(t.Takes, at, shortNode(lowest.Name), who(lowest)))
-		}
-		m.heldFrom = o.At
+	// The order of the log is the order of the story: who left, the
+	// hand-off, who joined (a holder that lets go and queues again at once,
+	// a demo's next round, shows in one look as both), and a free lock
+	// taken by one who just joined.
+	changed := lowest.Name != m.holder.Name && lowest.Name != ""
+	handOff := changed && m.holder.Name != "" && !next[m.holder.Name]
+	if handOff {
+		m.total++
+		m.handoffs = append(m.handoffs, o.At)
+		m.view.addLog(fmt.Sprintf(t.HandOff, at, shortNode(m.holder.Name), shortNode(lowest.Name), who(lowest)))
 	}
-	// Who joined comes last: a holder that lets go and queues again at
-	// once (a demo's next round) shows in one look as both.
 	for _, n := range o.Queue.Nodes {
 		if _, ok := prev[n.Name]; !ok {
 			m.joins++
 			m.view.addLog(fmt.Sprintf(t.Joins, at, shortNode(n.Name), who(n)))
 		}
+	}
+	if changed && !handOff {
+		m.view.addLog(fmt.Sprintf(t.Takes, at, shortNode(lowest.Name), who(lowest)))
+	}
+	if changed {
+		m.heldFrom = o.At
 	}
 	if o.Queue.Missing && !m.queue.Missing {
 		m.view.addLog(fmt.Sprintf(t.NoDir, at))
