@@ -101,6 +101,18 @@ func TestObserveModel(t *testing.T) {
 			t.Error("q does not quit")
 		}
 	})
+	t.Run("a free lock taken is no hand-off, and is told after its taker joined", func(t *testing.T) {
+		a := curatorNode("f3a1c2d4-0000-4000-8000-000000000001", 7)
+		m := NewObserveModel(nil, curatorDir, "en").apply([]Msg{
+			Observed{At: t0, Queue: QueueSnapshot{Dir: curatorDir, Missing: true}},
+			Observed{At: t0.Add(time.Second), Queue: QueueSnapshot{Dir: curatorDir, Nodes: []QueueNode{a}}},
+		})
+		log := strings.Join(m.view.log, "\n")
+		joins, takes := strings.Index(log, "+ lock-0000000007 joins"), strings.Index(log, "▶ lock-0000000007 (127.0.0.1) takes the free lock")
+		if m.total != 0 || joins < 0 || takes < joins || !strings.Contains(log, "no such znode yet") {
+			t.Errorf("hand-offs %d; want 0, then the directory missing, the join, the take:\n%s", m.total, log)
+		}
+	})
 	t.Run("the rate falls as the clock moves on without hand-offs", func(t *testing.T) {
 		m := NewObserveModel(nil, curatorDir, "en").apply(looks())
 		next, _ := m.Update(clockMsg(t0.Add(20 * time.Second)))
