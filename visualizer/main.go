@@ -9,6 +9,7 @@
 //	go run ./visualizer -chapter 03 -workers 8
 //	go run ./visualizer -frames 6 -width 80 -height 24   # print frames, no TUI
 //	go run ./visualizer -replay FILE    # play a failing test's recording
+//	go run ./visualizer -observe DIR    # watch a lock directory it does not own
 //
 // A learner's own lock is shown by building this command with the
 // exercise's files laid over the reference's (make exercise CH=04 VISUAL=1
