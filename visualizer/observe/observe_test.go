@@ -160,3 +160,47 @@ func TestObserverSortsBySequenceNotByName(t *testing.T) {
 	}
 	t.Fatal("no look at the directory in the first batch")
 }
+
+func TestObserverShowsGoZookeepersLock(t *testing.T) {
+	dir := zktest.Root(t) + "/lock"
+	first := zk.NewLock(zktest.Connect(t), dir, zk.WorldACL(zk.PermAll))
+	if err := first.LockWithData([]byte("bob")); err != nil {
+		t.Fatal(err)
+	}
+	second := zk.NewLock(zktest.Connect(t), dir, zk.WorldACL(zk.PermAll))
+	locked := make(chan error, 1)
+	go func() { locked <- second.Lock() }()
+	obs := watchDir(t, dir)
+	// The view's input until the second lock's node is queued.
+	var last tui.QueueSnapshot
+	deadline := time.After(zktest.Patience)
+	for len(last.Nodes) < 2 {
+		got := make(chan []tui.Msg, 1)
+		go func() { got <- obs.Next() }()
+		select {
+		case items := <-got:
+			for _, m := range items {
+				if o, ok := m.(tui.Observed); ok {
+					last = o.Queue
+				}
+			}
+		case <-deadline:
+			t.Fatalf("no second node within %v: %+v", zktest.Patience, last)
+		}
+	}
+	if h := last.Nodes[0]; h.Owner != "bob" || h.Seq != 0 || !strings.HasPrefix(h.Name, "_c_") {
+		t.Errorf("holder %+v: want zk.Lock's protected node 0, owned by bob (its data)", h)
+	}
+	if w := last.Nodes[1]; w.Seq != 1 || !strings.HasPrefix(w.Owner, "0x") {
+		t.Errorf("waiter %+v: want node 1, owned by its session (zk.Lock stores no data)", w)
+	}
+	if err := first.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-locked; err != nil {
+		t.Fatal(err)
+	}
+	if err := second.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+}
