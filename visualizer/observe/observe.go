@@ -34,6 +34,8 @@ type Observer struct {
 	dir   string
 	frame time.Duration
 
+	lastErr string // the last failure said, so a long outage is one line, not two a second
+
 	mu    sync.Mutex // guards items and last; never held across a ZooKeeper call
 	items []tui.Msg
 	last  time.Time
@@ -81,6 +83,7 @@ func (o *Observer) watch(ctx context.Context) {
 			}
 			continue
 		}
+		o.lastErr = ""
 		snap := tui.QueueSnapshot{Dir: o.dir}
 		seen := map[string]bool{}
 		for _, c := range children {
@@ -119,7 +122,10 @@ func (o *Observer) watch(ctx context.Context) {
 // again (a connection lost: go-zookeeper reconnects meanwhile). False when
 // ctx ended.
 func (o *Observer) failed(ctx context.Context, err error) bool {
-	o.put(tui.Notice{Text: fmt.Sprintf("watch %s: %v", o.dir, err)})
+	if line := fmt.Sprintf("watch %s: %v", o.dir, err); line != o.lastErr {
+		o.lastErr = line
+		o.put(tui.Notice{Text: line})
+	}
 	select {
 	case <-time.After(500 * time.Millisecond):
 		return true
