@@ -48,11 +48,11 @@ func observeDir(ctx context.Context, dir, serversFlag string, o tui.Options) err
 	if err != nil {
 		return fmt.Errorf("observe %s: %w", dir, err)
 	}
-	go zksession.Drain(events)
 	defer conn.Close()
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	obs := observe.Start(wctx, conn, dir)
+	go obs.Follow(events) // until the observer stops
 	ro := tui.ObserveOptions{Dir: dir, Lang: o.Lang, Frames: o.Frames, Interval: o.Interval}
 	if o.Frames > 0 {
 		ro.Width, ro.Height = o.Width, o.Height

@@ -54,6 +54,32 @@ func Start(ctx context.Context, conn *zk.Conn, dir string) *Observer {
 	return o
 }
 
+// Follow reads conn's session events (zkconn.Dial's channel) until it
+// closes or the observer stops, and tells the view when the link to
+// ZooKeeper drops and when a session serves again: while it is down, what
+// the view shows may be stale.
+func (o *Observer) Follow(events <-chan zk.Event) {
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return
+			}
+			if ev.Type != zk.EventSession {
+				continue
+			}
+			switch ev.State {
+			case zk.StateDisconnected, zk.StateExpired:
+				o.put(tui.Link{At: time.Now(), Up: false})
+			case zk.StateHasSession:
+				o.put(tui.Link{At: time.Now(), Up: true})
+			}
+		case <-o.done:
+			return
+		}
+	}
+}
+
 // Done is closed once the observer has stopped.
 func (o *Observer) Done() <-chan struct{} { return o.done }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
+	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 	"github.com/lockstep-zk/lockstep/visualizer/observe"
 	"github.com/lockstep-zk/lockstep/visualizer/tui"
@@ -203,4 +204,43 @@ func TestObserverShowsGoZookeepersLock(t *testing.T) {
 	if err := second.Unlock(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+func TestObserverSaysWhenItsLinkDropsAndComesBack(t *testing.T) {
+	dir := zktest.Root(t)
+	events := make(chan zk.Event, 64)
+	conn, proxy := zktest.ConnectViaProxy(t, zksession.DefaultTimeout, zk.WithEventCallback(func(e zk.Event) {
+		select {
+		case events <- e:
+		default:
+		}
+	}))
+	ctx, cancel := context.WithCancel(context.Background())
+	obs := observe.Start(ctx, conn, dir)
+	go obs.Follow(events)
+	t.Cleanup(func() { cancel(); <-obs.Done() })
+	link := func(up bool) {
+		t.Helper()
+		deadline := time.After(zktest.Patience)
+		for {
+			got := make(chan []tui.Msg, 1)
+			go func() { got <- obs.Next() }()
+			select {
+			case items := <-got:
+				for _, m := range items {
+					if l, ok := m.(tui.Link); ok && l.Up == up {
+						return
+					}
+				}
+			case <-deadline:
+				t.Fatalf("no Link{Up: %v} within %v", up, zktest.Patience)
+			}
+		}
+	}
+	if err := proxy.Cut(); err != nil {
+		t.Fatal(err)
+	}
+	link(false)
+	proxy.Restore()
+	link(true)
 }

@@ -31,6 +31,15 @@ type Observed struct {
 
 func (Observed) worldMsg() {}
 
+// Link says the observer's connection to ZooKeeper dropped (Up false) or
+// serves again: while it is down the view says what it shows may be stale.
+type Link struct {
+	At time.Time
+	Up bool
+}
+
+func (Link) worldMsg() {}
+
 // rateWindow is how far back hand-offs per second are counted.
 const rateWindow = 10 * time.Second
 
@@ -53,6 +62,7 @@ type ObserveModel struct {
 	joins    int
 	leaves   int
 	status   string
+	offline  bool // the link to ZooKeeper is down: the queue may be stale
 }
 
 // NewObserveModel returns the observe model of dir in lang ("zh" or
@@ -117,6 +127,15 @@ func (m ObserveModel) apply(items []Msg) ObserveModel {
 			m = m.observe(it)
 		case Notice:
 			m.view.addLog(it.Text)
+		case Link:
+			if it.Up == m.offline {
+				m.offline = !it.Up
+				say := m.say().Reconnected
+				if m.offline {
+					say = m.say().Disconnected
+				}
+				m.view.addLog(fmt.Sprintf(say, it.At.Format("15:04:05.000")))
+			}
 		}
 	}
 	return m
@@ -267,8 +286,12 @@ func (m ObserveModel) View() string {
 			holder += fmt.Sprintf(t.HeldFor, m.now.Sub(m.heldFrom).Truncate(100*time.Millisecond))
 		}
 	}
+	title := titleStyle.Render(fit(fmt.Sprintf(t.Header, len(m.queue.Nodes)), w))
+	if m.offline {
+		title = pausedStyle.Render(fit(t.Offline, w))
+	}
 	header := []string{
-		titleStyle.Render(fit(fmt.Sprintf(t.Header, len(m.queue.Nodes)), w)),
+		title,
 		holderStyle.Render(fit(holder, w)),
 		fit(fmt.Sprintf(t.Counters, m.rate(), int(rateWindow.Seconds()), m.total, m.joins, m.leaves), w),
 	}
@@ -356,6 +379,7 @@ type observeTexts struct {
 	Header, Holder, Nobody, HeldFor, After, Counters         string
 	Watching, NoDir, Joins, Leaves, Releases, HandOff, Takes string
 	KeysOff, Help                                            string
+	Offline, Disconnected, Reconnected                       string
 }
 
 var observeEnglish = observeTexts{
@@ -365,9 +389,12 @@ var observeEnglish = observeTexts{
 	Watching: "%s watching %s: %d queued", NoDir: "%s no such znode yet: nobody has queued",
 	Joins: "%s + %s joins (%s)", Leaves: "%s - %s leaves without holding (%s)",
 	Releases: "%s - %s releases (%s)%s", HandOff: "%s ▶ hand-off %s → %s (%s)",
-	Takes:   "%s ▶ %s (%s) takes the free lock",
-	KeysOff: "observe mode: no workers here, so space, +/-, a/x, k and e are off",
-	Help:    "quit · observe mode: the keys that act on workers are off",
+	Takes:        "%s ▶ %s (%s) takes the free lock",
+	KeysOff:      "observe mode: no workers here, so space, +/-, a/x, k and e are off",
+	Help:         "quit · observe mode: the keys that act on workers are off",
+	Offline:      "NO CONNECTION TO ZOOKEEPER: the queue below is the last one seen",
+	Disconnected: "%s the connection to ZooKeeper is lost: the queue shown may be stale",
+	Reconnected:  "%s connected to ZooKeeper again",
 }
 
 var observeChinese = observeTexts{
@@ -377,7 +404,10 @@ var observeChinese = observeTexts{
 	Watching: "%s 开始旁观 %s：排队 %d 个", NoDir: "%s 这个节点还不存在：还没有人排队",
 	Joins: "%s + %s 加入（%s）", Leaves: "%s - %s 未持有就离开（%s）",
 	Releases: "%s - %s 释放（%s）%s", HandOff: "%s ▶ 交接 %s → %s（%s）",
-	Takes:   "%s ▶ %s（%s）拿到空闲的锁",
-	KeysOff: "旁观模式：这里没有客户端，空格、+/-、a/x、k 和 e 都不可用",
-	Help:    "退出 · 旁观模式：作用于客户端的按键不可用",
+	Takes:        "%s ▶ %s（%s）拿到空闲的锁",
+	KeysOff:      "旁观模式：这里没有客户端，空格、+/-、a/x、k 和 e 都不可用",
+	Help:         "退出 · 旁观模式：作用于客户端的按键不可用",
+	Offline:      "和 ZooKeeper 的连接断了：下面是最后一次看到的队列",
+	Disconnected: "%s 和 ZooKeeper 的连接断了：画面上的队列可能已经过时",
+	Reconnected:  "%s 又连上了 ZooKeeper",
 }

@@ -113,6 +113,18 @@ func TestObserveModel(t *testing.T) {
 			t.Errorf("hand-offs %d; want 0, then the directory missing, the join, the take:\n%s", m.total, log)
 		}
 	})
+	t.Run("a lost link says the queue may be stale, until it is back", func(t *testing.T) {
+		m := NewObserveModel(nil, curatorDir, "en").apply(looks()[:1])
+		m.view.width, m.view.height = 80, 20
+		m = m.apply([]Msg{Link{At: t0.Add(time.Second), Up: false}, Link{At: t0.Add(2 * time.Second), Up: false}})
+		if v := m.View(); !strings.HasPrefix(v, "NO CONNECTION TO ZOOKEEPER") || strings.Count(v, "connection to ZooKeeper is lost") != 1 {
+			t.Errorf("want the header to say so and the log once:\n%s", v)
+		}
+		m = m.apply([]Msg{Link{At: t0.Add(3 * time.Second), Up: true}})
+		if v := m.View(); !strings.HasPrefix(v, "lockstep observe") || !strings.Contains(v, "connected to ZooKeeper again") {
+			t.Errorf("want the header back and the log to say so:\n%s", v)
+		}
+	})
 	t.Run("the rate falls as the clock moves on without hand-offs", func(t *testing.T) {
 		m := NewObserveModel(nil, curatorDir, "en").apply(looks())
 		next, _ := m.Update(clockMsg(t0.Add(20 * time.Second)))
