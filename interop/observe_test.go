@@ -2,6 +2,7 @@ package interop
 
 import (
 	"context"
+	"os/exec"
 	"regexp"
 	"strings"
 	"sync"
@@ -40,9 +41,9 @@ func (f *frameLog) last() string {
 
 // The visualizer's observe mode (go run ./visualizer -observe DIR: the
 // observer of visualizer/observe and the view of visualizer/tui, run here
-// in-process) on a directory where only Curator's InterProcessMutex
-// queues: it shows Curator's queue in sequence order, its holder, and the
-// hand-off when the holder releases.
+// in-process, then as the command itself) on a directory where only
+// Curator's InterProcessMutex queues: it shows Curator's queue in sequence
+// order, its holder, and the hand-off when the holder releases.
 func TestObserveShowsCuratorsQueue(t *testing.T) {
 	cur := startCurator(t)
 	dir := zktest.Root(t) + "/lock"
@@ -112,6 +113,29 @@ func TestObserveShowsCuratorsQueue(t *testing.T) {
 		for _, want := range []string{"2 queued", handOff, "▶ lock-" + rows[1][2], "1 in all"} {
 			if !strings.Contains(final, want) {
 				t.Errorf("last frame lacks %q", want)
+			}
+		}
+	})
+	t.Run("go run ./visualizer -observe shows the same queue", func(t *testing.T) {
+		rows := row.FindAllStringSubmatch(first, -1)
+		if len(rows) != 3 {
+			t.Skip("no first frame to compare with")
+		}
+		bin := t.TempDir() + "/visualizer"
+		build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/lockstep-zk/lockstep/visualizer")
+		if out, err := build.CombinedOutput(); err != nil {
+			t.Fatalf("go build ./visualizer: %v\n%s", err, out)
+		}
+		run := exec.CommandContext(ctx, bin, "-observe", dir, "-servers", zktest.Server(t).ConnectString(),
+			"-frames", "1", "-interval", "300ms", "-width", "100", "-height", "24")
+		out, err := run.CombinedOutput()
+		if err != nil {
+			t.Fatalf("visualizer -observe: %v\n%s", err, out)
+		}
+		t.Logf("go run ./visualizer -observe %s -frames 1:\n%s", dir, out)
+		for _, want := range []string{"2 queued", "▶ lock-" + rows[1][2], "  lock-" + rows[2][2]} {
+			if !strings.Contains(string(out), want) {
+				t.Errorf("its frame lacks %q", want)
 			}
 		}
 	})
