@@ -9,6 +9,7 @@
 //	go run ./visualizer -chapter 03 -workers 8
 //	go run ./visualizer -frames 6 -width 80 -height 24   # print frames, no TUI
 //	go run ./visualizer -replay FILE    # play a failing test's recording
+//	go run ./visualizer -observe DIR    # watch a lock directory it does not own
 //
 // A learner's own lock is shown by building this command with the
 // exercise's files laid over the reference's (make exercise CH=04 VISUAL=1
@@ -85,6 +86,7 @@ func main() {
 	flag.IntVar(&o.Height, "height", 30, "-frames: height")
 	flag.StringVar(&o.Lang, "lang", "", "zh: the view in Chinese, en: in English (default: $LOCKSTEP_LANG, as the workshop runner sets it, else zh when $LC_ALL or $LANG is zh_*)")
 	replay := flag.String("replay", "", "play a failing test's recording (FILE.events.jsonl, see LOCKSTEP_RECORD_DIR); no ZooKeeper needed")
+	observeDir := flag.String("observe", "", "watch a lock directory someone else's locks queue in (ours, Curator's, go-zookeeper's) on -servers or $ZK_SERVERS; no workers of its own")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "visualizer: unexpected argument %q\n", flag.Arg(0))
@@ -94,6 +96,9 @@ func main() {
 	o.Lang = language(o.Lang)
 	if *replay != "" {
 		os.Exit(runReplay(*replay, o))
+	}
+	if *observeDir != "" {
+		os.Exit(runObserve(*observeDir, servers, o)) // see observing.go
 	}
 	o.Scenes, cfg.Workshop = listScenes(persistent), workshop
 	if os.Getenv(viewEnv) == "" {

@@ -1,0 +1,259 @@
+// Package observe is the visualizer's observe mode on the ZooKeeper side: it
+// watches a lock directory it does not own — any recipe whose queue is
+// ephemeral-sequential children (lockstep's locks, Curator's
+// InterProcessMutex, go-zookeeper's zk.Lock) — and tells the view
+// (visualizer/tui's observe model) each state of the queue. It runs no lock
+// and creates nothing: it only reads.
+//
+// It is built on the engine the course teaches: a child watch on the
+// directory, re-armed after each event, never a polling loop. A new child is
+// read once, for its owner: the node's data when the recipe stored a
+// readable one there (seqlock.WithData, Curator's client address), else the
+// session that owns the ephemeral node (Stat.EphemeralOwner).
+package observe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+	"unicode"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/lockstep-zk/lockstep/internal/zkpath"
+	"github.com/lockstep-zk/lockstep/visualizer/tui"
+)
+
+// Observer watches one lock directory on a connection the caller owns (and
+// closes). Next hands the view what changed, at most once a frame.
+type Observer struct {
+	conn  *zk.Conn
+	dir   string
+	frame time.Duration
+
+	lastErr string // the last failure said, so a long outage is one line, not two a second
+
+	mu    sync.Mutex // guards items and last; never held across a ZooKeeper call
+	items []tui.Msg
+	last  time.Time
+	wake  chan struct{}
+	done  chan struct{} // closed when the watch has ended (ctx done)
+}
+
+// Start begins watching dir through conn until ctx ends.
+func Start(ctx context.Context, conn *zk.Conn, dir string) *Observer {
+	o := &Observer{conn: conn, dir: dir, frame: time.Second / 30,
+		wake: make(chan struct{}, 1), done: make(chan struct{})}
+	go func() {
+		defer close(o.done)
+		o.watch(ctx)
+	}()
+	return o
+}
+
+// Follow reads conn's session events (zkconn.Dial's channel) until it
+// closes or the observer stops, and tells the view when the link to
+// ZooKeeper drops and when a session serves again: while it is down, what
+// the view shows may be stale.
+func (o *Observer) Follow(events <-chan zk.Event) {
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return
+			}
+			if ev.Type != zk.EventSession {
+				continue
+			}
+			switch ev.State {
+			case zk.StateDisconnected, zk.StateExpired:
+				o.put(tui.Link{At: time.Now(), Up: false})
+			case zk.StateHasSession:
+				o.put(tui.Link{At: time.Now(), Up: true})
+			}
+		case <-o.done:
+			return
+		}
+	}
+}
+
+// Done is closed once the observer has stopped.
+func (o *Observer) Done() <-chan struct{} { return o.done }
+
+// watch is the child watch, re-armed after each event. Each state of the
+// directory goes to the view as a tui.Observed, stamped with when it was
+// read: the view counts hand-offs per second by these times, not its own.
+func (o *Observer) watch(ctx context.Context) {
+	known := map[string]tui.QueueNode{}
+	for ctx.Err() == nil {
+		children, _, changed, err := o.conn.ChildrenW(o.dir)
+		if errors.Is(err, zk.ErrNoNode) {
+			o.put(tui.Observed{At: time.Now(), Queue: tui.QueueSnapshot{Dir: o.dir, Missing: true}})
+			// Nobody has queued yet: wait for the directory to be made.
+			ok, _, created, err := o.conn.ExistsW(o.dir)
+			if err == nil && !ok {
+				if !wait(ctx, created) {
+					return
+				}
+			} else if err != nil && !o.failed(ctx, err) {
+				return
+			}
+			continue
+		}
+		if err != nil {
+			if !o.failed(ctx, err) {
+				return
+			}
+			continue
+		}
+		o.lastErr = ""
+		snap := tui.QueueSnapshot{Dir: o.dir}
+		seen := map[string]bool{}
+		for _, c := range children {
+			seen[c] = true
+			q, ok := known[c]
+			if !ok {
+				if q, ok = o.read(c); !ok {
+					continue // gone between the list and the read
+				}
+				known[c] = q
+			}
+			snap.Nodes = append(snap.Nodes, q)
+		}
+		for c := range known {
+			if !seen[c] {
+				delete(known, c)
+			}
+		}
+		// The queue's order is the sequence suffix, not the name: Curator's
+		// _c_<uuid>-lock-0000000012 sorts by its uuid otherwise.
+		sort.Slice(snap.Nodes, func(i, j int) bool {
+			a, b := snap.Nodes[i], snap.Nodes[j]
+			if a.Seq != b.Seq {
+				return a.Seq < b.Seq
+			}
+			return a.Name < b.Name
+		})
+		o.put(tui.Observed{At: time.Now(), Queue: snap})
+		if !wait(ctx, changed) {
+			return
+		}
+	}
+}
+
+// failed says what went wrong and waits a moment before the watch is set
+// again (a connection lost: go-zookeeper reconnects meanwhile). False when
+// ctx ended.
+func (o *Observer) failed(ctx context.Context, err error) bool {
+	if line := fmt.Sprintf("watch %s: %v", o.dir, err); line != o.lastErr {
+		o.lastErr = line
+		o.put(tui.Notice{Text: line})
+	}
+	select {
+	case <-time.After(500 * time.Millisecond):
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// read reads one child for the queue: its sequence, whether it is
+// ephemeral, and its owner.
+func (o *Observer) read(name string) (tui.QueueNode, bool) {
+	data, st, err := o.conn.Get(o.dir + "/" + name)
+	if err != nil {
+		return tui.QueueNode{}, false
+	}
+	q := tui.QueueNode{Name: name, Seq: -1, Persistent: st.EphemeralOwner == 0}
+	if seq, ok := zkpath.SequenceOf(name); ok {
+		q.Seq = seq
+	}
+	if s := string(data); s != "" && len(s) <= 40 && printable(s) {
+		q.Data = s
+	}
+	q.Owner = Owner(q.Data, st.EphemeralOwner)
+	return q, true
+}
+
+// Owner is how the queue names a node's owner: what its data says, when the
+// recipe wrote something readable there, else the session that owns the
+// ephemeral node, as ZooKeeper prints session ids; "" for a persistent node
+// without data.
+func Owner(data string, session int64) string {
+	switch {
+	case data != "":
+		return data
+	case session != 0:
+		return fmt.Sprintf("0x%x", session)
+	}
+	return ""
+}
+
+func (o *Observer) put(m tui.Msg) {
+	o.mu.Lock()
+	o.items = append(o.items, m)
+	o.mu.Unlock()
+	select {
+	case o.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Pending is what happened since the last call, without waiting (-frames).
+func (o *Observer) Pending() []tui.Msg {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	items := o.items
+	o.items = nil
+	return items
+}
+
+// Next blocks until something happened and a frame has passed since the
+// last batch; nil once the observer has stopped. It is the view's source,
+// read by a command re-armed after each batch.
+func (o *Observer) Next() []tui.Msg {
+	for {
+		o.mu.Lock()
+		if len(o.items) > 0 {
+			if w := time.Until(o.last.Add(o.frame)); w > 0 {
+				o.mu.Unlock()
+				time.Sleep(w)
+				continue
+			}
+			items := o.items
+			o.items, o.last = nil, time.Now()
+			o.mu.Unlock()
+			return items
+		}
+		o.mu.Unlock()
+		select {
+		case <-o.wake:
+		case <-o.done:
+			if items := o.Pending(); len(items) > 0 {
+				return items
+			}
+			return nil
+		}
+	}
+}
+
+func wait(ctx context.Context, ev <-chan zk.Event) bool {
+	select {
+	case <-ev:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func printable(s string) bool {
+	for _, c := range s {
+		if !unicode.IsPrint(c) {
+			return false
+		}
+	}
+	return true
+}
