@@ -1,7 +1,6 @@
 package course_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -92,7 +91,7 @@ func TestEveryMistakeGivesItsHint(t *testing.T) {
 				t.Fatalf("the mistake %q gave %v, %s; first failures %v: %s\n%s", m.ID, r.Kind, name, r.Failed, r.First, tail(r.Output, 30))
 			}
 			if len(r.Failed) > 0 {
-				own := ownOutput(r.Output, r.Failed[0])
+				own := r.Said
 				if !regexp.MustCompile(m.Says).MatchString(own) {
 					t.Errorf("%s: its says %q does not match what the failing test %s printed itself, only the output around it:\n%s", m.ID, m.Says, r.Failed[0], own)
 				}
@@ -169,51 +168,6 @@ func TestARowWithAnEmptyPatternIsRefused(t *testing.T) {
 			}
 		}
 	}
-}
-
-// failHeader is a "--- FAIL: name (1.23s)" line and its indentation.
-var failHeader = regexp.MustCompile(`^(\s*)--- FAIL: (\S+)`)
-
-// ownOutput is what the test named test printed itself: its block under its
-// "--- FAIL" line, or, from go test -json, the output lines of that test;
-// the whole output when the test has no block (a panic ends the binary
-// before any "--- FAIL").
-func ownOutput(out, test string) string {
-	if strings.HasPrefix(strings.TrimSpace(out), "{") {
-		var own strings.Builder
-		sc := bufio.NewScanner(strings.NewReader(out))
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			var e struct{ Test, Output string }
-			if json.Unmarshal(sc.Bytes(), &e) == nil && e.Test == test {
-				own.WriteString(e.Output)
-			}
-		}
-		if own.Len() > 0 {
-			return own.String()
-		}
-		return out
-	}
-	lines := strings.Split(out, "\n")
-	for i, l := range lines {
-		m := failHeader.FindStringSubmatch(l)
-		if m == nil || m[2] != test {
-			continue
-		}
-		var own []string
-		for _, next := range lines[i+1:] {
-			if strings.TrimSpace(next) == "" {
-				continue
-			}
-			indent := len(next) - len(strings.TrimLeft(next, " \t"))
-			if indent <= len(m[1]) || failHeader.MatchString(next) {
-				break
-			}
-			own = append(own, next)
-		}
-		return strings.Join(own, "\n")
-	}
-	return out
 }
 
 // testTime is the run time go test reports for the test binaries ("FAIL
