@@ -55,6 +55,8 @@ var rejectedVariants = []variant{
 	{regexp.MustCompile(`第\s*[一二三四五1-5]\s*篇`), "文章①–⑤"},
 	{regexp.MustCompile(`文章\s*([二三四五]|一([^步些样般切个]|$)|[1-5]([^0-9]|$))`), "文章①–⑤"},
 	{regexp.MustCompile(`GC\s*暂停`), "GC 停顿"},
+	// Article ①'s name for chapter 02's lock, written one way: While 版.
+	{regexp.MustCompile(`(?i:while)\s*循环版|while\s*版|While版`), "While 版（文章①的叫法）"},
 	// A paused holder's late write, refused by the fence: one word.
 	{regexp.MustCompile(`过期的?写入|迟到的写入|(^|[^陈])旧的?写入`), "陈旧写入（stale write）"},
 	// The workshop's words, as the runner and the guide show them.
@@ -338,6 +340,10 @@ func TestTheVocabularyCheckCatchesEachVariant(t *testing.T) {
 		"文章四用 1000 个线程。",
 		"文章 2 的代码注释。",
 		"长时间 GC 暂停会怎样？",
+		"这就是文章里的“while 循环版”。",
+		"第 02 章就是 While 循环版。",
+		"文章的 while 版。",
+		"文章①叫它 While版。",
 		"令牌拦住了过期写入。",
 		"资源会拒绝这次迟到的写入。",
 		"令牌存储拒绝旧写入。",
@@ -361,6 +367,7 @@ func TestTheVocabularyCheckCatchesEachVariant(t *testing.T) {
 		"ZooKeeper 集群的 Leader 选举；文章①和文章⑤；文章的 1000 个线程。",
 		"照着五篇文章一步步搭起来；GC 停顿；令牌拦住了陈旧写入。",
 		"讲师在 runner 里先跑本课测试；终端 A、第 04 章。",
+		"这就是文章里的“While 版”：在 while 循环里不断重试。",
 	} {
 		if errs := vocabularyErrors("page", good, none); len(errs) != 0 {
 			t.Errorf("%q: got %v, want none", good, errs)

@@ -7,11 +7,11 @@
 // four steps, write the three TODO(workshop) parts, and run the chapter's
 // own tests against them.
 //
-// 第 02 章的练习（make exercise CH=02）。这个文件代替
-// 02-naive-lock/naivelock/lock.go；包里的其余部分（Lock、New、TryLock
-// 的前置检查、Unlock 的收尾，以及 naivelock.go 里的 create 等辅助函数）
-// 都用参考实现。先读 README.zh-CN.md 的四个步骤，写完下面三处
-// TODO(workshop)，再用本章自己的测试检查。
+// 第 02 章的练习（make exercise CH=02）。本文件顶替
+// 02-naive-lock/naivelock/lock.go，包里其余的代码（Lock 类型、New、TryLock
+// 开头的检查、Unlock 的收尾，以及 naivelock.go 里 create 等辅助函数）都沿用
+// 参考实现。先读 README.zh-CN.md 里的四个步骤，再补全下面三处
+// TODO(workshop)，然后跑本章的测试验证。
 package naivelock
 
 import "context"
@@ -24,12 +24,12 @@ import "context"
 // says once per Lock that it waits, by calling l.waiting() the first time
 // it finds the lock taken (the tests count it).
 //
-// Lock 一直阻塞，直到这个 Lock 持有锁或 ctx 结束：第 3 步，文章的
-// “While 循环版”。必须成立的是：锁被占用（TryLock 返回 ErrLocked）时，
-// 每隔 l.retry 重试一次，直到锁空出来；其他任何结果（已持有锁，或真正的
-// 错误）都让 Lock 立刻返回，不再发第二个 create；ctx 取消时也立刻返回，
-// 不再多等一个重试间隔；每次 Lock 里等待者只报告一次自己在等：第一次
-// 发现锁被占用时调用 l.waiting()（测试会数它）。
+// Lock 会一直阻塞，直到这个 Lock 拿到锁或 ctx 结束。这是第 3 步，也就是文章
+// 里的“While 版”。要保证：锁被占用（TryLock 返回 ErrLocked）时，每隔
+// l.retry 重试一次，直到锁空出来；遇到其他任何结果（已经拿到锁，或者出了真
+// 正的错误），Lock 都立刻返回，不再发第二次 create；ctx 一取消也立刻返回，
+// 不必再等一个重试间隔。另外，每次调用 Lock，只在第一次发现锁被占用时调用一
+// 次 l.waiting()，报告自己在等（测试会数调用次数）。
 func (l *Lock) Lock(ctx context.Context) error {
 	panic("TODO(workshop): Lock — try, and while the lock is taken wait and try again; stop at once on anything else or when ctx ends (step 3 of 02-naive-lock/README.md / README.zh-CN.md 第 3 步)")
 }
@@ -44,11 +44,11 @@ func (l *Lock) Lock(ctx context.Context) error {
 // (ctx's error is returned as it is). The helpers (newToken, l.create) are
 // in naivelock.go.
 //
-// attempt 是第 1、2 步（TryLock 确认这个 Lock 没有持有锁、ctx 也还有效
-// 之后调用它）。完成后必须成立：锁节点是因为我们才存在的，我们就持有锁，
-// 记下它带的令牌（l.token，Unlock 要用），并报告加锁成功（l.acquired()）；
-// 节点原本就存在，说明锁在别人手里：返回 ErrLocked；其他失败用 %w 包装
-// 返回，并说明当时在做什么，措辞就是
+// attempt 对应第 1、2 步（TryLock 先确认这个 Lock 没有持锁、ctx 也没结束，
+// 再调用它）。做完之后要保证：锁节点如果是我们创建的，我们就持有了锁，要记
+// 下节点里的令牌（l.token，Unlock 会用到），并调用 l.acquired() 报告加锁成
+// 功；节点如果原来就在，说明锁在别人手里，返回 ErrLocked；其他失败用 %w 包
+// 装后返回，并交代当时在做什么，措辞必须是
 // "naivelock: create lock node <path>: <服务器的错误>"（ctx 的错误原样返回）。
 // 辅助函数（newToken、l.create）在 naivelock.go 里。
 func (l *Lock) attempt(ctx context.Context) error {
@@ -64,12 +64,12 @@ func (l *Lock) attempt(ctx context.Context) error {
 // tell, and the window between the read and the delete that no code here
 // can close: README.md step 4 and "The flaw, measured".)
 //
-// deleteIfOurs 是第 4 步（Unlock 带着它持有的令牌调用它）。必须成立的是：
-// 先读节点（l.get），只有它仍是我们的——带着我们的令牌——才删除它
-// （l.delete）；否则不动它，返回 ErrNotHeld：会话过期之后，这个路径上的
-// 节点可能已经是别人的锁。节点已经不在，同样返回 ErrNotHeld。其他错误用
-// %w 包装。（读到的版本号能说明什么、不能说明什么，以及读和删之间那个
-// 这里的代码堵不上的空档：见 README.zh-CN.md 第 4 步和“缺陷实测”。）
+// deleteIfOurs 对应第 4 步（Unlock 调用它，传入当初加锁时的令牌）。要保证：
+// 先读节点（l.get），只有节点还是我们的——数据是我们的令牌——才删除它
+// （l.delete）；不是我们的就别动它，返回 ErrNotHeld，因为会话过期之后，这个
+// 路径上的节点可能已经是别人的锁了。节点已经不在，也返回 ErrNotHeld。其他错
+// 误用 %w 包装。（读到的版本号能说明什么、不能说明什么，以及读和删之间那段
+// 这里的代码怎么写都堵不上的空档，见 README.zh-CN.md 第 4 步和“缺陷实测”。）
 func (l *Lock) deleteIfOurs(token string) error {
 	panic("TODO(workshop): deleteIfOurs — delete the lock node only if it is still ours, else ErrNotHeld (step 4 of 02-naive-lock/README.md / README.zh-CN.md 第 4 步)")
 }

@@ -6,10 +6,10 @@
 // the reference's. Write the two TODO(workshop) parts, then run the
 // chapter's own tests against them.
 //
-// 第 09 章的练习（make exercise CH=09）。这个文件代替
-// 09-semaphore/semaphore/acquire.go；包里的其余部分（Semaphore、它的
-// Lease、撤销）和第 04 章的队列核心都用参考实现。写完两处 TODO(workshop)，
-// 再用本章自己的测试检查。
+// 第 09 章的练习（make exercise CH=09）。本文件顶替
+// 09-semaphore/semaphore/acquire.go，包里其余的代码（Semaphore、Lease、撤销）
+// 和第 04 章的队列核心都沿用参考实现。补全两处 TODO(workshop)，然后跑本章的
+// 测试验证。
 package semaphore
 
 import (
@@ -24,10 +24,10 @@ import (
 // name do we watch? At most n hold at once, the first to have asked; and a
 // waiter must wake when a lease it can take is freed, not before.
 //
-// Leases 是租约队列的规则：给定队列（序号最小的在前）和我们的下标，我们
-// 是否持有一个租约；如果没有，我们监听哪一个节点的名字？同时最多 n 个
-// 持有，也就是最先申请的那 n 个；等待者要在它能拿到的租约被释放时醒来，
-// 不能更早。
+// Leases 是租约队列的规则：给定队列（序号小的在前）和我们的下标，判断我们是
+// 否持有一个租约；没有的话，我们监听哪一个节点（返回它的名字）？要保证：同
+// 一时刻最多 n 个持有者，也就是最先申请的那 n 个；等待者要等到它能拿到的租
+// 约被释放才醒来，不能提前被唤醒。
 func Leases(n int) seqlock.Rule {
 	return func(queue []seqlock.Node, ours int) (bool, string) {
 		panic("TODO(workshop): Leases — who holds one of the n leases, and which one node each waiter watches (step 3 of 09-semaphore/README.md / README.zh-CN.md 第 3 步)")
@@ -62,23 +62,24 @@ func (s *Semaphore) TryAcquire(ctx context.Context) (*Lease, error) { return s.a
 // ev.Type.String()). The tools are in semaphore.go and lease.go; which
 // ones, and why, are the hints' business (scripts/exercise 09 --hint).
 //
-// acquire 就是 package 注释里的步骤。每一步要做到的是：
+// acquire 实现包注释里描述的步骤。每一步要做到：
 //
-//  1. 只有自己一个客户端在数租约、拿租约：持有闸门（s.gateDir() 上的一把
-//     第 04 章互斥锁；wait 为 false 时用 TryLock），无论 acquire 怎样返回
-//     都要释放它。
-//  2. 持有闸门时，等到发出的租约少于 s.n 个——唤醒它的应该是租约的离开，
-//     而不是有客户端来闸门排队；wait 为 false 时不等待，返回 ErrLocked。
-//  3. 在租约队列里拿一个租约，作为 *Lease 返回（Semaphore 可撤销时还要
-//     监听撤销请求）。
+//  1. 保证只有自己这一个客户端在清点、领取租约：先持有闸门（s.gateDir() 上
+//     的一把第 04 章互斥锁；wait 为 false 时用 TryLock），不论 acquire 以哪
+//     种方式返回，都要释放它。
+//  2. 持有闸门期间，等到发出的租约少于 s.n 个。唤醒它的应当是有租约被释放，
+//     而不是又有客户端来闸门前排队；wait 为 false 时不等待，直接返回
+//     ErrLocked。
+//  3. 在租约队列里领取一个租约，包装成 *Lease 返回（Semaphore 可撤销时，还
+//     要监听撤销请求）。
 //
-// 必须成立的是：发出的租约永远不超过 n 个；ctx 取消后不留下任何东西，也
-// 不返回 Lease。测试和可视化工具靠两个由你报告的事件来跟踪第 2 步，测试
-// 会等这两个事件：闸门的持有者每次发现 n 个租约都已发出、开始等待时，
+// 要保证：发出的租约永远不超过 n 个；ctx 取消后不留下任何节点，也不返回
+// Lease。测试和可视化工具通过两个事件跟踪第 2 步，这两个事件要由你报告，测
+// 试也会等它们：闸门的持有者每次发现 n 个租约都已发出、开始等待时，调用
 // s.emit(event.Waiting, "", s.leaseDir(), "<out> of <n> leases out")；每次
-// 监听触发时，s.emit(event.Notified, "", s.leaseDir(), ev.Type.String())。
-// 工具在 semaphore.go 和 lease.go 里；具体用哪些、为什么，交给提示
-// （scripts/exercise 09 --hint）。
+// 监听触发时，调用 s.emit(event.Notified, "", s.leaseDir(),
+// ev.Type.String())。工具函数在 semaphore.go 和 lease.go 里；具体用哪些、为
+// 什么，留给提示去讲（scripts/exercise 09 --hint）。
 func (s *Semaphore) acquire(ctx context.Context, wait bool) (*Lease, error) {
 	_ = event.Waiting // the events of step 2: see above
 	panic("TODO(workshop): acquire — the gate, the wait for a free lease, the lease (steps 1-3 of 09-semaphore/README.md / README.zh-CN.md 第 1-3 步)")

@@ -141,7 +141,7 @@ var plumbings = []plumbing{
 var orders = []order{
 	{"03", "ExampleLock", "Lock",
 		[]string{"only once the watch is set and the node still exists does it say that it waits", "after l.existsW"},
-		[]string{"只有监听已经设置、节点也还在，才报告自己在等", "在 l.existsW 之后"}},
+		[]string{"只有监听设好、节点也还在时，才调用 l.waiting() 报告自己在等", "在 l.existsW 之后"}},
 }
 
 // expectation is one literal a lesson test asserts.
