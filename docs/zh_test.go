@@ -473,7 +473,7 @@ func blockDrift(en, zh string) []string {
 // the same blocks byte for byte (zkcli's transcripts are replayed by
 // zkcli_test.go against the English page), the same tests, and each page
 // links the other.
-var docsTwins = []string{"zkcli", "concepts", "troubleshooting", "comparison", "curator", "recipes", "README"}
+var docsTwins = []string{"zkcli", "concepts", "troubleshooting", "comparison", "curator", "recipes", "README", "sources"}
 
 func TestChineseReferencePagesKeepInStepWithTheEnglish(t *testing.T) {
 	tests := testNamesInTheRepository(t)
