@@ -472,14 +472,19 @@ func blockDrift(en, zh string) []string {
 // The reference pages of docs/ that have a Chinese twin: the same sections,
 // the same blocks byte for byte (zkcli's transcripts are replayed by
 // zkcli_test.go against the English page), the same tests, and each page
-// links the other.
-var docsTwins = []string{"zkcli", "concepts", "troubleshooting", "comparison", "curator", "recipes", "README", "sources"}
+// links the other. A name with a slash is a page outside docs/, from the
+// repository's root (reliability/'s README).
+var docsTwins = []string{"zkcli", "concepts", "troubleshooting", "comparison", "curator", "recipes", "README", "sources", "reliability/README"}
 
 func TestChineseReferencePagesKeepInStepWithTheEnglish(t *testing.T) {
 	tests := testNamesInTheRepository(t)
-	for _, name := range docsTwins {
-		t.Run(name, func(t *testing.T) {
-			enPath, zhPath := "docs/"+name+".md", "docs/"+name+".zh-CN.md"
+	for _, page := range docsTwins {
+		t.Run(page, func(t *testing.T) {
+			dir, name := "docs/", page
+			if i := strings.LastIndex(page, "/"); i >= 0 {
+				dir, name = page[:i+1], page[i+1:]
+			}
+			enPath, zhPath := dir+name+".md", dir+name+".zh-CN.md"
 			if _, err := os.Stat(filepath.Join("..", zhPath)); err != nil {
 				t.Fatalf("%s has no Chinese twin: write %s", enPath, zhPath)
 			}
