@@ -473,8 +473,8 @@ func blockDrift(en, zh string) []string {
 // the same blocks byte for byte (zkcli's transcripts are replayed by
 // zkcli_test.go against the English page), the same tests, and each page
 // links the other. A name with a slash is a page outside docs/, from the
-// repository's root (reliability/'s README).
-var docsTwins = []string{"zkcli", "concepts", "troubleshooting", "comparison", "curator", "recipes", "README", "sources", "reliability/README"}
+// repository's root (reliability/'s and bench/'s READMEs).
+var docsTwins = []string{"zkcli", "concepts", "troubleshooting", "comparison", "curator", "recipes", "README", "sources", "reliability/README", "bench/README"}
 
 func TestChineseReferencePagesKeepInStepWithTheEnglish(t *testing.T) {
 	tests := testNamesInTheRepository(t)
