@@ -56,7 +56,7 @@ var rejectedVariants = []variant{
 	{regexp.MustCompile(`文章\s*([二三四五]|一([^步些样般切个]|$)|[1-5]([^0-9]|$))`), "文章①–⑤"},
 	{regexp.MustCompile(`GC\s*暂停`), "GC 停顿"},
 	// Article ①'s name for chapter 02's lock, written one way: While 版.
-	{regexp.MustCompile(`(?i:while)\s*循环版|while\s*版|While版`), "While 版（文章①的叫法）"},
+	{regexp.MustCompile(`(?i:while)\s*循环版|while\s*版|(?:^|[^)])While版`), "While 版（文章①的叫法）"}, // the article's own title, "(一)While版", is quoted as it is
 	// A paused holder's late write, refused by the fence: one word.
 	{regexp.MustCompile(`过期的?写入|迟到的写入|(^|[^陈])旧的?写入`), "陈旧写入（stale write）"},
 	// The workshop's words, as the runner and the guide show them.
@@ -166,7 +166,7 @@ func hintTexts(t *testing.T) []string {
 		switch v := v.(type) {
 		case map[string]any:
 			for k, e := range v {
-				walk(e, zh || k == "zh")
+				walk(e, zh || k == "zh" || strings.HasSuffix(k, "_zh"))
 			}
 		case []any:
 			for _, e := range v {
@@ -479,14 +479,19 @@ func blockDrift(en, zh string) []string {
 // The reference pages of docs/ that have a Chinese twin: the same sections,
 // the same blocks byte for byte (zkcli's transcripts are replayed by
 // zkcli_test.go against the English page), the same tests, and each page
-// links the other.
-var docsTwins = []string{"zkcli", "concepts", "troubleshooting", "comparison", "curator"}
+// links the other. A name with a slash is a page outside docs/, from the
+// repository's root (reliability/'s and bench/'s READMEs).
+var docsTwins = []string{"zkcli", "concepts", "troubleshooting", "comparison", "curator", "recipes", "README", "sources", "reliability/README", "bench/README"}
 
 func TestChineseReferencePagesKeepInStepWithTheEnglish(t *testing.T) {
 	tests := testNamesInTheRepository(t)
-	for _, name := range docsTwins {
-		t.Run(name, func(t *testing.T) {
-			enPath, zhPath := "docs/"+name+".md", "docs/"+name+".zh-CN.md"
+	for _, page := range docsTwins {
+		t.Run(page, func(t *testing.T) {
+			dir, name := "docs/", page
+			if i := strings.LastIndex(page, "/"); i >= 0 {
+				dir, name = page[:i+1], page[i+1:]
+			}
+			enPath, zhPath := dir+name+".md", dir+name+".zh-CN.md"
 			if _, err := os.Stat(filepath.Join("..", zhPath)); err != nil {
 				t.Fatalf("%s has no Chinese twin: write %s", enPath, zhPath)
 			}
@@ -629,7 +634,7 @@ func TestTheChineseLessonCheckCatchesDrift(t *testing.T) {
 
 // docs/workshop.zh-CN.md lists each chapter's common mistakes for the
 // 讲师; a 讲师 who reads one there and then sees another wording on a
-// learner's screen cannot match them. So the page quotes each name 「…」
+// learner's screen cannot match them. So the page's table names each one
 // exactly as the runner shows it: the "zh" name of workshop/hint/hints.json.
 func TestTheWorkshopGuideNamesMistakesAsTheRunnerShowsThem(t *testing.T) {
 	raw, err := os.ReadFile("../workshop/hint/hints.json")
@@ -656,12 +661,12 @@ func TestTheWorkshopGuideNamesMistakesAsTheRunnerShowsThem(t *testing.T) {
 	for ch, names := range want {
 		for _, n := range names {
 			if !slices.Contains(got[ch], n) {
-				t.Errorf("docs/workshop.zh-CN.md: the line of chapter %s does not quote the runner's 「%s」", ch, n)
+				t.Errorf("docs/workshop.zh-CN.md: the table has no row of chapter %s named as the runner's 「%s」", ch, n)
 			}
 		}
 		for _, n := range got[ch] {
 			if !slices.Contains(names, n) {
-				t.Errorf("docs/workshop.zh-CN.md: chapter %s quotes 「%s」, which is no mistake the runner shows (hints.json)", ch, n)
+				t.Errorf("docs/workshop.zh-CN.md: the table's chapter %s row 「%s」 is no mistake the runner shows (hints.json)", ch, n)
 			}
 		}
 	}
@@ -672,27 +677,24 @@ func TestTheWorkshopGuideNamesMistakesAsTheRunnerShowsThem(t *testing.T) {
 	}
 }
 
-var mistakeLine = regexp.MustCompile(`^- ([0-9]{2})：`)
-var quoted = regexp.MustCompile(`「([^」]*)」`)
+var mistakeRow = regexp.MustCompile(`^\| ([0-9]{2}) \| ([^|]*) \|`)
 
-// quotedMistakes returns, per chapter, the 「names」 of the page's lines
-// "- NN：「…」；「…」".
+// quotedMistakes returns, per chapter, the names in the page's table rows
+// "| NN | name | what the tests say |" (the table go run ./workshop
+// -mistakes-table -lang zh prints; go test ./workshop/hint holds the rest
+// of each row).
 func quotedMistakes(text string) map[string][]string {
 	out := map[string][]string{}
 	forEachProseLine(text, func(_ int, line string) {
-		m := mistakeLine.FindStringSubmatch(line)
-		if m == nil || !strings.Contains(line, "「") {
-			return
-		}
-		for _, q := range quoted.FindAllStringSubmatch(line, -1) {
-			out[m[1]] = append(out[m[1]], q[1])
+		if m := mistakeRow.FindStringSubmatch(line); m != nil {
+			out[m[1]] = append(out[m[1]], m[2])
 		}
 	})
 	return out
 }
 
 func TestTheMistakeCheckCatchesAWordingThatDrifted(t *testing.T) {
-	page := "- 04：「惊群效应：每个等待者都监听最小的节点」；「没有重新列出队列」（注）\n- 07：「每个候选者都监听领导者（选主中的惊群效应）」\n"
+	page := "| 章节 | 错误 | 测试怎么说 |\n|---|---|---|\n| 04 | 惊群效应：每个等待者都监听最小的节点 | `TestFirst` |\n| 04 | 没有重新列出队列 | 注 |\n| 07 | 每个候选者都监听领导者（选主中的惊群效应） | `TestSuccession` |\n"
 	got := quotedMistakes(page)
 	if !slices.Equal(got["04"], []string{"惊群效应：每个等待者都监听最小的节点", "没有重新列出队列"}) || len(got["07"]) != 1 {
 		t.Errorf("quotedMistakes: %q", got)

@@ -7,6 +7,7 @@
 //	go run ./workshop -hint 04        the next hint for 04's last failure (scripts/exercise 04 --hint)
 //	go run ./workshop -hint 04 -stage 1  its first hint again (scripts/exercise 04 --hint 1)
 //	go run ./workshop -mistakes-table the facilitator's table, from the hint data
+//	go run ./workshop -mistakes-table -lang zh   the same in Chinese (docs/workshop.zh-CN.md)
 package main
 
 import (
@@ -30,7 +31,7 @@ func main() {
 	hintCh := flag.String("hint", "", "print the next hint for chapter `NN`'s last failure")
 	stage := flag.Int("stage", 0, "with -hint: hint `N` (1 starts again from the first) instead of the next one")
 	lang := flag.String("lang", "", "`en` or zh (default: the one chosen with l in the runner, else from LANG)")
-	table := flag.Bool("mistakes-table", false, "print the facilitator's table of mistakes (docs/workshop.md) from the hint data")
+	table := flag.Bool("mistakes-table", false, "print the facilitator's table of mistakes (docs/workshop.md; with -lang zh, docs/workshop.zh-CN.md) from the hint data")
 	flag.Usage = func() {
 		// In the learner's language, chosen as everywhere else (the
 		// flags are not parsed yet: -lang counts only when it comes first).
@@ -60,7 +61,9 @@ func main() {
 	}
 	switch {
 	case *table:
-		fmt.Print(hint.MustLoad().Markdown())
+		// Only -lang picks the table's language, never LANG or the
+		// runner's choice: each page has its own table.
+		fmt.Print(hint.MustLoad().MarkdownIn(*lang))
 	case *checkCh != "":
 		os.Exit(check(ctx, os.Stdout, root, *checkCh, *from, *solution, flag.Args(), language(*lang, saved)))
 	case *hintCh != "":

@@ -75,8 +75,11 @@ type Mistake struct {
 	// Tier is where the mistake first shows: "lesson" (the lesson's
 	// tests) or "full" (the lesson's tests pass; the full suite fails).
 	Tier string `json:"tier"`
-	// Guide is what the tests say, in the facilitator's table.
-	Guide string `json:"guide"`
+	// Guide is what the tests say, in the facilitator's table; GuideZH
+	// says it in Chinese (the tests' own words stay as they print them),
+	// for docs/workshop.zh-CN.md's table.
+	Guide   string `json:"guide"`
+	GuideZH string `json:"guide_zh"`
 
 	tests, says *regexp.Regexp
 }

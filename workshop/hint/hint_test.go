@@ -58,19 +58,37 @@ func TestEveryPatchAppliesToItsReference(t *testing.T) {
 }
 
 // TestTheGuideTableIsTheHintData: docs/workshop.md's mistakes table is
-// go run ./workshop -mistakes-table, between its two markers.
+// go run ./workshop -mistakes-table, and docs/workshop.zh-CN.md's is
+// go run ./workshop -mistakes-table -lang zh, each between its two markers;
+// every row says what the tests say in both languages (a new row needs its
+// name.zh and its guide_zh, nothing else: the Chinese table follows).
 func TestTheGuideTableIsTheHintData(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(root, "docs", "workshop.md"))
-	if err != nil {
-		t.Fatal(err)
+	table := hint.MustLoad()
+	for _, m := range table.Mistakes {
+		if strings.TrimSpace(m.GuideZH) == "" {
+			t.Errorf("workshop/hint/hints.json: the row %s %q has no guide_zh: say in Chinese what its guide says (the tests' own words as they print them), for docs/workshop.zh-CN.md's table", m.Chapter, m.ID)
+		}
+		if strings.TrimSpace(m.Name.ZH) == "" {
+			t.Errorf("workshop/hint/hints.json: the row %s %q has no name.zh", m.Chapter, m.ID)
+		}
 	}
 	re := regexp.MustCompile(`(?s)<!-- mistakes-table: begin[^>]*-->\n(.*?)<!-- mistakes-table: end -->`)
-	m := re.FindSubmatch(b)
-	if m == nil {
-		t.Fatal("docs/workshop.md has no <!-- mistakes-table: begin --> … <!-- mistakes-table: end --> block")
-	}
-	if got, want := string(m[1]), hint.MustLoad().Markdown(); got != want {
-		t.Errorf("docs/workshop.md's mistakes table differs from the hint data: replace it with the output of go run ./workshop -mistakes-table\n--- docs:\n%s\n--- data:\n%s", got, want)
+	for _, page := range []struct{ file, lang, cmd string }{
+		{"workshop.md", "en", "go run ./workshop -mistakes-table"},
+		{"workshop.zh-CN.md", "zh", "go run ./workshop -mistakes-table -lang zh"},
+	} {
+		b, err := os.ReadFile(filepath.Join(root, "docs", page.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := re.FindSubmatch(b)
+		if m == nil {
+			t.Errorf("docs/%s has no <!-- mistakes-table: begin --> … <!-- mistakes-table: end --> block", page.file)
+			continue
+		}
+		if got, want := string(m[1]), table.MarkdownIn(page.lang); got != want {
+			t.Errorf("docs/%s's mistakes table differs from the hint data: replace it with the output of %s\n--- docs:\n%s\n--- data:\n%s", page.file, page.cmd, got, want)
+		}
 	}
 }
 

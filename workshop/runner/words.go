@@ -134,6 +134,7 @@ var english = Texts{
   go run ./workshop -hint 04           the next hint for 04's last failure (scripts/exercise 04 --hint)
   go run ./workshop -hint 04 -stage 1  its first hint again
   go run ./workshop -mistakes-table    the facilitator's table of mistakes (docs/workshop.md)
+  go run ./workshop -mistakes-table -lang zh   the same in Chinese (docs/workshop.zh-CN.md)
 
   -lang en|zh    the language (default: $LOCKSTEP_LANG, else the one chosen with l in the runner, else $LANG)
 `,
@@ -222,18 +223,19 @@ var chinese = Texts{
 	HintNoMatch:       "练习 %s：上次检查（%s）没有匹配到已知的错误：请阅读第一个失败",
 	HintGone:          "练习 %s：%q 已经没有提示了：请重新运行检查",
 
-	Usage: `workshop：lockstep 工作坊的runner和检查。
+	Usage: `workshop：lockstep 工作坊的 runner 和检查。
 
   go run ./workshop                    runner（make workshop）：章节列表、每次保存都重新检查、提示
-  go run ./workshop -check 04          不开runner，检查第 04 章（scripts/exercise 04）
+  go run ./workshop -check 04          不开 runner，检查第 04 章（scripts/exercise 04）
   go run ./workshop -check 04 -from DIR     同上，但用 DIR 里的文件代替你的文件
   go run ./workshop -check 04 -solution     同上，但检查参考实现
   go run ./workshop -check 04 -- -run TestQueue -v    加上你自己的 go test 参数
   go run ./workshop -hint 04           第 04 章上次失败的下一条提示（scripts/exercise 04 --hint）
   go run ./workshop -hint 04 -stage 1  重新显示第一条提示
-  go run ./workshop -mistakes-table    给助教的常见错误表（docs/workshop.md）
+  go run ./workshop -mistakes-table    给讲师的常见错误表（docs/workshop.md）
+  go run ./workshop -mistakes-table -lang zh   中文的常见错误表（docs/workshop.zh-CN.md）
 
-  -lang en|zh    语言（默认：$LOCKSTEP_LANG，否则是在runner里按 l 选的语言，否则看 $LANG）
+  -lang en|zh    语言（默认：$LOCKSTEP_LANG，否则是在 runner 里按 l 选的语言，否则看 $LANG）
 `,
 
 	Done: "所有章节都通过了。\n\n你亲手写出了 ZooKeeper 锁：从简单的重试循环到信号量，\n包括队列、规则、重入和选举。可以在列表里按 v 用可视化工具\n观察你自己的锁，并和各章 README 里的数字比较。\n\nesc 返回列表 · q 退出",
