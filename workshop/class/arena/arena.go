@@ -364,3 +364,41 @@ func (a *Arena) Caught(ctx context.Context) ([]Catch, error) {
 	}
 	return out, nil
 }
+
+// Next returns a channel that receives once, at the next change of what
+// the arena's screen shows: the queue, the counter, the pause, what was
+// caught. It sets one watch on each (a live view is a watch set again
+// after each notification, never a poll); read the arena, then call Next
+// again.
+func (a *Arena) Next(ctx context.Context) (<-chan zk.Event, error) {
+	_, _, queue, err := a.conn.ChildrenW(ctx, a.LockDir())
+	if err != nil {
+		return nil, fmt.Errorf("arena: watch the queue: %w", err)
+	}
+	_, _, count, err := a.conn.GetW(ctx, a.counterPath())
+	if err != nil {
+		return nil, fmt.Errorf("arena: watch the counter: %w", err)
+	}
+	_, _, paused, err := a.conn.ExistsW(ctx, a.pausedPath())
+	if err != nil {
+		return nil, fmt.Errorf("arena: watch the pause: %w", err)
+	}
+	_, _, caught, err := a.conn.ChildrenW(ctx, a.caughtPath())
+	if err != nil {
+		return nil, fmt.Errorf("arena: watch caught: %w", err)
+	}
+	next := make(chan zk.Event, 1)
+	go func() {
+		var ev zk.Event
+		select {
+		case ev = <-queue:
+		case ev = <-count:
+		case ev = <-paused:
+		case ev = <-caught:
+		case <-ctx.Done():
+			return
+		}
+		next <- ev
+	}()
+	return next, nil
+}
