@@ -235,6 +235,10 @@ func TestTwelveLocksInOneArena(t *testing.T) {
 		for i := 1; i <= 10; i++ {
 			correct += notified[fmt.Sprintf("sim-%02d", i)].Load()
 		}
+		// Correct, but noisy: every release woke the herd lock's waiter.
+		if herdPerHold, correctPerHold := float64(notified["hana"].Load())/rounds, float64(correct)/(10*rounds); herdPerHold < 1.5*correctPerHold {
+			t.Errorf("the herd lock was woken %.2f times per hold, a correct one %.2f: want the herd noisier", herdPerHold, correctPerHold)
+		}
 		t.Logf("%d increments in %v (%.0f hand-offs/s), none caught; notifications per hold: correct locks %.2f, the herd's %.2f",
 			rounds*len(workers), elapsed.Round(time.Millisecond), float64(rounds*len(workers))/elapsed.Seconds(),
 			float64(correct)/float64(10*rounds), float64(notified["hana"].Load())/float64(rounds))
