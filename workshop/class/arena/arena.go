@@ -298,7 +298,11 @@ func (c Catch) String() string {
 		}
 		return s
 	case NodeGone:
-		return fmt.Sprintf("refused: %s wrote after its lock node was gone (taken out, or its session expired); %s wrote last", c.Writer, c.Other)
+		last := c.Other + " wrote last"
+		if c.Other == "" || c.OtherNode == c.WriterNode || c.Version == c.ReadVersion {
+			last = "nobody wrote since its read"
+		}
+		return fmt.Sprintf("refused: %s wrote after its lock node was gone (taken out, or its session expired); %s", c.Writer, last)
 	}
 	return fmt.Sprintf("%s: %s, %s", c.Kind, c.Writer, c.Other)
 }

@@ -396,3 +396,43 @@ func TestPauseAndResume(t *testing.T) {
 		t.Fatalf("round after Resume: %+v, %v", res.out, res.err)
 	}
 }
+
+func TestWhatALearnerMayDoInTheArena(t *testing.T) {
+	r := newRoom(t)
+	ada := r.learner(t, "ada")
+	w := ada.worker(ada.mutex(t, r))
+	if _, err := w.Round(zktest.Context(t)); err != nil {
+		t.Fatal(err)
+	}
+	carol := r.conn(t, zksession.DefaultTimeout) // the class code, as every learner has it
+	dir := r.host.Dir()
+	t.Run("a learner can neither pause the arena nor change its ACLs", func(t *testing.T) {
+		if _, err := carol.Create(dir+"/paused", nil, 0, zk.WorldACL(zk.PermAll)); !errors.Is(err, zk.ErrNoAuth) {
+			t.Fatalf("carol pauses the arena: %v, want ErrNoAuth", err)
+		}
+		if _, err := carol.SetACL(r.host.LockDir(), zk.WorldACL(zk.PermAll), -1); !errors.Is(err, zk.ErrNoAuth) {
+			t.Fatalf("carol opens the lock directory to the world: %v, want ErrNoAuth", err)
+		}
+	})
+	t.Run("a learner may record a catch but not erase one", func(t *testing.T) {
+		record := dir + "/caught/forged"
+		if _, err := carol.Create(record, []byte(`{"kind":"two-inside","writer":"carol","other":"ada"}`), 0, arena.NodeACL()); err != nil {
+			t.Fatalf("carol records a catch: %v", err)
+		}
+		if err := carol.Delete(record, -1); !errors.Is(err, zk.ErrNoAuth) {
+			t.Fatalf("carol erases a catch: %v, want ErrNoAuth (caught grants no delete)", err)
+		}
+	})
+	t.Run("a learner may set the counter without the lock: the arena trusts what workers write", func(t *testing.T) {
+		// Players must write the counter, and an ACL cannot say "only
+		// while holding the lock": that is the multi's job, and only for
+		// writers who use it. A forged write is seen as two inside by
+		// whoever holds the lock then.
+		if _, err := carol.Set(dir+"/counter", []byte(`{"n":1000,"writer":"carol"}`), -1); err != nil {
+			t.Fatalf("carol sets the counter: %v", err)
+		}
+		if c := counter(t, r); c.N != 1000 || c.Writer != "carol" {
+			t.Fatalf("counter %+v", c)
+		}
+	})
+}
