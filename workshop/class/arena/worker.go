@@ -13,8 +13,9 @@ import (
 )
 
 // Locker is what the arena needs of a learner's lock: chapter 04's
-// seqlock.Mutex is one (built with LockOptions), and so is every lock of
-// chapters 05–09 that holds exclusively.
+// seqlock.Mutex is one (built with LockOptions), and so are 05's writer
+// side and 06's reentrant Mutex. (A semaphore of n leases is not: it lets
+// n in, and the arena would catch it.)
 type Locker interface {
 	Lock(ctx context.Context) error
 	Unlock(ctx context.Context) error
