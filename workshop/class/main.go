@@ -6,6 +6,7 @@
 //	go run ./workshop/class watch [-lang zh] [-frames 3]
 //	go run ./workshop/class stop  [-forget]
 //	go run ./workshop/class simulate [-learners 5]
+//	go run ./workshop/class arena show|pause|resume|out NAME|play -name NAME
 //
 // serve starts a 3-server ensemble (Docker, else a local install: as the
 // tests do) or uses ZK_SERVERS, makes the class tree with its ACLs and
@@ -32,6 +33,7 @@ const usage = `usage: go run ./workshop/class <command> [flags]
   watch   the host's screen: every learner, who needs help first
   stop    end the class that serve runs
   simulate  learners of rehearsal who step through the chapters (before the room fills)
+  arena   the class lock where everyone's lock queues: show, pause, resume, out NAME, play
 
 "go run ./workshop/class <command> -h" lists a command's flags; docs/classroom.md is the guide.
 `
@@ -65,6 +67,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return stop(ctx, args[1:], stdout, stderr)
 	case "simulate":
 		return simulate(ctx, args[1:], stdout, stderr)
+	case "arena":
+		return arenaCmd(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil
