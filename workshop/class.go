@@ -15,7 +15,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/lockstep-zk/lockstep/internal/zksession"
-	"github.com/lockstep-zk/lockstep/internal/zktest"
 	"github.com/lockstep-zk/lockstep/workshop/class/classroom"
 	"github.com/lockstep-zk/lockstep/workshop/course"
 	"github.com/lockstep-zk/lockstep/workshop/runner"
@@ -31,6 +30,10 @@ const (
 	ClassEnv = "LOCKSTEP_CLASS"
 	NameEnv  = "LOCKSTEP_NAME"
 )
+
+// rootEnv is internal/zktest.RootEnv, the node under which the tests make
+// their roots (not imported: the workshop links no test harness).
+const rootEnv = "ZK_ROOT"
 
 // class is a joined learner, as the runner and the check use it.
 type class struct {
@@ -130,14 +133,14 @@ func (c *class) join(ctx context.Context) error {
 }
 
 // Env is what a check's go test needs to run in the learner's subtree:
-// the class's servers, the subtree (zktest.RootEnv) and the learner's
+// the class's servers, the subtree (ZK_ROOT) and the learner's
 // identity, which alone may create there.
 func (c *class) Env() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return []string{
 		"ZK_SERVERS=" + strings.Join(c.servers, ","),
-		zktest.RootEnv + "=" + c.learner.Workspace(),
+		rootEnv + "=" + c.learner.Workspace(),
 		zksession.AuthEnv + "=" + c.learner.Auth(),
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lockstep-zk/lockstep/internal/zkserver"
+	"github.com/lockstep-zk/lockstep/internal/zktest"
 	"github.com/lockstep-zk/lockstep/internal/znode"
 	"github.com/lockstep-zk/lockstep/workshop/class/classroom"
 	"github.com/lockstep-zk/lockstep/workshop/class/view"
@@ -23,6 +24,9 @@ import (
 // mistake by its id, the hints seen, and the chapter's start kept while the
 // learner stays on it.
 func TestProgressOfAVerdict(t *testing.T) {
+	if rootEnv != zktest.RootEnv {
+		t.Fatalf("the workshop sets %s, the harness reads %s", rootEnv, zktest.RootEnv)
+	}
 	now := time.Date(2026, 11, 27, 16, 0, 0, 0, time.UTC)
 	came := now.Add(-10 * time.Minute)
 	herd := course.ChapterState{Kind: course.Mistake, Mistake: "herd", Hints: 1, HintsCLI: 2, At: now.Add(-time.Second)}
