@@ -61,17 +61,28 @@ func joinClass(ctx context.Context, root, line, name string, t *runner.Texts, in
 	if name == "" {
 		name = st.Name
 	}
-	if name == "" {
-		if name, err = askName(t, in, out); err != nil {
+	asked := name == ""
+	c := &class{line: line, secrets: classroom.FileSecrets(filepath.Join(root, course.ClassSecretsFile)), servers: jl.Servers, opts: opts}
+	for try := 1; ; try++ {
+		if asked {
+			if name, err = askName(t, in, out); err != nil {
+				return nil, err
+			}
+		}
+		c.name = name
+		err = classroom.CheckName(name)
+		if err == nil {
+			err = c.join(ctx)
+		}
+		if err == nil {
+			break
+		}
+		// A name typed at the question may be taken or unusable: the
+		// question again, a few times, rather than a runner to restart.
+		if !asked || try == 3 || !(errors.Is(err, classroom.ErrNameTaken) || errors.Is(err, classroom.ErrBadName)) {
 			return nil, err
 		}
-	}
-	if err := classroom.CheckName(name); err != nil {
-		return nil, err
-	}
-	c := &class{line: line, name: name, secrets: classroom.FileSecrets(filepath.Join(root, course.ClassSecretsFile)), servers: jl.Servers, opts: opts}
-	if err := c.join(ctx); err != nil {
-		return nil, err
+		fmt.Fprintln(out, err)
 	}
 	if st.Name != name {
 		st.Name = name
