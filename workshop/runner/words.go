@@ -242,24 +242,24 @@ var chinese = Texts{
 	ClassLost:    "课堂：会话丢失，正在重新加入……",
 	ClassRetry:   "课堂：暂时无法重新加入（%v），稍后再试",
 	ClassNotSent: "课堂：你的进度没有送到课堂：%v",
-	ClassAskName: "你在课堂上的名字（字母、数字、- _ .；主持人的屏幕上会显示它）：",
+	ClassAskName: "你在课堂上的名字（字母、数字、- _ .；讲师的屏幕上会显示它）：",
 	ClassNoName:  "workshop：加入课堂需要你的名字：-name 名字（或 LOCKSTEP_NAME=名字）；它会保存下来，下次不用再给",
 	ClassHead:    "== 课堂：%s，名字 %s；测试在课堂的 ZooKeeper 上、%s 之下运行（这台电脑上不启动服务器；示例跳过：它们写在你的子树之外）",
 
-	Usage: `workshop：lockstep 工作坊的运行器和检查。
+	Usage: `workshop：lockstep 工作坊的 runner 和检查。
 
-  go run ./workshop                    运行器（make workshop）：章节列表、每次保存都重新检查、提示
-  go run ./workshop -check 04          不开运行器，检查第 04 章（scripts/exercise 04）
+  go run ./workshop                    runner（make workshop）：章节列表、每次保存都重新检查、提示
+  go run ./workshop -check 04          不开 runner，检查第 04 章（scripts/exercise 04）
   go run ./workshop -check 04 -from DIR     同上，但用 DIR 里的文件代替你的文件
   go run ./workshop -check 04 -solution     同上，但检查参考实现
   go run ./workshop -check 04 -- -run TestQueue -v    加上你自己的 go test 参数
   go run ./workshop -hint 04           第 04 章上次失败的下一条提示（scripts/exercise 04 --hint）
   go run ./workshop -hint 04 -stage 1  重新显示第一条提示
   go run ./workshop -mistakes-table    给助教的常见错误表（docs/workshop.md）
-  go run ./workshop -class 'zk://…'    加入课堂：检查在课堂的 ZooKeeper 上运行，主持人能看到你的进度
+  go run ./workshop -class 'zk://…'    加入课堂：检查在课堂的 ZooKeeper 上运行，讲师能看到你的进度
 
-  -lang en|zh    语言（默认：$LOCKSTEP_LANG，否则是在运行器里按 l 选的语言，否则看 $LANG）
-  -class LINE    主持人屏幕上显示的加入口令（默认：$LOCKSTEP_CLASS）；-check 也会加入课堂
+  -lang en|zh    语言（默认：$LOCKSTEP_LANG，否则是在 runner 里按 l 选的语言，否则看 $LANG）
+  -class LINE    讲师屏幕上显示的加入口令（默认：$LOCKSTEP_CLASS）；-check 也会加入课堂
   -name NAME     你在课堂上的名字（默认：$LOCKSTEP_NAME，否则用上次保存的名字，否则会问你）
 `,
 
