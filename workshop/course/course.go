@@ -170,9 +170,10 @@ type Options struct {
 	// ZK_ROOT and ZK_AUTH (the tests then run in the learner's subtree of
 	// the class's ZooKeeper).
 	Env []string
-	// SkipExamples leaves the Example functions out of every tier but
-	// Custom: in a class they cannot run, as they write at fixed paths at
-	// the top of the tree (/seqlock-example/…), where a learner may not.
+	// SkipExamples leaves the Example functions out of every tier (a
+	// Custom run's own -skip included): in a class they cannot run, as
+	// they write at fixed paths at the top of the tree
+	// (/seqlock-example/…), where a learner may not.
 	SkipExamples bool
 }
 
@@ -275,7 +276,7 @@ func Run(ctx context.Context, root string, all []Exercise, ex Exercise, tier Tie
 		// hang until -timeout.
 		runs = []step{{Record, []string{"-run", lesson, "-skip", "^Example", "-timeout", "2m"}}}
 	}
-	if opts.SkipExamples && tier != Custom {
+	if opts.SkipExamples {
 		for i := range runs {
 			runs[i].args = skipping(runs[i].args, "^Example")
 		}
