@@ -588,6 +588,11 @@ func TestInAClassEveryVerdictIsReportedAndTheHeaderSaysWhereTheRunnerStands(t *t
 		t.Fatalf("the header does not say the class:\n%s", m.View())
 	}
 	m = update(m, doneMsg(m, "04", herd()))
+	m = update(m, key("down"), key("down"), key("h"))
+	if n := len(env.reports); n != 2 || env.reports[1].Verdict.Hints != 1 {
+		t.Fatalf("after h on 04, reports = %+v, want a second, at hint 1", env.reports)
+	}
+	env.reports = env.reports[:1]
 	m.disk["04"] = Disk{Hash: "mine", Untouched: false}
 	m = update(m, RunDone{Chapter: "04", Result: course.Result{Tier: course.Lesson, Kind: course.Pass}})
 	if len(env.reports) != 2 {
