@@ -17,8 +17,10 @@ import (
 // check is the non-interactive check (scripts/exercise NN, make exercise
 // CH=NN): the lesson's tests, then the full suite if they pass, and one
 // final line that says what the learner should do next. It returns the
-// exit status.
-func check(ctx context.Context, w io.Writer, root, ch, from string, solution bool, args []string, lang string) int {
+// exit status. In a class (c not nil) the tests run on the class's
+// ZooKeeper, in the learner's subtree, and the verdict on the learner's own
+// files is reported to the class.
+func check(ctx context.Context, w io.Writer, root, ch, from string, solution bool, args []string, lang string, c *class) int {
 	table := hint.MustLoad()
 	all, ex, err := findExercise(root, ch)
 	if err != nil {
@@ -33,6 +35,10 @@ func check(ctx context.Context, w io.Writer, root, ch, from string, solution boo
 	}
 	opts := course.Options{From: from, Solution: solution, Args: args, Out: w}
 	t := runner.Words(lang)
+	if c != nil {
+		opts.Env, opts.SkipExamples = c.Env(), true
+		fmt.Fprintf(w, t.ClassHead+"\n", strings.Join(c.servers, ","), c.name, c.Workspace())
+	}
 	whose := fmt.Sprintf(t.HeadYours, names(ex.Files))
 	switch {
 	case solution:
@@ -67,8 +73,14 @@ func check(ctx context.Context, w io.Writer, root, ch, from string, solution boo
 		// Progress is the learner's own files': a scratch copy's or the
 		// reference's run leaves it alone.
 		if st, err := course.LoadState(root); err == nil {
-			st.Record(ex.Chapter, r)
+			cs := st.Record(ex.Chapter, r)
 			_ = st.Save(root)
+			if c != nil {
+				untouched := newEnv(root, table, all).isSkeleton(ex)
+				if err := c.Report(ctx, ex.Chapter, *cs, untouched); err != nil {
+					fmt.Fprintf(w, t.ClassNotSent+"\n", err)
+				}
+			}
 		}
 	}
 	fmt.Fprintln(w)

@@ -37,6 +37,10 @@ type env struct {
 
 	mu   sync.Mutex
 	runs map[string]*checkRun // by chapter: the check running, one per chapter
+
+	// In a class (-class): the joined learner, and news of the session.
+	class     *class
+	classNews chan runner.ClassNews
 }
 
 // checkRun is a run in progress: cancel stops it, done is closed when it is
@@ -56,8 +60,9 @@ type checkRun struct {
 // end closes done, once, whoever gets there first.
 func (c *checkRun) end() { c.over.Do(func() { close(c.done) }) }
 
-// runTUI runs the runner; flagLang is -lang's value ("" if not given).
-func runTUI(root, flagLang string) int {
+// runTUI runs the runner; flagLang is -lang's value ("" if not given), c
+// the class it joined (nil: none).
+func runTUI(root, flagLang string, c *class) int {
 	table := hint.MustLoad()
 	all, err := course.Discover(root)
 	if err != nil {
@@ -69,6 +74,14 @@ func runTUI(root, flagLang string) int {
 		fmt.Fprintf(os.Stderr, "workshop: %s is unreadable (%v): starting afresh\n", course.StateFile, err)
 	}
 	e := newEnv(root, table, all)
+	if c != nil {
+		// The session lives while the runner runs; quitting ends it, and
+		// the host's screen shows the learner gone.
+		ctx, cancel := context.WithCancel(context.Background())
+		e.class, e.classNews = c, make(chan runner.ClassNews, 4)
+		go c.keepJoined(ctx, e.classNews)
+		defer func() { cancel(); c.Close() }()
+	}
 	stop, err := e.watchFiles()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "workshop: watching the exercise files:", err)
@@ -80,6 +93,9 @@ func runTUI(root, flagLang string) int {
 		disk[ex.Chapter] = e.disk(ex)
 	}
 	m := runner.New(e, table, all, st, disk, language(flagLang, st.Lang))
+	if c != nil {
+		m = m.InClass(c.name)
+	}
 	_, err = tea.NewProgram(m, tea.WithAltScreen()).Run()
 	// Quitting during a check leaves nothing behind: no go test, no
 	// ZooKeeper, no overlay directory.
@@ -237,6 +253,9 @@ func (e *env) run(ctx context.Context, c runner.Check) runner.RunDone {
 		default: // nobody listens (a test of the env): the check goes on
 		}
 	}}
+	if e.class != nil {
+		opts.Env, opts.SkipExamples = e.class.Env(), true
+	}
 	tier := c.Tier
 	if c.Tier == course.Record && c.Test != "" {
 		// The test the check named, alone, to its end: what its locks
@@ -257,7 +276,7 @@ func (e *env) run(ctx context.Context, c runner.Check) runner.RunDone {
 		// server; 04's "a predecessor gone before our watch" gives its
 		// lock an observer of its own, not zktest.Observe): the lesson's
 		// tests, each to its end, for one that does.
-		course.Run(ctx, e.root, e.exercises, ex, course.Record, e.table, course.Options{RecordDir: rec})
+		course.Run(ctx, e.root, e.exercises, ex, course.Record, e.table, course.Options{RecordDir: rec, Env: opts.Env, SkipExamples: opts.SkipExamples})
 	}
 	done.Replays, _ = filepath.Glob(filepath.Join(rec, "*.events.jsonl"))
 	sortReplays(done.Replays)

@@ -8,6 +8,7 @@
 //	go run ./workshop -hint 04 -stage 1  its first hint again (scripts/exercise 04 --hint 1)
 //	go run ./workshop -mistakes-table the facilitator's table, from the hint data
 //	go run ./workshop -mistakes-table -lang zh   the same in Chinese (docs/workshop.zh-CN.md)
+//	go run ./workshop -class 'zk://…' the runner in a class (LOCKSTEP_CLASS): its checks on the class's ZooKeeper
 package main
 
 import (
@@ -32,6 +33,8 @@ func main() {
 	stage := flag.Int("stage", 0, "with -hint: hint `N` (1 starts again from the first) instead of the next one")
 	lang := flag.String("lang", "", "`en` or zh (default: the one chosen with l in the runner, else from LANG)")
 	table := flag.Bool("mistakes-table", false, "print the facilitator's table of mistakes (docs/workshop.md; with -lang zh, docs/workshop.zh-CN.md) from the hint data")
+	classFlag := flag.String("class", "", "join the class of the join `LINE` the host's screen shows (default: $"+ClassEnv+")")
+	nameFlag := flag.String("name", "", "your `NAME` in the class (default: $"+NameEnv+", else the one kept, else asked)")
 	flag.Usage = func() {
 		// In the learner's language, chosen as everywhere else (the
 		// flags are not parsed yet: -lang counts only when it comes first).
@@ -59,17 +62,31 @@ func main() {
 	if st, err := course.LoadState(root); err == nil {
 		saved = st.Lang
 	}
+	// In a class, the check and the runner join before anything runs: a
+	// join that fails is one line, and nothing starts half-joined.
+	var c *class
+	if line := classLine(*classFlag); line != "" && *hintCh == "" && !*table {
+		var err error
+		if c, err = joinClass(ctx, root, line, className(*nameFlag), runner.Words(language(*lang, saved)), os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "workshop:", err)
+			os.Exit(2)
+		}
+	}
 	switch {
 	case *table:
 		// Only -lang picks the table's language, never LANG or the
 		// runner's choice: each page has its own table.
 		fmt.Print(hint.MustLoad().MarkdownIn(*lang))
 	case *checkCh != "":
-		os.Exit(check(ctx, os.Stdout, root, *checkCh, *from, *solution, flag.Args(), language(*lang, saved)))
+		status := check(ctx, os.Stdout, root, *checkCh, *from, *solution, flag.Args(), language(*lang, saved), c)
+		if c != nil {
+			c.Close()
+		}
+		os.Exit(status)
 	case *hintCh != "":
 		os.Exit(nextHint(os.Stdout, root, *hintCh, *stage, language(*lang, saved)))
 	default:
-		os.Exit(runTUI(root, *lang))
+		os.Exit(runTUI(root, *lang, c))
 	}
 }
 

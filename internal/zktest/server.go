@@ -32,7 +32,7 @@ import (
 // inside every test, so that they are part of go test's cache key and a
 // change of ZK_SERVERS reruns the tests instead of reusing another
 // server's results.
-var envInputs = []string{"ZK_SERVERS", zksession.AuthEnv, "LOCKSTEP_ZK", "ZOOKEEPER_HOME", "JAVA_HOME", "DOCKER_HOST"}
+var envInputs = []string{"ZK_SERVERS", zksession.AuthEnv, RootEnv, "LOCKSTEP_ZK", "ZOOKEEPER_HOME", "JAVA_HOME", "DOCKER_HOST"}
 
 func recordEnv() {
 	for _, k := range envInputs {
@@ -252,7 +252,11 @@ func probeReaping(tb testing.TB) (bool, string) {
 // whether the server removed the container within 3 s.
 func probeOneReaping(conn *zk.Conn) (bool, string) {
 	acl := ACL(conn)
-	dir := fmt.Sprintf("/zktest-reaping-%s", randhex.String(4))
+	b, err := base()
+	if err != nil {
+		return false, err.Error()
+	}
+	dir := fmt.Sprintf("%s/zktest-reaping-%s", b, randhex.String(4))
 	if _, err := conn.CreateContainer(dir, nil, zk.FlagContainer, acl); err != nil {
 		return false, fmt.Sprintf("creating a container failed: %v", err)
 	}
@@ -296,9 +300,13 @@ func Expire(tb testing.TB, conn *zk.Conn, proxy *zkproxy.Proxy) {
 // members (zkserver.StartEnsemble), and closes them when the test ends.
 // ZK_SERVERS is not used: a test may not kill a user's servers. A machine
 // that can start none (no Docker engine, no local install: only ZK_SERVERS)
-// skips the test, saying so.
+// skips the test, saying so; so does a run in a class (ZK_ROOT set: the
+// laptop's checks use the class's servers and start none of their own).
 func StartEnsemble(tb testing.TB, n int) *zkserver.Ensemble {
 	tb.Helper()
+	if b, _ := base(); b != "" {
+		tb.Skipf("needs a %d-server ensemble of its own to kill members of; this run uses the class's servers (%s=%s) and starts none on this machine", n, RootEnv, b)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	e, err := zkserver.StartEnsemble(ctx, n)

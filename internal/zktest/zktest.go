@@ -12,7 +12,10 @@
 //
 // The server may be one lockstep started (fast: 200 ms ticks, every
 // four-letter word, containers reaped every 500 ms) or the user's own in
-// ZK_SERVERS, as installed. Tests ask rather than assume (server.go):
+// ZK_SERVERS, as installed; with ZK_ROOT=/some/node every test's root is
+// made below that node instead of at the top (a class's ZooKeeper, where a
+// learner may write only in their own subtree). Tests ask rather than
+// assume (server.go):
 //
 //	zktest.SessionTimeout(t, conn) // what the server granted, not what we asked
 //	zktest.Expire(t, conn, proxy)  // expire a session on any server
@@ -246,7 +249,7 @@ func Root(tb testing.TB) string {
 	if len(name) > 60 {
 		name = name[:60]
 	}
-	root := "/t-" + name + "-" + randhex.String(4)
+	root := Base(tb) + "/t-" + name + "-" + randhex.String(4)
 	conn := Connect(tb)
 	d, _ := dialled.Load(conn)
 	if _, err := conn.Create(root, nil, 0, ACL(conn)); err != nil {
@@ -258,6 +261,33 @@ func Root(tb testing.TB) string {
 		}
 	})
 	return root
+}
+
+// RootEnv names the variable that holds the node under which tests make
+// their roots (Root), when they may not write at the top of the server's
+// tree: the runner sets it to a learner's workspace in a class. It must
+// exist, and ZK_AUTH's identity must be allowed to create in it.
+const RootEnv = "ZK_ROOT"
+
+// Base is ZK_ROOT ("" for the top of the tree, where it is unset).
+func Base(tb testing.TB) string {
+	tb.Helper()
+	b, err := base()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+func base() (string, error) {
+	b := strings.TrimSpace(os.Getenv(RootEnv))
+	if b == "" || b == "/" {
+		return "", nil
+	}
+	if !strings.HasPrefix(b, "/") || path.Clean(b) != b {
+		return "", fmt.Errorf("zktest: %s=%q: want an absolute znode path such as /lockstep-class/learners/ada/work", RootEnv, b)
+	}
+	return b, nil
 }
 
 // DeleteTree deletes p and everything below it. A missing node is fine.

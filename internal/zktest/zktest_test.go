@@ -2,6 +2,7 @@ package zktest
 
 import (
 	"encoding/binary"
+	"strings"
 	"testing"
 	"time"
 
@@ -127,4 +128,23 @@ func TestServerFacts(t *testing.T) {
 		}
 	}
 	t.Logf("sessions %v–%v, wchp allowed %v, empty containers reaped within seconds: %v", lo, hi, Allowed(t, "wchp"), fast)
+}
+
+// TestRootUnderZKRoot: with ZK_ROOT set (a learner's workspace in a class),
+// every test's root is made below it, and a malformed value is refused.
+func TestRootUnderZKRoot(t *testing.T) {
+	outer := Root(t)
+	t.Run("the root is made below ZK_ROOT", func(t *testing.T) {
+		t.Setenv(RootEnv, outer)
+		inner := Root(t)
+		if !strings.HasPrefix(inner, outer+"/t-") {
+			t.Fatalf("Root = %q, want it below %s", inner, outer)
+		}
+	})
+	for _, bad := range []string{"relative", "/a//b", "/a/"} {
+		t.Setenv(RootEnv, bad)
+		if _, err := base(); err == nil || !strings.Contains(err.Error(), RootEnv) {
+			t.Errorf("%s=%q: err = %v, want one naming %s", RootEnv, bad, err, RootEnv)
+		}
+	}
 }

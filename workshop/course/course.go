@@ -166,6 +166,15 @@ type Options struct {
 	// Built, if set, is called once the chapter is compiled and its
 	// tests start (the first time, a cold build cache takes a while).
 	Built func()
+	// Env is added to go test's environment: a class's ZK_SERVERS,
+	// ZK_ROOT and ZK_AUTH (the tests then run in the learner's subtree of
+	// the class's ZooKeeper).
+	Env []string
+	// SkipExamples leaves the Example functions out of every tier (a
+	// Custom run's own -skip included): in a class they cannot run, as
+	// they write at fixed paths at the top of the tree
+	// (/seqlock-example/…), where a learner may not.
+	SkipExamples bool
 }
 
 // Kind is what a result means.
@@ -256,13 +265,21 @@ func Run(ctx context.Context, root string, all []Exercise, ex Exercise, tier Tie
 			runs = append(runs, step{Lesson, l})
 		}
 	case Full:
-		runs = []step{{Full, []string{"-failfast", "-run", "^Test", "-timeout", "10m"}}, {Full, []string{"-run", "^Example", "-timeout", "2m"}}}
+		runs = []step{{Full, []string{"-failfast", "-run", "^Test", "-timeout", "10m"}}}
+		if !opts.SkipExamples {
+			runs = append(runs, step{Full, []string{"-run", "^Example", "-timeout", "2m"}})
+		}
 	case Custom:
 		runs = []step{{Custom, opts.Args}}
 	case Record:
 		// No -failfast, and no examples: an example on a broken lock can
 		// hang until -timeout.
 		runs = []step{{Record, []string{"-run", lesson, "-skip", "^Example", "-timeout", "2m"}}}
+	}
+	if opts.SkipExamples {
+		for i := range runs {
+			runs[i].args = skipping(runs[i].args, "^Example")
+		}
 	}
 	var err error
 	var rep *report
@@ -278,6 +295,7 @@ func Run(ctx context.Context, root string, all []Exercise, ex Exercise, tier Tie
 		if opts.RecordDir != "" {
 			cmd.Env = append(cmd.Env, "LOCKSTEP_RECORD_DIR="+opts.RecordDir)
 		}
+		cmd.Env = append(cmd.Env, opts.Env...) // the last value of a name wins
 		cmd.Stdout, cmd.Stderr = rep.stdout(), rep.stderr()
 		mark := fmt.Sprintf("%d-%d", os.Getpid(), runCount.Add(1))
 		startGroup(cmd, mark)
@@ -304,6 +322,19 @@ func Run(ctx context.Context, root string, all []Exercise, ex Exercise, tier Tie
 		r.Hash = judged
 	}
 	return r
+}
+
+// skipping adds pattern to args' -skip (go test keeps only the last -skip
+// it is given, so one pattern says both).
+func skipping(args []string, pattern string) []string {
+	out := slices.Clone(args)
+	for i := 0; i+1 < len(out); i++ {
+		if out[i] == "-skip" {
+			out[i+1] += "|" + pattern
+			return out
+		}
+	}
+	return append(out, "-skip", pattern)
 }
 
 // untagged says which of the files a run would judge lacks the workshop's

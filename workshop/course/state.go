@@ -14,6 +14,11 @@ import (
 // non-interactive check's --hint knows which mistake it is hinting at.
 const StateFile = ".lockstep-workshop.json"
 
+// ClassSecretsFile keeps, beside the state file, the secret each class
+// name was taken with (mode 0600; .gitignore lists it): this laptop can
+// come back to its name, and no other can.
+const ClassSecretsFile = ".lockstep-class-secrets.json"
+
 // ChapterState is what the workshop last saw of one chapter.
 type ChapterState struct {
 	Kind    Kind   `json:"kind"`
@@ -41,7 +46,11 @@ func (cs *ChapterState) Holds(hash string) bool { return cs != nil && cs.Hash !=
 
 // State is the whole file.
 type State struct {
-	Lang     string                   `json:"lang,omitempty"`
+	Lang string `json:"lang,omitempty"`
+	// Name is the learner's name in a class (go run ./workshop -class …),
+	// kept so that it is asked once; the secret that owns it is in
+	// ClassSecretsFile.
+	Name     string                   `json:"name,omitempty"`
 	Chapters map[string]*ChapterState `json:"chapters"`
 }
 

@@ -185,7 +185,7 @@ func (m Model) done(msg RunDone) (tea.Model, tea.Cmd) {
 	}
 	cs.Hints = m.hints[ch]
 	m.replays[ch] = msg
-	cmds := []tea.Cmd{m.save()}
+	cmds := []tea.Cmd{m.save(), m.report(ch, cs)}
 	switch {
 	case r.Kind == course.Pass && r.Tier == course.Lesson:
 		// The lesson holds: the full suite, in the background.

@@ -33,6 +33,11 @@ type Env interface {
 	// Save keeps the state (marshalled, so that no command shares the
 	// model's maps) in the clone.
 	Save(state []byte) tea.Cmd
+	// Report tells the class the runner joined where the learner stands
+	// after a verdict; it reports a ClassNews only if that failed.
+	Report(r Report) tea.Cmd
+	// Class waits for the next ClassNews: the session lost, joined again.
+	Class() tea.Cmd
 }
 
 // Check is one run of a chapter's tests the model asks for.

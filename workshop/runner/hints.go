@@ -25,15 +25,21 @@ func (m Model) hint(ch string) (tea.Model, tea.Cmd) {
 		m.note = news(ch, m.say().NoHint, m.say().EnterChecks)
 		return m, nil
 	}
-	if m.hints[ch] >= stages {
+	more := m.hints[ch] < stages
+	if more {
+		m.hints[ch]++
+	} else {
 		m.hints[ch] = 0
 		m.note = news(ch, m.say().HintsHidden, m.say().HintsAgain)
-	} else {
-		m.hints[ch]++
 	}
 	if cs == nil {
 		return m, nil // nothing saved to count them in: the first verdict starts afresh
 	}
 	cs.Hints = m.hints[ch]
+	if more {
+		// In a class, the host sees the stage reached at once (hiding
+		// the hints again is no news).
+		return m, tea.Batch(m.save(), m.report(ch, cs))
+	}
 	return m, m.save()
 }

@@ -59,6 +59,7 @@ type Model struct {
 	confirm string   // the key pressed once of a key that asks first (R, d)
 	watch   bool
 	now     time.Time // of the last spinner tick
+	class   ClassNews // where the runner stands in the class it joined (Kind 0: none)
 
 	spin     spinner.Model
 	barWidth int
@@ -93,7 +94,11 @@ func (m Model) Init() tea.Cmd {
 	if m.env == nil {
 		return nil
 	}
-	return tea.Batch(m.env.Watch(), m.env.Progress())
+	cmds := []tea.Cmd{m.env.Watch(), m.env.Progress()}
+	if m.class.Kind != 0 {
+		cmds = append(cmds, m.env.Class())
+	}
+	return tea.Batch(cmds...)
 }
 
 // selected is the chapter under the cursor.
@@ -116,6 +121,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.done(msg)
 	case Built:
 		return m.built(msg)
+	case ClassNews:
+		return m.classNews(msg)
 	case ResetDone:
 		if msg.Err != nil {
 			m.note = news(msg.Chapter, fmt.Sprintf(m.say().ResetFailed, msg.Err))

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -23,6 +24,7 @@ type fakeEnv struct {
 	runs, resets, diffs []string
 	checks              []Check
 	saved               [][]byte // every state the model saved
+	reports             []Report // what the model told the class
 }
 
 func (f *fakeEnv) Run(c Check) tea.Cmd {
@@ -37,6 +39,8 @@ func (f *fakeEnv) Diff(ch string) tea.Cmd       { f.diffs = append(f.diffs, ch);
 func (f *fakeEnv) Visual(ch string) *exec.Cmd   { return exec.Command("true") }
 func (f *fakeEnv) Replay(file string) *exec.Cmd { return exec.Command("true") }
 func (f *fakeEnv) Save(state []byte) tea.Cmd    { f.saved = append(f.saved, state); return nil }
+func (f *fakeEnv) Report(r Report) tea.Cmd      { f.reports = append(f.reports, r); return nil }
+func (f *fakeEnv) Class() tea.Cmd               { return nil }
 
 var exercises = []course.Exercise{
 	{Chapter: "02", Dir: "02-naive-lock", Files: []string{"02-naive-lock/naivelock/lock_workshop.go"}},
@@ -567,5 +571,49 @@ func TestALongFailureKeepsTheTitleInSight(t *testing.T) {
 	v := m.View()
 	if lines(v) > 24 || !strings.HasPrefix(v, "lockstep workshop") || !strings.Contains(v, "more lines: o shows the whole output") || !strings.Contains(v, "bob event 1\n") {
 		t.Errorf("a 31-line failure at 80×24 (%d lines):\n%s", lines(v), v)
+	}
+}
+
+// In a class, every verdict is reported, and the header says where the
+// runner stands: online, its session lost, joined again.
+func TestInAClassEveryVerdictIsReportedAndTheHeaderSaysWhereTheRunnerStands(t *testing.T) {
+	env := &fakeEnv{}
+	m := newModel(t, env, "en")
+	m = update(m, doneMsg(m, "04", herd()))
+	if len(env.reports) != 0 {
+		t.Fatalf("not in a class, the model reported %v", env.reports)
+	}
+	m = m.InClass("ada")
+	if !strings.Contains(m.View(), "class: ada") {
+		t.Fatalf("the header does not say the class:\n%s", m.View())
+	}
+	m = update(m, doneMsg(m, "04", herd()))
+	m = update(m, key("down"), key("down"), key("h"))
+	if n := len(env.reports); n != 2 || env.reports[1].Verdict.Hints != 1 {
+		t.Fatalf("after h on 04, reports = %+v, want a second, at hint 1", env.reports)
+	}
+	env.reports = env.reports[:1]
+	m.disk["04"] = Disk{Hash: "mine", Untouched: false}
+	m = update(m, RunDone{Chapter: "04", Result: course.Result{Tier: course.Lesson, Kind: course.Pass}})
+	if len(env.reports) != 2 {
+		t.Fatalf("reports = %+v, want one per verdict", env.reports)
+	}
+	if r := env.reports[0]; r.Chapter != "04" || r.Verdict.Mistake != "herd" || !r.Untouched {
+		t.Errorf("first report = %+v, want 04, the herd, on the skeleton's hash", r)
+	}
+	if r := env.reports[1]; r.Verdict.Kind != course.Pass || r.Untouched {
+		t.Errorf("second report = %+v, want a pass on the learner's own file", r)
+	}
+	m = update(m, ClassNews{Kind: ClassLost})
+	if v := m.View(); !strings.Contains(v, "session lost, joining again") {
+		t.Errorf("a lost session is not on the header:\n%s", v)
+	}
+	m = update(m, ClassNews{Kind: ClassOnline, Again: true})
+	if v := m.View(); !strings.Contains(v, "class: ada (joined again)") {
+		t.Errorf("joined again is not on the header:\n%s", v)
+	}
+	m = update(m, ClassNews{Kind: ClassNotSent, Err: errors.New("no server answered")})
+	if v := m.View(); !strings.Contains(v, "class: ada (joined again)") || !strings.Contains(v, "did not reach the class: no server answered") {
+		t.Errorf("a report that failed is not news, or it changed the header:\n%s", v)
 	}
 }

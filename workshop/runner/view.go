@@ -76,7 +76,11 @@ func (m Model) View() string {
 	}
 	w := max(40, m.width)
 	t := m.say()
-	head := titleStyle.Render(t.Title) + dimStyle.Render(fmt.Sprintf("  %s · %s %s", m.lang, t.Watch, map[bool]string{true: t.On, false: t.Off}[m.watch])) + "\n"
+	status := fmt.Sprintf("  %s · %s %s", m.lang, t.Watch, map[bool]string{true: t.On, false: t.Off}[m.watch])
+	if c := m.classLine(); c != "" {
+		status += " · " + c
+	}
+	head := titleStyle.Render(t.Title) + dimStyle.Render(truncate(status, w-lipgloss.Width(t.Title))) + "\n"
 	passed := m.Passed()
 	fill := m.barWidth * passed / max(1, len(m.exercises))
 	head += passStyle.Render(strings.Repeat("█", fill)) + dimStyle.Render(strings.Repeat("░", m.barWidth-fill))

@@ -41,6 +41,9 @@ type Texts struct {
 	HintCut string
 	// --hint's own lines (scripts/exercise NN --hint).
 	HintNoRun, HintChanged, HintPasses, HintStep, HintNoStep, HintNoMatch, HintGone string
+	// The class (-class): the header's word on it, a report that failed,
+	// the question for a name, and the check's line on where it runs.
+	ClassOnline, ClassAgain, ClassLost, ClassRetry, ClassNotSent, ClassAskName, ClassNoName, ClassHead string
 }
 
 var english = Texts{
@@ -124,6 +127,15 @@ var english = Texts{
 	HintNoMatch:       "exercise %s: the last check (%s) matched no known mistake: read its first failure",
 	HintGone:          "exercise %s: no hints for %q any more: run the check again",
 
+	ClassOnline:  "class: %s",
+	ClassAgain:   "class: %s (joined again)",
+	ClassLost:    "class: session lost, joining again…",
+	ClassRetry:   "class: cannot join again (%v); trying again",
+	ClassNotSent: "class: your progress did not reach the class: %v",
+	ClassAskName: "Your name in the class (letters, digits, - _ .; the host's screen shows it): ",
+	ClassNoName:  "workshop: joining a class needs your name: -name NAME (or LOCKSTEP_NAME=NAME); it is kept for next time",
+	ClassHead:    "== class: %s, as %s; the tests run in %s on the class's ZooKeeper (no server on this laptop; examples skipped: they write outside your subtree)",
+
 	Usage: `workshop: the lockstep workshop's runner and its check.
 
   go run ./workshop                    the runner (make workshop): the chapters, a check on every save, hints
@@ -135,8 +147,11 @@ var english = Texts{
   go run ./workshop -hint 04 -stage 1  its first hint again
   go run ./workshop -mistakes-table    the facilitator's table of mistakes (docs/workshop.md)
   go run ./workshop -mistakes-table -lang zh   the same in Chinese (docs/workshop.zh-CN.md)
+  go run ./workshop -class 'zk://…'    the runner in a class: the checks run on the class's ZooKeeper, the host sees your progress
 
   -lang en|zh    the language (default: $LOCKSTEP_LANG, else the one chosen with l in the runner, else $LANG)
+  -class LINE    the join line the host's screen shows (default: $LOCKSTEP_CLASS); -check joins it too
+  -name NAME     your name in the class (default: $LOCKSTEP_NAME, else the one kept from last time, else asked)
 `,
 
 	Done: "Every chapter passes.\n\nYou wrote a ZooKeeper lock from the naive retry loop to the semaphore:\nthe queue, the rules, the re-entry, the election. Run the visualizer on\nyour own locks (v on a chapter) and compare with the READMEs' numbers.\n\nesc back to the list · q quit",
@@ -223,6 +238,15 @@ var chinese = Texts{
 	HintNoMatch:       "练习 %s：上次检查（%s）没有匹配到已知的错误：请阅读第一个失败",
 	HintGone:          "练习 %s：%q 已经没有提示了：请重新运行检查",
 
+	ClassOnline:  "课堂：%s",
+	ClassAgain:   "课堂：%s（已重新加入）",
+	ClassLost:    "课堂：会话丢失，正在重新加入……",
+	ClassRetry:   "课堂：暂时无法重新加入（%v），稍后再试",
+	ClassNotSent: "课堂：你的进度没有送到课堂：%v",
+	ClassAskName: "你在课堂上的名字（字母、数字、- _ .；讲师的屏幕上会显示它）：",
+	ClassNoName:  "workshop：加入课堂需要你的名字：-name 名字（或 LOCKSTEP_NAME=名字）；它会保存下来，下次不用再给",
+	ClassHead:    "== 课堂：%s，名字 %s；测试在课堂的 ZooKeeper 上、%s 之下运行（这台电脑上不启动服务器；示例跳过：它们写在你的子树之外）",
+
 	Usage: `workshop：lockstep 工作坊的 runner 和检查。
 
   go run ./workshop                    runner（make workshop）：章节列表、每次保存都重新检查、提示
@@ -234,8 +258,11 @@ var chinese = Texts{
   go run ./workshop -hint 04 -stage 1  重新显示第一条提示
   go run ./workshop -mistakes-table    给讲师的常见错误表（docs/workshop.md）
   go run ./workshop -mistakes-table -lang zh   中文的常见错误表（docs/workshop.zh-CN.md）
+  go run ./workshop -class 'zk://…'    加入课堂：检查在课堂的 ZooKeeper 上运行，讲师能看到你的进度
 
   -lang en|zh    语言（默认：$LOCKSTEP_LANG，否则是在 runner 里按 l 选的语言，否则看 $LANG）
+  -class LINE    讲师屏幕上显示的加入口令（默认：$LOCKSTEP_CLASS）；-check 也会加入课堂
+  -name NAME     你在课堂上的名字（默认：$LOCKSTEP_NAME，否则用上次保存的名字，否则会问你）
 `,
 
 	Done: "所有章节都通过了。\n\n你亲手写出了 ZooKeeper 锁：从简单的重试循环到信号量，\n包括队列、规则、重入和选举。可以在列表里按 v 用可视化工具\n观察你自己的锁，并和各章 README 里的数字比较。\n\nesc 返回列表 · q 退出",

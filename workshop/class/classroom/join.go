@@ -269,21 +269,47 @@ func (l *Learner) Progress(ctx context.Context) (Progress, error) {
 	return p, nil
 }
 
-// Done is closed when the learner's session is over: closed, or expired
-// (a laptop asleep past the session timeout, a class served again). The
-// presence node is gone then; Join again to come back.
+// Done is closed when the learner's session is over: closed, expired (a
+// laptop asleep past the session timeout, a class served again), or out of
+// reach of every server for a session timeout. The presence node is gone
+// then; Join again to come back.
 func (l *Learner) Done() <-chan struct{} { return l.done }
 
+// watchSession closes done when the session is over. One whose servers
+// stay out of reach for a whole session timeout is over too: the servers have expired it, or are gone (the class served
+// again, the laptop off the room's network), and go-zookeeper, which
+// learns of an expiry only from a server, would say nothing until one
+// answers.
 func (l *Learner) watchSession(events <-chan zk.Event) {
 	over := false
-	for ev := range events {
-		if ev.State == zk.StateExpired && !over {
+	end := func() {
+		if !over {
 			over = true
 			close(l.done)
 		}
 	}
-	if !over {
-		close(l.done)
+	var unreached <-chan time.Time // set while no server answers
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				end()
+				return
+			}
+			switch ev.State {
+			case zk.StateExpired:
+				end()
+			case zk.StateDisconnected:
+				if unreached == nil {
+					unreached = time.After(l.timeout)
+				}
+			case zk.StateHasSession:
+				unreached = nil
+			}
+		case <-unreached:
+			unreached = nil
+			end()
+		}
 	}
 }
 

@@ -101,4 +101,25 @@ func TestWatch(t *testing.T) {
 			t.Error("Done not closed after the session expired")
 		}
 	})
+
+	t.Run("a learner whose servers all go away learns the session is over within its timeout", func(t *testing.T) {
+		c := newClass(t, servers)
+		proxy, err := zkproxy.New(servers[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(proxy.Close)
+		toProxy := func(network, _ string, timeout time.Duration) (net.Conn, error) {
+			return net.DialTimeout(network, proxy.Addr(), timeout)
+		}
+		ada := join(t, c.line, "ada", secrets(t), classroom.WithSessionTimeout(time.Second), classroom.WithDialer(toProxy))
+		proxy.Down() // the class is served again elsewhere: no server will ever say "expired"
+		down := time.Now()
+		select {
+		case <-ada.Done():
+			t.Logf("Done %v after the servers went (session granted %v)", time.Since(down).Round(time.Millisecond), ada.SessionTimeout())
+		case <-time.After(ada.SessionTimeout() + 5*time.Second):
+			t.Errorf("Done still open %v after every server went away (session granted %v)", time.Since(down), ada.SessionTimeout())
+		}
+	})
 }
