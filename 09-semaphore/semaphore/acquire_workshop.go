@@ -46,7 +46,9 @@ func (s *Semaphore) TryAcquire(ctx context.Context) (*Lease, error) { return s.a
 //
 //  1. Be the only client counting and taking leases: hold the gate (a
 //     chapter 04 mutex on s.gateDir(); TryLock's when wait is false), and
-//     let it go however acquire returns.
+//     let it go however acquire returns, with defer s.leaveGate(ctx, gate,
+//     &l, &err): if the gate was lost meanwhile, it gives back the lease
+//     and says so.
 //  2. Under the gate, wait until fewer than s.n leases are out — woken
 //     when a lease goes, not by clients joining the gate; with wait false,
 //     ErrLocked instead of waiting.
@@ -66,7 +68,8 @@ func (s *Semaphore) TryAcquire(ctx context.Context) (*Lease, error) { return s.a
 //
 //  1. 保证只有自己这一个客户端在清点、领取租约：先持有闸门（s.gateDir() 上
 //     的一把第 04 章互斥锁；wait 为 false 时用 TryLock），不论 acquire 以哪
-//     种方式返回，都要释放它。
+//     种方式返回，都要释放它：defer s.leaveGate(ctx, gate, &l, &err)。闸门
+//     如果在这期间丢了，它会把刚领到的租约还回去，并返回闸门的错误。
 //  2. 持有闸门期间，等到发出的租约少于 s.n 个。唤醒它的应当是有租约被释放，
 //     而不是又有客户端来闸门前排队；wait 为 false 时不等待，直接返回
 //     ErrLocked。
@@ -80,7 +83,7 @@ func (s *Semaphore) TryAcquire(ctx context.Context) (*Lease, error) { return s.a
 // 监听触发时，调用 s.emit(event.Notified, "", s.leaseDir(),
 // ev.Type.String())。工具函数在 semaphore.go 和 lease.go 里；具体用哪些、为
 // 什么，留给提示去讲（scripts/exercise 09 --hint）。
-func (s *Semaphore) acquire(ctx context.Context, wait bool) (*Lease, error) {
+func (s *Semaphore) acquire(ctx context.Context, wait bool) (l *Lease, err error) {
 	_ = event.Waiting // the events of step 2: see above
 	panic("TODO(workshop): acquire — the gate, the wait for a free lease, the lease (steps 1-3 of 09-semaphore/README.md / README.zh-CN.md 第 1-3 步)")
 }
