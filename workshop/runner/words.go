@@ -168,7 +168,7 @@ var chinese = Texts{
 	LessonPasses: "本课测试通过", FullNotRun: " · 完整测试未运行（f）", ToWrite: "待完成：%s",
 	NoBuild: "无法编译", Failing: "未通过：%s",
 	Tiers: [5]string{"本课测试", "完整测试", "自定义测试", "录制", "规则的表格测试"},
-	Goal:  "目标：%s", Holds: "完成后必须成立：%s",
+	Goal:  "目标：%s", Holds: "要保证：%s",
 
 	DiffFooter: "参考实现对比你的文件 · 第 %d-%d 行，共 %d 行 · ↑↓ pgup pgdn · esc 返回",
 
