@@ -185,7 +185,7 @@ var chinese = Texts{
 	StillToWrite:   "%s：%s 还没写",
 	Other:          "%s：%s",
 	Replays:        "p 回放",
-	NoRecording:    "%s：没有本课测试录下你的锁的事件",
+	NoRecording:    "%s：本课测试没有录下你的锁的事件",
 	ReplayingOther: "正在回放 %s",
 	OtherTip:       "检查指出的那个测试不录制事件",
 	LessonFirst:    "%s：先运行本课测试",
@@ -235,7 +235,7 @@ var chinese = Texts{
 	HintPasses:        "练习 %s：已经通过（%s）：不需要提示",
 	HintStep:          "%s 还没写：%s",
 	HintNoStep:        "练习 %s：%s 还没写：%s\n练习文件里它上方的注释说明了它要做到什么。",
-	HintNoMatch:       "练习 %s：上次检查（%s）没有匹配到已知的错误：请阅读第一个失败",
+	HintNoMatch:       "练习 %s：上次检查（%s）没有认出已知的错误：请看第一个失败的测试说了什么",
 	HintGone:          "练习 %s：%q 已经没有提示了：请重新运行检查",
 
 	ClassOnline:  "课堂：%s",
@@ -245,7 +245,7 @@ var chinese = Texts{
 	ClassNotSent: "课堂：你的进度没有送到课堂：%v",
 	ClassAskName: "你在课堂上的名字（字母、数字、- _ .；讲师的屏幕上会显示它）：",
 	ClassNoName:  "workshop：加入课堂需要你的名字：-name 名字（或 LOCKSTEP_NAME=名字）；它会保存下来，下次不用再给",
-	ClassHead:    "== 课堂：%s，名字 %s；测试在课堂的 ZooKeeper 上、%s 之下运行（这台电脑上不启动服务器；示例跳过：它们写在你的子树之外）",
+	ClassHead:    "== 课堂：%s，名字 %s；测试在课堂的 ZooKeeper 上、%s 之下运行（本机不启动服务器；跳过示例，因为它们会写到你的子树之外）",
 
 	Usage: `workshop：lockstep 工作坊的 runner 和检查。
 
@@ -265,7 +265,7 @@ var chinese = Texts{
   -name NAME     你在课堂上的名字（默认：$LOCKSTEP_NAME，否则用上次保存的名字，否则会问你）
 `,
 
-	Done: "所有章节都通过了。\n\n你亲手写出了 ZooKeeper 锁：从简单的重试循环到信号量，\n包括队列、规则、重入和选举。可以在列表里按 v 用可视化工具\n观察你自己的锁，并和各章 README 里的数字比较。\n\nesc 返回列表 · q 退出",
+	Done: "所有章节都通过了。\n\n你亲手写出了 ZooKeeper 锁：从简单的重试循环到信号量，\n包括队列、规则、重入和选主。可以在列表里按 v 用可视化工具\n观察你自己的锁，并和各章 README 里的数字比较。\n\nesc 返回列表 · q 退出",
 }
 
 // Words is the workshop's text in lang ("zh" or "en").
