@@ -10,8 +10,8 @@
 //
 // 第 07 章的练习（make exercise CH=07）。本文件顶替
 // 07-leader/leader/election.go，包里其余的代码都沿用参考实现：候选者自己的
-// 账（candidate.go：Election、New、Campaign 的状态、Resign、Token、Node、
-// Lost、Leadership）和选项。参选时每一步 ZooKeeper 操作都由第 04 章的队列核
+// 状态和方法（candidate.go：Election、New、Campaign 的状态、Resign、Token、
+// Node、Lost、Leadership）和选项。参选时每一步 ZooKeeper 操作都由第 04 章的队列核
 // 心完成。本章的重点归你写：参选（campaign）和观察（Leader、Observe、
 // lookup）。
 package leader
