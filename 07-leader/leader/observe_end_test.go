@@ -32,6 +32,10 @@ func TestObserveEndsWithItsSession(t *testing.T) {
 		s := seqlocktest.Session(t)
 		observeUntil(t, s, false, s.Close)
 	})
+	t.Run("Observe is called on a session whose conn was closed behind its back", func(t *testing.T) {
+		s := seqlocktest.Session(t)
+		observeUntil(t, s, false, s.Conn().Close)
+	})
 }
 
 // observeUntil observes an election that alpha leads, on s, and calls end
