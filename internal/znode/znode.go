@@ -38,7 +38,12 @@ func createParents(ctx context.Context, conn *zk.Conn, p string, acl []zk.ACL, s
 		switch {
 		case err == nil:
 			made = append(made, d)
-		case !errors.Is(err, zk.ErrNodeExists):
+		case errors.Is(err, zk.ErrNodeExists):
+		case errors.Is(err, zk.ErrNoAuth) && exists(ctx, conn, d):
+			// The server checks the parent's ACL before it looks for the
+			// node: an ancestor we may not write to (a class's tree above
+			// a learner's subtree) answers NoAuth even though it exists.
+		default:
 			return made, fmt.Errorf("create parent %s: %w", d, err)
 		}
 	}
@@ -90,4 +95,12 @@ func DeleteTree(conn *zk.Conn, p string) error {
 		return err
 	}
 	return nil
+}
+
+func exists(ctx context.Context, conn *zk.Conn, p string) bool {
+	ok, err := zkcall.Do(ctx, func() (bool, error) {
+		ok, _, err := conn.Exists(p)
+		return ok, err
+	})
+	return err == nil && ok
 }
