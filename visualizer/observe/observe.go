@@ -16,7 +16,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"sync"
 	"time"
 	"unicode"
@@ -128,15 +127,7 @@ func (o *Observer) watch(ctx context.Context) {
 				delete(known, c)
 			}
 		}
-		// The queue's order is the sequence suffix, not the name: Curator's
-		// _c_<uuid>-lock-0000000012 sorts by its uuid otherwise.
-		sort.Slice(snap.Nodes, func(i, j int) bool {
-			a, b := snap.Nodes[i], snap.Nodes[j]
-			if a.Seq != b.Seq {
-				return a.Seq < b.Seq
-			}
-			return a.Name < b.Name
-		})
+		snap.Sort()
 		o.put(tui.Observed{At: time.Now(), Queue: snap})
 		if !wait(ctx, changed) {
 			return

@@ -1,6 +1,9 @@
 package tui
 
 import (
+	"cmp"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/lockstep-zk/lockstep/event"
@@ -43,6 +46,15 @@ type QueueSnapshot struct {
 	Dir     string
 	Missing bool        // Dir does not exist (yet, or any more)
 	Nodes   []QueueNode // in sequence order
+}
+
+// Sort puts Nodes in sequence order, the queue's order, with the name to
+// break a tie: a name sorts by its prefix first (Curator's
+// _c_<uuid>-lock-0000000012 by its uuid), which is not the queue.
+func (q *QueueSnapshot) Sort() {
+	slices.SortFunc(q.Nodes, func(a, b QueueNode) int {
+		return cmp.Or(cmp.Compare(a.Seq, b.Seq), strings.Compare(a.Name, b.Name))
+	})
 }
 
 // QueueNode is one child of the lock dir.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"sort"
 	"sync"
 	"time"
 	"unicode"
@@ -170,13 +169,7 @@ func (w *World) watchDir(ctx context.Context, dir, only string, tag func(string)
 				delete(known, c)
 			}
 		}
-		sort.Slice(snap.Nodes, func(i, j int) bool {
-			a, b := snap.Nodes[i], snap.Nodes[j]
-			if a.Seq != b.Seq {
-				return a.Seq < b.Seq
-			}
-			return a.Name < b.Name
-		})
+		snap.Sort()
 		put(snap)
 		select {
 		case <-changed:
