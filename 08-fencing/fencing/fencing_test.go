@@ -3,7 +3,6 @@ package fencing_test
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -16,11 +15,10 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
-	_ "modernc.org/sqlite" // SQLite in pure Go, for sqlfence: nothing to install
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/08-fencing/fencing"
-	"github.com/lockstep-zk/lockstep/08-fencing/sqlfence"
+	"github.com/lockstep-zk/lockstep/08-fencing/sqlfence/sqlfencetest"
 	"github.com/lockstep-zk/lockstep/internal/zkpath"
 	"github.com/lockstep-zk/lockstep/internal/zkproxy"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
@@ -119,27 +117,6 @@ func pausedHolder(t *testing.T) *story {
 	return s
 }
 
-// sqliteRows returns a sqlfence.Store on a fresh in-memory SQLite database
-// (one connection: each :memory: connection is a database of its own) with
-// the row "data", not written by any holder yet.
-func sqliteRows(t *testing.T) *sqlfence.Store {
-	t.Helper()
-	db, err := sql.Open("sqlite", ":memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	db.SetMaxOpenConns(1)
-	rows, err := sqlfence.Open(ctxFor(t), db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := rows.Create(ctxFor(t), "data", "initial"); err != nil {
-		t.Fatal(err)
-	}
-	return rows
-}
-
 // resume ends A's pause.
 func (s *story) resume() { s.proxy.Restore() }
 
@@ -223,7 +200,7 @@ func TestPausedHolder(t *testing.T) {
 	t.Run("a database refuses the stale write in its own UPDATE", func(t *testing.T) {
 		s := pausedHolder(t)
 		ctx := ctxFor(t)
-		rows := sqliteRows(t)
+		rows := sqlfencetest.Memory(t, "data", "initial")
 		if err := rows.Write(ctx, "data", s.b.Token(), "B"); err != nil {
 			t.Fatal(err)
 		}
@@ -274,7 +251,7 @@ func TestTokenStoreAcceptsAStaleWriteUntilTheNewHolderWrites(t *testing.T) {
 	s := pausedHolder(t)
 	ctx := ctxFor(t)
 	var store fencing.Store
-	rows := sqliteRows(t)
+	rows := sqlfencetest.Memory(t, "data", "initial")
 	s.resume()
 	if err := store.Write(s.a.Token(), "A"); err != nil {
 		t.Fatalf("store refused the stale write (%v); this test measures that it accepts it", err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/lockstep-zk/lockstep/08-fencing/fencing"
 	"github.com/lockstep-zk/lockstep/08-fencing/sqlfence"
+	"github.com/lockstep-zk/lockstep/08-fencing/sqlfence/sqlfencetest"
 )
 
 func ctxFor(t testing.TB) context.Context {
@@ -23,28 +24,6 @@ func ctxFor(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
 	return ctx
-}
-
-// memoryStore returns a Store on a fresh in-memory SQLite database holding
-// the row "orders" with value "initial". database/sql may open several
-// connections, and each :memory: connection is a database of its own: one
-// connection keeps them one database.
-func memoryStore(t testing.TB) *sqlfence.Store {
-	t.Helper()
-	db, err := sql.Open("sqlite", ":memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	db.SetMaxOpenConns(1)
-	s, err := sqlfence.Open(ctxFor(t), db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Create(ctxFor(t), "orders", "initial"); err != nil {
-		t.Fatal(err)
-	}
-	return s
 }
 
 func read(t testing.TB, s *sqlfence.Store, id string) (string, int64) {
@@ -58,7 +37,7 @@ func read(t testing.TB, s *sqlfence.Store, id string) (string, int64) {
 
 func TestFencedUpdate(t *testing.T) {
 	t.Run("a new row has token 0 and the first holder's write is accepted", func(t *testing.T) {
-		s := memoryStore(t)
+		s := sqlfencetest.Memory(t, "orders", "initial")
 		if v, tok := read(t, s, "orders"); v != "initial" || tok != 0 {
 			t.Fatalf("new row: %q, token %d; want initial, 0", v, tok)
 		}
@@ -70,7 +49,7 @@ func TestFencedUpdate(t *testing.T) {
 		}
 	})
 	t.Run("an older token is refused by the UPDATE with ErrStaleToken and the row is unchanged", func(t *testing.T) {
-		s := memoryStore(t)
+		s := sqlfencetest.Memory(t, "orders", "initial")
 		if err := s.Write(ctxFor(t), "orders", 36, "B"); err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +63,7 @@ func TestFencedUpdate(t *testing.T) {
 		t.Logf("refused with: %v", err)
 	})
 	t.Run("the same token may write again, even the same value: rows affected counts the row matched", func(t *testing.T) {
-		s := memoryStore(t)
+		s := sqlfencetest.Memory(t, "orders", "initial")
 		for _, v := range []string{"first", "second", "second"} {
 			if err := s.Write(ctxFor(t), "orders", 7, v); err != nil {
 				t.Fatalf("write %q with token 7: %v", v, err)
@@ -95,7 +74,7 @@ func TestFencedUpdate(t *testing.T) {
 		}
 	})
 	t.Run("a token of 0 or less is refused with ErrNoToken and never reaches the database", func(t *testing.T) {
-		s := memoryStore(t)
+		s := sqlfencetest.Memory(t, "orders", "initial")
 		for _, tok := range []int64{0, -1} {
 			if err := s.Write(ctxFor(t), "orders", tok, "x"); !errors.Is(err, sqlfence.ErrNoToken) {
 				t.Fatalf("token %d: err = %v, want ErrNoToken", tok, err)
@@ -106,7 +85,7 @@ func TestFencedUpdate(t *testing.T) {
 		}
 	})
 	t.Run("a row that was never created is ErrNoRow, not a stale token", func(t *testing.T) {
-		s := memoryStore(t)
+		s := sqlfencetest.Memory(t, "orders", "initial")
 		err := s.Write(ctxFor(t), "missing", 5, "x")
 		if !errors.Is(err, sqlfence.ErrNoRow) || errors.Is(err, sqlfence.ErrStaleToken) {
 			t.Fatalf("Write: err = %v, want ErrNoRow without ErrStaleToken", err)
@@ -119,7 +98,7 @@ func TestFencedUpdate(t *testing.T) {
 		if _, err := sqlfence.Open(ctxFor(t), nil); !errors.Is(err, sqlfence.ErrNilDB) {
 			t.Errorf("Open(nil): err = %v, want ErrNilDB", err)
 		}
-		s := memoryStore(t)
+		s := sqlfencetest.Memory(t, "orders", "initial")
 		if err := s.Create(ctxFor(t), "", "x"); !errors.Is(err, sqlfence.ErrNoID) {
 			t.Errorf("Create(\"\"): err = %v, want ErrNoID", err)
 		}
