@@ -8,10 +8,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/lockstep-zk/lockstep/internal/randhex"
 	"github.com/lockstep-zk/lockstep/internal/zkserver"
-	"github.com/lockstep-zk/lockstep/internal/zksession"
-	"github.com/lockstep-zk/lockstep/internal/znode"
 )
 
 // docs/zkcli.md shows a lock directory whose first sequential node is …02
@@ -29,21 +26,7 @@ func TestTheSequenceSuffixCountsCreatesAndCversionCountsDeletesToo(t *testing.T)
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn, evs, err := zksession.Connect(ctx, srv.Servers, zksession.DefaultTimeout)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go zksession.Drain(evs)
-	t.Cleanup(conn.Close)
-	dir := "/cversion-" + randhex.String(4)
-	if _, err := conn.Create(dir, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
-		t.Fatalf("create %s: %v", dir, err)
-	}
-	t.Cleanup(func() {
-		if err := znode.DeleteTree(conn, dir); err != nil {
-			t.Errorf("delete %s: %v", dir, err)
-		}
-	})
+	conn, dir := newChroot(ctx, t, srv.Servers, "/cversion-")
 	acl := zk.WorldACL(zk.PermAll)
 	create := func(name string, flags int32) string {
 		t.Helper()

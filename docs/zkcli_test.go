@@ -93,7 +93,7 @@ func TestZkCliTranscriptsStillRun(t *testing.T) {
 	// Each replay gets a chroot of its own, so that the paths in the page
 	// (/locks, …) and the sequence numbers under them are the same on a
 	// fresh server and on a shared one (ZK_SERVERS).
-	chroot := newChroot(ctx, t, srv.Servers)
+	_, chroot := newChroot(ctx, t, srv.Servers, "/zkcli-")
 	replay := &replay{cli: cli, connect: srv.ConnectString() + chroot, update: *updateZkCli, terminals: map[string]*terminal{}}
 	t.Cleanup(replay.close)
 
@@ -329,7 +329,10 @@ func findZkCli() string {
 	return ""
 }
 
-func newChroot(ctx context.Context, t *testing.T, servers []string) string {
+// newChroot creates a fresh node prefix+<random> on servers, deleted with
+// everything under it when the test ends, and returns it with the conn that
+// made it.
+func newChroot(ctx context.Context, t *testing.T, servers []string, prefix string) (*zk.Conn, string) {
 	t.Helper()
 	conn, evs, err := zksession.Connect(ctx, servers, zksession.DefaultTimeout)
 	if err != nil {
@@ -337,7 +340,7 @@ func newChroot(ctx context.Context, t *testing.T, servers []string) string {
 	}
 	go zksession.Drain(evs)
 	t.Cleanup(conn.Close)
-	chroot := "/zkcli-" + randhex.String(4)
+	chroot := prefix + randhex.String(4)
 	if _, err := conn.Create(chroot, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
 		t.Fatalf("create %s: %v", chroot, err)
 	}
@@ -346,7 +349,7 @@ func newChroot(ctx context.Context, t *testing.T, servers []string) string {
 			t.Errorf("delete %s: %v", chroot, err)
 		}
 	})
-	return chroot
+	return conn, chroot
 }
 
 // The page's terminals connect to this address; the replay substitutes the
