@@ -479,9 +479,11 @@ func blockDrift(en, zh string) []string {
 // The reference pages of docs/ that have a Chinese twin: the same sections,
 // the same blocks byte for byte (zkcli's transcripts are replayed by
 // zkcli_test.go against the English page), the same tests, and each page
-// links the other. A name with a slash is a page outside docs/, from the
-// repository's root (reliability/'s and bench/'s READMEs).
-var docsTwins = []string{"zkcli", "concepts", "troubleshooting", "comparison", "curator", "recipes", "README", "sources", "reliability/README", "bench/README"}
+// links the other, and each says as much as a chapter page must (≥ 90%,
+// zhshare_test.go). A name with a slash is a page outside docs/, from the
+// repository's root (reliability/'s, bench/'s, visualizer/'s and interop/'s
+// READMEs).
+var docsTwins = []string{"zkcli", "concepts", "troubleshooting", "comparison", "curator", "recipes", "README", "sources", "reliability/README", "bench/README", "visualizer/README", "interop/README"}
 
 func TestChineseReferencePagesKeepInStepWithTheEnglish(t *testing.T) {
 	tests := testNamesInTheRepository(t)
@@ -501,6 +503,14 @@ func TestChineseReferencePagesKeepInStepWithTheEnglish(t *testing.T) {
 			}
 			if !strings.Contains(zh, "]("+name+".md)") {
 				t.Errorf("%s does not link its English twin %s.md", zhPath, name)
+			}
+			// A reference page is read when a learner is stuck: a summary of
+			// it is as little use as a summary of a lesson, so it is held to
+			// the chapters' floor.
+			share, han, words := chineseShare(en, zh)
+			t.Logf("%s: %.1f%% Chinese (%d 汉字 for %d English words)", zhPath, 100*share, han, words)
+			if share < chapterShareFloor {
+				t.Errorf("%s says %.1f%% of %s (%d 汉字 for %d English words, at %.1f 汉字 a word): want ≥ %.0f%%", zhPath, 100*share, enPath, han, words, hanPerWord, 100*chapterShareFloor)
 			}
 			if a, b := len(sections(en)), len(sections(zh)); a != b {
 				t.Errorf("%s: %d ## sections, the English page has %d:\n  English: %q\n  中文:    %q", zhPath, b, a, sections(en), sections(zh))
