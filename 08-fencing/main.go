@@ -1,5 +1,5 @@
 // Command 08-fencing plays, three times, the hard question Article 2 raises
-// under "完美了吗?": a client in a GC pause, whose heartbeats ZooKeeper no
+// in "单机", under "完美了吗?": a client in a GC pause, whose heartbeats ZooKeeper no
 // longer hears, while another client takes the lock.
 //
 // client-A takes chapter 04's lock and, right before its write, stops: a
