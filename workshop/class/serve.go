@@ -136,6 +136,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := h.Create(ctx, st.Name, st.Code, st.AdminSecret); err != nil {
 		return err
 	}
+	// The arena is there from the start: a learner whose 04 passes may
+	// enter it before the host has looked at it.
+	if _, err := h.OpenArena(ctx, st.Code, st.AdminSecret); err != nil {
+		return err
+	}
 	snap, kept, err := readSnapshot(*dir)
 	if err != nil {
 		return err
