@@ -8,9 +8,9 @@ import (
 	"github.com/lockstep-zk/lockstep/workshop/course"
 )
 
-// The arena (issue 34): in a class, once the learner's 04 passes, a enters
+// The arena (issue 34): in a class, once the learner's 04 passes, A enters
 // the class's arena with their own lock — their acquire_workshop.go built
-// as the check builds it, in a worker process the env starts — and a again
+// as the check builds it, in a worker process the env starts — and A again
 // leaves it. The header shows the worker's rounds, the count it last wrote
 // and what the arena caught of it. Quitting the runner ends the worker.
 
@@ -18,7 +18,7 @@ import (
 const ArenaChapter = "04"
 
 // ArenaEnv is what the runner asks of the world for the arena. The env of
-// a runner in a class has it; without it a does nothing.
+// a runner in a class has it; without it A does nothing.
 type ArenaEnv interface {
 	// EnterArena builds ArenaChapter's files as the check does and starts
 	// a worker with them in the class's arena; it reports ArenaNews
@@ -46,7 +46,7 @@ type ArenaNews struct {
 	Wrote  bool   // ArenaRound: the increment landed
 	Count  int64  // ArenaRound: the count it wrote (or would have)
 	Caught string // ArenaRound: the write was refused; what that proved
-	Err    error  // ArenaOut: why it ended, if not by a
+	Err    error  // ArenaOut: why it ended, if not by A
 }
 
 // arenaSeen is the worker as the header shows it.
@@ -70,7 +70,7 @@ func (m Model) arenaOpen() bool {
 	return cs != nil && cs.Kind == course.Pass && cs.Holds(m.disk[ArenaChapter].Hash)
 }
 
-// arenaKey is a: enter the arena, or leave it.
+// arenaKey is A: enter the arena, or leave it.
 func (m Model) arenaKey() (tea.Model, tea.Cmd) {
 	t := m.say()
 	ae, _ := m.env.(ArenaEnv)

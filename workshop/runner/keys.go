@@ -80,7 +80,7 @@ func (m Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, m.visual(ch)
 	case "p":
 		return m.replayOrRecord(ch)
-	case "a":
+	case "A":
 		return m.arenaKey()
 	}
 	return m, nil

@@ -1,5 +1,5 @@
 // Command player is one learner's lock in the class's arena: the worker
-// the workshop runner starts when a learner whose 04 passes presses a. The
+// the workshop runner starts when a learner whose 04 passes presses A. The
 // runner builds it as the check builds chapter 04 (-tags workshop and
 // course.Overlay), so the seqlock it links is the learner's own
 // acquire_workshop.go.
