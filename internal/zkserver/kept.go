@@ -37,7 +37,7 @@ type Kept struct {
 }
 
 // ErrKeptNeedsLocal: a kept ensemble runs from a local install only.
-var ErrKeptNeedsLocal = errors.New("zkserver: a kept ensemble (data in a directory of yours, fixed ports) runs from a local ZooKeeper install, and none was found")
+var ErrKeptNeedsLocal = errors.New(`zkserver: a kept ensemble (data in a directory of yours, fixed ports) runs from a local ZooKeeper install, and none was found: install ZooKeeper and Java ("sudo apt-get install zookeeper", "brew install zookeeper", or ZOOKEEPER_HOME), or run your own servers and set ZK_SERVERS`)
 
 // StartKeptEnsemble starts the ensemble k describes, with the data already
 // in k.Dir if there is some, and waits until every member serves. Bad
