@@ -71,8 +71,8 @@ func (m Model) RoundsPerSecond() float64 {
 		}
 	}
 	span := now.Sub(base.at)
-	if span < time.Second {
-		return 0
+	if len(m.counts) < 2 || span <= 0 {
+		return 0 // one reading: no rate yet
 	}
 	return float64(last.n-base.n) / span.Seconds()
 }
