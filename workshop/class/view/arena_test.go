@@ -53,8 +53,7 @@ func TestTheHostSeesTheArena(t *testing.T) {
 		for _, want := range []string{
 			"arena: running · count 30 · 4.0 rounds/s · holds: ada · waiting (2): bob, eve",
 			"the arena caught 1 write:",
-			"two inside: eve's write found ada's",
-			"eve's lock entered out of turn",
+			"two inside: eve's write found ada's (read 40); eve entered out of turn",
 		} {
 			if !strings.Contains(v, want) {
 				t.Errorf("want %q on the screen:\n%s", want, v)
@@ -75,8 +74,8 @@ func TestTheHostSeesTheArena(t *testing.T) {
 		for _, want := range []string{
 			"竞技场：运行中 · 计数器 7 · 每秒 0.0 轮 · 持有锁：bob · 等待（1）：ada",
 			"竞技场拒绝了 2 次写入：",
-			"两人同时在锁内：eve 写入时发现 ada 已经写过（它读到的是 40）；eve 的锁插队了",
-			"被拒绝：ada 的锁节点已经不在（被移出，或会话超时），它还在写入；最后写入的是 bob",
+			"两人同时在锁内：eve 写入时发现 ada 已经写过（读到 40）；eve 插队了",
+			"节点已不在：ada 的锁节点没了，它还在写入；最后写入的是 bob",
 		} {
 			if !strings.Contains(v, want) {
 				t.Errorf("want %q on the screen:\n%s", want, v)

@@ -56,7 +56,24 @@ var lexicon = map[Lang]words{
 		caught: func(n int) string {
 			return fmt.Sprintf("the arena caught %d %s:", n, plural(n, "write", "writes"))
 		},
-		catch: func(c arena.Catch) string { return c.String() },
+		// Shorter than Catch.String, names first: a row of a screen.
+		catch: func(c arena.Catch) string {
+			switch c.Kind {
+			case arena.TwoInside:
+				s := fmt.Sprintf("two inside: %s's write found %s's (read %d)", c.Writer, c.Other, c.Read)
+				if o := c.OutOfTurn(); o != "" {
+					s += "; " + o + " entered out of turn"
+				}
+				return s
+			case arena.NodeGone:
+				last := c.Other + " wrote last"
+				if c.Other == "" || c.OtherNode == c.WriterNode || c.Version == c.ReadVersion {
+					last = "nobody wrote since its read"
+				}
+				return fmt.Sprintf("node gone: %s wrote after its lock node was gone; %s", c.Writer, last)
+			}
+			return c.String()
+		},
 		summary: func(c Chapter) string {
 			s := fmt.Sprintf("%s: %d %s, %d passing", c.Chapter, c.Learners, plural(c.Learners, "learner", "learners"), c.Passing)
 			for i, mk := range c.Mistakes {
@@ -98,9 +115,9 @@ var lexicon = map[Lang]words{
 		catch: func(c arena.Catch) string {
 			switch c.Kind {
 			case arena.TwoInside:
-				s := fmt.Sprintf("两人同时在锁内：%s 写入时发现 %s 已经写过（它读到的是 %d）", c.Writer, c.Other, c.Read)
+				s := fmt.Sprintf("两人同时在锁内：%s 写入时发现 %s 已经写过（读到 %d）", c.Writer, c.Other, c.Read)
 				if o := c.OutOfTurn(); o != "" {
-					s += "；" + o + " 的锁插队了"
+					s += "；" + o + " 插队了"
 				}
 				return s
 			case arena.NodeGone:
@@ -108,7 +125,7 @@ var lexicon = map[Lang]words{
 				if c.Other == "" || c.OtherNode == c.WriterNode || c.Version == c.ReadVersion {
 					last = "它读过之后没有人写过"
 				}
-				return fmt.Sprintf("被拒绝：%s 的锁节点已经不在（被移出，或会话超时），它还在写入；%s", c.Writer, last)
+				return fmt.Sprintf("节点已不在：%s 的锁节点没了，它还在写入；%s", c.Writer, last)
 			}
 			return c.String()
 		},
