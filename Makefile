@@ -4,7 +4,7 @@
 GO      ?= go
 TESTFLAGS ?= -timeout 20m
 
-.PHONY: demo test test-stock test-docker zookeeper vet check exercise check-exercises workshop
+.PHONY: demo test test-stock test-docker zookeeper vet check exercise check-exercises workshop class
 
 ## demo: the course's showcase: the visualizer on chapter 04
 demo: zookeeper
@@ -43,3 +43,8 @@ exercise: zookeeper
 ## check-exercises: every reference passes its conformance suite, every untouched skeleton stops at a TODO(workshop)
 check-exercises: zookeeper
 	./scripts/exercise --check-all
+
+## class: host a workshop (docs/classroom.md): a 3-server ZooKeeper on this machine for the room, its data kept in DIR (default lockstep-class), bound on ADDR (the room's IP; default 127.0.0.1), and the line learners paste
+class:
+	@LOCKSTEP_ZK=local ./scripts/ensure-zookeeper
+	$(GO) run ./workshop/class serve $(if $(ADDR),-addr $(ADDR)) $(if $(DIR),-dir $(DIR))

@@ -46,6 +46,8 @@ type class struct {
 	learner *classroom.Learner
 	last    classroom.Progress  // what the class holds: its chapter's start is kept
 	pending *classroom.Progress // a report that did not reach the class: sent on the next join
+
+	arena arenaSide // the learner's lock in the class's arena (arena.go)
 }
 
 // joinClass joins the class of line as name ("": -name's default, the name
@@ -214,6 +216,7 @@ func (c *class) Done() <-chan struct{} {
 // Close ends the session: the host's screen shows the learner gone, their
 // progress stays.
 func (c *class) Close() {
+	c.arena.leave(true) // the worker first: nothing of it outlives the runner
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.learner != nil {

@@ -28,9 +28,17 @@ type member struct {
 	clientPort int
 	config     Config // Fast or Stock
 	proc       *process
+	host       string // the client port's address; "" is 127.0.0.1 (kept.go)
+	keep       bool   // the data outlives the process: nothing is removed (kept.go)
 }
 
-func (m *member) addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(m.clientPort)) }
+func (m *member) addr() string {
+	host := m.host
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, strconv.Itoa(m.clientPort))
+}
 
 // writeConfig writes zoo.cfg (and myid for an ensemble member).
 // peers are "server.N=..." lines; empty for a standalone server.
@@ -97,6 +105,9 @@ func (m *member) start(ctx context.Context, wait bool) error {
 	clean := m.cleanDir
 	if clean == "" {
 		clean = m.dir
+	}
+	if m.keep {
+		clean = ""
 	}
 	p, err := startProcess(m.install.Java, args, filepath.Join(m.dir, "server.log"), clean)
 	if err != nil {

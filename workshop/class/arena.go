@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
-	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/workshop/class/arena"
 	"github.com/lockstep-zk/lockstep/workshop/class/classroom"
 )
@@ -91,7 +90,7 @@ func arenaCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return nil
 	case "play":
-		return playArena(ctx, st, a.Dir(), rest, stdout, stderr)
+		return playArena(ctx, st, rest, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "arena: unknown action %q\n\n%s", action, arenaUsage)
 	return errUsage
@@ -169,7 +168,7 @@ func arenaFrame(ctx context.Context, a *arena.Arena) (string, error) {
 // playArena is one rehearsal learner: chapter 04's reference lock, on a
 // session of its own, and the counter on another (the resource's client,
 // as in chapter 08). It prints a line per round.
-func playArena(ctx context.Context, st classState, dir string, args []string, stdout, stderr io.Writer) error {
+func playArena(ctx context.Context, st classState, args []string, stdout, stderr io.Writer) error {
 	pf := flag.NewFlagSet("arena play", flag.ContinueOnError)
 	pf.SetOutput(stderr)
 	name := pf.String("name", "", "the learner's name in the arena")
@@ -182,42 +181,8 @@ func playArena(ctx context.Context, st classState, dir string, args []string, st
 	if err := classroom.CheckName(*name); err != nil {
 		return fmt.Errorf("arena play: -name: %w", err)
 	}
-	s, err := seqlock.NewSession(ctx, st.Servers, seqlock.WithSessionTimeout(*session))
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	counterConn, events, err := zksession.Connect(ctx, st.Servers, 30*time.Second)
-	if err != nil {
-		return err
-	}
-	go zksession.Drain(events)
-	defer counterConn.Close()
-	for _, err := range []error{
-		s.Conn().AddAuth("digest", classroom.ArenaAuth(st.Code)),
-		counterConn.AddAuth("digest", classroom.ArenaAuth(st.Code)),
-	} {
-		if err != nil {
-			return fmt.Errorf("arena play: authenticate: %w", err)
-		}
-	}
-	a, err := arena.Open(counterConn, dir)
-	if err != nil {
-		return err
-	}
-	m, err := seqlock.New(s, a.LockDir(), arena.LockOptions(*name)...)
-	if err != nil {
-		return err
-	}
-	w := &arena.Worker{Name: *name, Lock: m, Arena: a, Inside: func(ctx context.Context) error {
-		select {
-		case <-time.After(*dwell):
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}}
-	err = w.Run(ctx, *rounds, func(o arena.Outcome) {
+	jl := classroom.JoinLine{Servers: st.Servers, Root: st.Root, Code: st.Code}
+	err := classroom.Play(ctx, jl, *name, *rounds, *dwell, *session, func(o arena.Outcome) {
 		switch {
 		case o.Caught != nil:
 			fmt.Fprintf(stdout, "%s: caught: %v\n", *name, o.Caught)

@@ -53,6 +53,10 @@ func TestArenaCommand(t *testing.T) {
 		t.Fatalf("arena show:\n%s\nwant:\n%s", shown, want)
 	}
 	t.Logf("arena show:\n%s", shown)
+	frames := command(t, "watch", "-dir", dir, "-frames", "2", "-interval", "1s", "-width", "120")
+	if want := "arena: running · count 3 · 0.0 rounds/s · holds: nobody"; !strings.Contains(frames, want) {
+		t.Fatalf("the host's screen does not show the arena (want %q):\n%s", want, frames)
+	}
 	command(t, "arena", "-dir", dir, "pause")
 	if shown := command(t, "arena", "-dir", dir, "show"); !strings.Contains(shown, " · paused · ") {
 		t.Fatalf("arena show after pause:\n%s", shown)

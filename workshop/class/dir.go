@@ -27,6 +27,7 @@ type classState struct {
 	AdminSecret string    `json:"admin_secret"`
 	Addr        string    `json:"addr"`               // the address serve binds for the room
 	Ports       []int     `json:"ports,omitempty"`    // the room's ports, one per member
+	Data        string    `json:"data,omitempty"`     // ZooKeeper's data directory, kept across serves
 	External    bool      `json:"external,omitempty"` // ZK_SERVERS: nothing started
 	Servers     []string  `json:"servers,omitempty"`  // where the host's own sessions connect
 	JoinServers []string  `json:"join_servers,omitempty"`

@@ -101,9 +101,11 @@ func command(t *testing.T, args ...string) string {
 }
 
 // TestServeKeepsTheClassAcrossARestart runs the host's commands as a
-// host would: serve, a learner joins and passes 04, watch shows it, stop;
-// serve again from the same class directory: the same join line, and the
-// learner's laptop finds its progress and its name.
+// host would: serve, a learner joins and passes 04, watch shows it, stop
+// (which says it kept ZooKeeper's data); serve again from the same class
+// directory, with the snapshot.json copy removed: the same join line, and
+// the learner's laptop finds its progress and its name, read from
+// ZooKeeper's kept data.
 func TestServeKeepsTheClassAcrossARestart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a 3-server ensemble twice (about 30 s): skipped in -short")
@@ -140,15 +142,26 @@ func TestServeKeepsTheClassAcrossARestart(t *testing.T) {
 		t.Fatalf("the host's frame does not show ada passing 04:\n%s", frame)
 	}
 	stopped := command(t, "stop", "-dir", dir)
-	if !strings.Contains(stopped, "stopped the 3 ZooKeeper servers and removed their data") {
+	data, err := filepath.Abs(filepath.Join(dir, "zookeeper"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stopped, "stopped the 3 ZooKeeper servers") || !strings.Contains(stopped, "removed nothing: ZooKeeper's data, with everyone's progress, is kept in "+data) {
 		t.Fatalf("stop says:\n%s", stopped)
 	}
+	t.Logf("stop says:\n%s", stopped)
 	if err := <-served; err != nil {
 		t.Fatalf("serve ended with %v", err)
 	}
 	ada.Close()
+	if err := os.Remove(filepath.Join(dir, snapshotFile)); err != nil {
+		t.Fatal(err) // what comes back must come from ZooKeeper
+	}
 
-	again, _, _ := startServe(t, "-dir", dir)
+	again, out2, _ := startServe(t, "-dir", dir)
+	if strings.Contains(out2.String(), "put back") {
+		t.Fatalf("serve put learners back from a snapshot, with none kept:\n%s", out2.String())
+	}
 	if again != line {
 		t.Fatalf("served again, the join line is %q, was %q", again, line)
 	}
@@ -165,7 +178,7 @@ func TestServeKeepsTheClassAcrossARestart(t *testing.T) {
 		t.Fatalf("another laptop as ada after the restart: %v, want ErrNameTaken", err)
 	}
 	forgot := command(t, "stop", "-dir", dir, "-forget")
-	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) || !strings.Contains(forgot, "removed "+dir) {
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) || !strings.Contains(forgot, "removed "+dir) || !strings.Contains(forgot, "ZooKeeper's data") {
 		t.Fatalf("stop -forget left %s (%v):\n%s", dir, err, forgot)
 	}
 }

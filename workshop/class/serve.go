@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/lockstep-zk/lockstep/internal/zkserver"
@@ -25,6 +24,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	dir := fs.String("dir", "lockstep-class", "the class directory: code, admin secret, snapshot of everyone's progress (keep it to serve the same class again)")
 	addr := fs.String("addr", "", "the address learners reach this machine at, bound for the room (default: the one kept in -dir, else 127.0.0.1)")
 	port := fs.Int("port", -1, "the first of three ports for the room, one per ZooKeeper server; 0 picks free ones (default: the ones kept in -dir, else 2181)")
+	data := fs.String("data", "", "where ZooKeeper keeps the class's data, kept across serves (default: the one kept in -dir, else <dir>/zookeeper)")
 	root := fs.String("root", classroom.DefaultRoot, "the class tree's root znode")
 	name := fs.String("name", "lockstep workshop", "the class's name, shown on the host's screen")
 	if err := fs.Parse(args); err != nil {
@@ -48,6 +48,15 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if set["name"] {
 		st.Name = *name
+	}
+	switch {
+	case set["data"]:
+		st.Data = *data
+	case st.Data == "":
+		st.Data = filepath.Join(*dir, "zookeeper")
+	}
+	if st.Data, err = filepath.Abs(st.Data); err != nil {
+		return err
 	}
 	if set["root"] && *root != st.Root {
 		return fmt.Errorf("serve: %s keeps the class at %s; -root %s would be another class: use another -dir", *dir, st.Root, *root)
@@ -83,13 +92,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 	// The servers: ZK_SERVERS as the host runs them, or an ensemble of ours.
 	var ensemble *zkserver.Ensemble
-	var forwarders []*forwarder
-	defer func() {
-		for _, f := range forwarders {
-			f.Close()
-		}
-		ensemble.Close()
-	}()
+	defer func() { ensemble.Close() }()
 	if env := strings.TrimSpace(os.Getenv("ZK_SERVERS")); env != "" {
 		servers, err := zkserver.ParseServers(env)
 		if err != nil {
@@ -98,29 +101,28 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		st.External, st.Servers, st.JoinServers, st.Ports = true, servers, servers, nil
 		fmt.Fprintf(stdout, "using ZK_SERVERS=%s as it is: nothing is started, and the join line names these servers as written\n", env)
 	} else {
-		ensemble, err = zkserver.StartEnsemble(ctx, 3)
-		if err != nil {
-			return fmt.Errorf("serve: start the class's ensemble: %w", err)
-		}
-		st.External, st.Servers, st.JoinServers = false, ensemble.Servers, nil
-		var ports []int
-		for i, member := range ensemble.Servers {
-			p := 0
+		// ZooKeeper itself listens on the room's address and ports, and
+		// keeps its data in st.Data: a class served again is the same
+		// ZooKeeper, everyone's progress in it.
+		ports := make([]int, 3)
+		for i := range ports {
 			switch {
 			case first > 0:
-				p = first + i
+				ports[i] = first + i
 			case first < 0:
-				p = st.Ports[i]
+				ports[i] = st.Ports[i]
 			}
-			f, err := listen(net.JoinHostPort(st.Addr, strconv.Itoa(p)), member)
-			if err != nil {
-				return fmt.Errorf("serve: bind the room's port for server %d: %w (another -port, or -port 0 for free ones)", i+1, err)
-			}
-			forwarders = append(forwarders, f)
-			st.JoinServers = append(st.JoinServers, f.Addr())
-			ports = append(ports, f.Port())
 		}
-		st.Ports = ports
+		ensemble, err = zkserver.StartKeptEnsemble(ctx, zkserver.Kept{Dir: st.Data, Addr: st.Addr, Ports: ports})
+		if err != nil {
+			return fmt.Errorf("serve: start the class's ensemble: %w (another -port, or -port 0 for free ones, if a port is taken)", err)
+		}
+		st.External, st.Servers, st.JoinServers, st.Ports = false, ensemble.Servers, ensemble.Servers, nil
+		for _, s := range ensemble.Servers {
+			_, p, _ := net.SplitHostPort(s)
+			n, _ := strconv.Atoi(p)
+			st.Ports = append(st.Ports, n)
+		}
 	}
 
 	h, err := classroom.OpenHost(ctx, st.Servers, st.Root, st.AdminSecret)
@@ -136,23 +138,32 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := h.Create(ctx, st.Name, st.Code, st.AdminSecret); err != nil {
 		return err
 	}
+	// The arena is there from the start: a learner whose 04 passes may
+	// enter it before the host has looked at it.
+	if _, err := h.OpenArena(ctx, st.Code, st.AdminSecret); err != nil {
+		return err
+	}
 	snap, kept, err := readSnapshot(*dir)
 	if err != nil {
 		return err
 	}
 	if kept {
+		// ZooKeeper's kept data has the class; the snapshot puts back
+		// only what it lacks (data lost, or another -data).
 		n, err := h.Import(ctx, snap, st.AdminSecret)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "put back %d of the %d learners kept in %s (their laptops join again with the same line)\n", n, len(snap.Learners), filepath.Join(*dir, snapshotFile))
+		if n > 0 {
+			fmt.Fprintf(stdout, "put back %d of the %d learners kept in %s (ZooKeeper's data lacked them; their laptops join again with the same line)\n", n, len(snap.Learners), filepath.Join(*dir, snapshotFile))
+		}
 	}
 	st.Started = time.Now().UTC()
 	if err := writeState(*dir, st); err != nil {
 		return err
 	}
 
-	what := "a 3-server ZooKeeper ensemble (" + ensembleSource(ensemble) + ") on this machine, reached from the room at " + st.Addr
+	what := "a 3-server ZooKeeper ensemble (" + ensembleSource(ensemble) + ") on this machine, listening on " + st.Addr + " for the room, its data kept in " + st.Data
 	if st.External {
 		what = "ZK_SERVERS"
 	}
@@ -162,20 +173,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 	err = keep(ctx, h, st, *dir, stdout)
 	h.Close()
-	for _, f := range forwarders {
-		f.Close()
-	}
-	forwarders = nil
 	ensemble.Close()
 	removed := "started nothing (ZK_SERVERS), so it removed nothing; the class tree stays there"
 	if !st.External {
-		where := "a temporary directory"
-		if ensembleSource(ensemble) == "docker" {
-			where = "their containers"
-		}
-		removed = "stopped the 3 ZooKeeper servers and removed their data (" + where + "); closed the room's ports " + strings.Join(st.JoinServers, ", ")
+		removed = "stopped the 3 ZooKeeper servers (the room's ports " + strings.Join(st.JoinServers, ", ") + " are closed); removed nothing: " +
+			"ZooKeeper's data, with everyone's progress, is kept in " + st.Data
 	}
-	summary = fmt.Sprintf("class ended: serve %s; kept %s (class code, admin secret, everyone's progress in %s): serve again with -dir %s to go on\n",
+	summary = fmt.Sprintf("class ended: serve %s; kept %s (class code, admin secret, a copy of everyone's progress in %s): serve again with -dir %s to go on\n",
 		removed, *dir, snapshotFile, *dir)
 	fmt.Fprint(stdout, "\n"+summary)
 	if errors.Is(err, context.Canceled) {
@@ -250,95 +254,4 @@ func keep(ctx context.Context, h *classroom.Host, st classState, dir string, std
 			return ctx.Err()
 		}
 	}
-}
-
-// forwarder is one of the room's ports: it passes each connection to one
-// server of the ensemble, which listens on loopback only.
-type forwarder struct {
-	l        net.Listener
-	upstream string
-	wg       sync.WaitGroup
-	mu       sync.Mutex
-	conns    map[net.Conn]bool
-}
-
-func listen(addr, upstream string) (*forwarder, error) {
-	l, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, err
-	}
-	f := &forwarder{l: l, upstream: upstream, conns: map[net.Conn]bool{}}
-	f.wg.Add(1)
-	go f.accept()
-	return f, nil
-}
-
-func (f *forwarder) Addr() string { return f.l.Addr().String() }
-func (f *forwarder) Port() int    { return f.l.Addr().(*net.TCPAddr).Port }
-
-func (f *forwarder) accept() {
-	defer f.wg.Done()
-	for {
-		c, err := f.l.Accept()
-		if err != nil {
-			return
-		}
-		f.wg.Add(1)
-		go f.pipe(c)
-	}
-}
-
-// pipe joins a learner's connection to the server. A server that is down
-// refuses: the learner's client moves on to the next in its line.
-func (f *forwarder) pipe(c net.Conn) {
-	defer f.wg.Done()
-	defer c.Close()
-	up, err := net.DialTimeout("tcp", f.upstream, 2*time.Second)
-	if err != nil {
-		return
-	}
-	defer up.Close()
-	if !f.track(c, up) {
-		return
-	}
-	defer f.untrack(c, up)
-	done := make(chan struct{}, 2)
-	go func() { io.Copy(up, c); done <- struct{}{} }()
-	go func() { io.Copy(c, up); done <- struct{}{} }()
-	<-done
-	c.Close()
-	up.Close()
-	<-done
-}
-
-func (f *forwarder) track(cs ...net.Conn) bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.conns == nil {
-		return false
-	}
-	for _, c := range cs {
-		f.conns[c] = true
-	}
-	return true
-}
-
-func (f *forwarder) untrack(cs ...net.Conn) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for _, c := range cs {
-		delete(f.conns, c)
-	}
-}
-
-// Close stops listening, cuts every connection and waits for the pipes.
-func (f *forwarder) Close() {
-	f.l.Close()
-	f.mu.Lock()
-	for c := range f.conns {
-		c.Close()
-	}
-	f.conns = nil
-	f.mu.Unlock()
-	f.wg.Wait()
 }

@@ -9,6 +9,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/lockstep-zk/lockstep/workshop/class/arena"
 	"github.com/lockstep-zk/lockstep/workshop/class/classroom"
 	"github.com/lockstep-zk/lockstep/workshop/class/view"
 )
@@ -46,9 +47,11 @@ func watch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	changes := make(chan classroom.Change, 64)
 	failed := make(chan error, 1)
 	go follow(ctx, st, changes, failed)
-	m := view.New(st.joinLine(), l, time.Now(), changes)
+	snaps := make(chan arena.Snapshot, 16)
+	go followArena(ctx, st, snaps)
+	m := view.New(st.joinLine(), l, time.Now(), changes).WithArena(snaps)
 	if *frames > 0 {
-		return printFrames(ctx, m, changes, failed, *frames, *interval, *width, *height, stdout)
+		return printFrames(ctx, m, changes, snaps, failed, *frames, *interval, *width, *height, stdout)
 	}
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithOutput(stdout))
 	go func() {
@@ -93,9 +96,29 @@ func follow(ctx context.Context, st classState, changes chan<- classroom.Change,
 	}
 }
 
+// followArena sends the class's arena as it changes (arena.Follow: on
+// watches), on a session of its own; a session that ends is opened again.
+// The screen shows the arena once it has been read.
+func followArena(ctx context.Context, st classState, snaps chan<- arena.Snapshot) {
+	for ctx.Err() == nil {
+		h, err := classroom.OpenHost(ctx, st.Servers, st.Root, st.AdminSecret)
+		if err == nil {
+			var a *arena.Arena
+			if a, err = h.OpenArena(ctx, st.Code, st.AdminSecret); err == nil {
+				a.Follow(ctx, snaps)
+			}
+			h.Close()
+		}
+		select {
+		case <-time.After(time.Second):
+		case <-ctx.Done():
+		}
+	}
+}
+
 // printFrames applies changes as they come and prints the screen every
 // interval, n times.
-func printFrames(ctx context.Context, m view.Model, changes <-chan classroom.Change, failed <-chan error, n int, interval time.Duration, width, height int, out io.Writer) error {
+func printFrames(ctx context.Context, m view.Model, changes <-chan classroom.Change, snaps <-chan arena.Snapshot, failed <-chan error, n int, interval time.Duration, width, height int, out io.Writer) error {
 	m.Width, m.Height = width, height
 	next := time.NewTimer(interval)
 	defer next.Stop()
@@ -103,6 +126,8 @@ func printFrames(ctx context.Context, m view.Model, changes <-chan classroom.Cha
 		select {
 		case c := <-changes:
 			m = m.Apply(c)
+		case s := <-snaps:
+			m = m.ApplyArena(s)
 		case err := <-failed:
 			m.Err = err
 		case now := <-next.C:

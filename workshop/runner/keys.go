@@ -80,6 +80,8 @@ func (m Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, m.visual(ch)
 	case "p":
 		return m.replayOrRecord(ch)
+	case "A":
+		return m.arenaKey()
 	}
 	return m, nil
 }

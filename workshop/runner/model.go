@@ -60,6 +60,7 @@ type Model struct {
 	watch   bool
 	now     time.Time // of the last spinner tick
 	class   ClassNews // where the runner stands in the class it joined (Kind 0: none)
+	arena   arenaSeen // the learner's lock in the class's arena (arena.go)
 
 	spin     spinner.Model
 	barWidth int
@@ -123,6 +124,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.built(msg)
 	case ClassNews:
 		return m.classNews(msg)
+	case ArenaNews:
+		return m.arenaNews(msg)
 	case ResetDone:
 		if msg.Err != nil {
 			m.note = news(msg.Chapter, fmt.Sprintf(m.say().ResetFailed, msg.Err))

@@ -80,6 +80,9 @@ func (m Model) View() string {
 	if c := m.classLine(); c != "" {
 		status += " · " + c
 	}
+	if a := m.arenaLine(); a != "" {
+		status += " · " + a
+	}
 	head := titleStyle.Render(t.Title) + dimStyle.Render(truncate(status, w-lipgloss.Width(t.Title))) + "\n"
 	passed := m.Passed()
 	fill := m.barWidth * passed / max(1, len(m.exercises))

@@ -44,6 +44,9 @@ type Texts struct {
 	// The class (-class): the header's word on it, a report that failed,
 	// the question for a name, and the check's line on where it runs.
 	ClassOnline, ClassAgain, ClassLost, ClassRetry, ClassNotSent, ClassAskName, ClassNoName, ClassHead string
+	// The arena (A, in a class once 04 passes): the offer, the worker's
+	// state in the header, and the news of it.
+	ArenaOffer, ArenaQueued, ArenaPlaying, ArenaLocked, ArenaEntering, ArenaLeaving, ArenaLeft, ArenaEnded, ArenaCaught string
 }
 
 var english = Texts{
@@ -135,6 +138,16 @@ var english = Texts{
 	ClassAskName: "Your name in the class (letters, digits, - _ .; the host's screen shows it): ",
 	ClassNoName:  "workshop: joining a class needs your name: -name NAME (or LOCKSTEP_NAME=NAME); it is kept for next time",
 	ClassHead:    "== class: %s, as %s; the tests run in %s on the class's ZooKeeper (no server on this laptop; examples skipped: they write outside your subtree)",
+
+	ArenaOffer:    "A: enter the arena",
+	ArenaQueued:   "arena: queued, waiting for the class lock",
+	ArenaPlaying:  "arena: %d rounds · count %d · caught %d",
+	ArenaLocked:   "the class arena opens when your %s passes",
+	ArenaEntering: "building your 04 as the check does, then entering the class arena (A again leaves it)",
+	ArenaLeaving:  "leaving the arena…",
+	ArenaLeft:     "you left the arena: your lock node went with its session",
+	ArenaEnded:    "your worker left the arena: %v",
+	ArenaCaught:   "the arena caught your lock: %s",
 
 	Usage: `workshop: the lockstep workshop's runner and its check.
 
@@ -246,6 +259,16 @@ var chinese = Texts{
 	ClassAskName: "你在课堂上的名字（字母、数字、- _ .；讲师的屏幕上会显示它）：",
 	ClassNoName:  "workshop：加入课堂需要你的名字：-name 名字（或 LOCKSTEP_NAME=名字）；它会保存下来，下次不用再给",
 	ClassHead:    "== 课堂：%s，名字 %s；测试在课堂的 ZooKeeper 上、%s 之下运行（本机不启动服务器；跳过示例，因为它们会写到你的子树之外）",
+
+	ArenaOffer:    "A：进竞技场",
+	ArenaQueued:   "竞技场：已排队，等待全班的锁",
+	ArenaPlaying:  "竞技场：%d 轮 · 计数器 %d · 被抓到 %d 次",
+	ArenaLocked:   "你的第 %s 章通过之后，才能进全班的竞技场",
+	ArenaEntering: "正在像检查那样编译你的第 04 章，然后进入全班的竞技场（再按 A 退出）",
+	ArenaLeaving:  "正在退出竞技场……",
+	ArenaLeft:     "你已退出竞技场：你的锁节点随会话一起删除了",
+	ArenaEnded:    "你的 worker 离开了竞技场：%v",
+	ArenaCaught:   "竞技场抓到了你的锁：%s",
 
 	Usage: `workshop：lockstep 工作坊的 runner 和检查。
 

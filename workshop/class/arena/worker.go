@@ -43,10 +43,12 @@ type Worker struct {
 }
 
 // Outcome is what one Round did.
+// It is also the message a worker process sends its runner, one JSON
+// line a round (workshop/class/player).
 type Outcome struct {
-	Wrote  bool   // the increment landed
-	Count  int64  // the count it wrote (or would have)
-	Caught *Catch // the write was refused: what that proved (also recorded)
+	Wrote  bool   `json:"wrote"`            // the increment landed
+	Count  int64  `json:"count"`            // the count it wrote (or would have)
+	Caught *Catch `json:"caught,omitempty"` // the write was refused: what that proved (also recorded)
 }
 
 // Round waits while the arena is paused, takes the class lock, reads the

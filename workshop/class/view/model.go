@@ -11,6 +11,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/lockstep-zk/lockstep/workshop/class/arena"
 	"github.com/lockstep-zk/lockstep/workshop/class/classroom"
 )
 
@@ -52,6 +53,10 @@ type Model struct {
 
 	rows    map[string]Row
 	changes <-chan classroom.Change
+
+	arena   *arena.Snapshot // the class's arena, once read (arena.go)
+	counts  []count         // the counter over the last rateWindow, for rounds per second
+	arenaCh <-chan arena.Snapshot
 }
 
 // New is an empty screen fed by changes (nil: only what Update is given).
@@ -68,7 +73,7 @@ type (
 )
 
 // Init waits for the first change and starts the clock.
-func (m Model) Init() tea.Cmd { return tea.Batch(m.wait(), tick()) }
+func (m Model) Init() tea.Cmd { return tea.Batch(m.wait(), m.waitArena(), tick()) }
 
 // Update applies one message. It does no I/O: a change's effect is a new
 // row, a key's a new language or the end.
@@ -77,6 +82,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case classroom.Change:
 		m = m.Apply(msg)
 		return m, m.wait()
+	case ArenaMsg:
+		m = m.ApplyArena(arena.Snapshot(msg))
+		return m, m.waitArena()
 	case TickMsg:
 		m.Now = time.Time(msg)
 		return m, tick()

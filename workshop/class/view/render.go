@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/lockstep-zk/lockstep/workshop/class/arena"
 	"github.com/lockstep-zk/lockstep/workshop/class/classroom"
 )
 
@@ -19,6 +20,10 @@ type words struct {
 	states                                                                         map[classroom.State]string
 	summary                                                                        func(c Chapter) string
 	count                                                                          func(learners, online int) string
+	// The arena: its line, the head of its catches, and a catch.
+	arena  func(s arena.Snapshot, rate float64) string
+	caught func(n int) string
+	catch  func(c arena.Catch) string
 }
 
 var lexicon = map[Lang]words{
@@ -33,6 +38,41 @@ var lexicon = map[Lang]words{
 		ended: "the watch ended",
 		states: map[classroom.State]string{
 			classroom.Untouched: "untouched", classroom.Failing: "failing", classroom.Passing: "passing",
+		},
+		arena: func(s arena.Snapshot, rate float64) string {
+			state := "running"
+			if s.Paused {
+				state = "paused"
+			}
+			holds, waiting := "nobody", "nobody"
+			if len(s.Queue) > 0 {
+				holds = s.Holder()
+			}
+			if len(s.Queue) > 1 {
+				waiting = queueNames(s.Queue[1:], ", ")
+			}
+			return fmt.Sprintf("arena: %s · count %d · %.1f rounds/s · holds: %s · waiting (%d): %s", state, s.Counter.N, rate, holds, max(0, len(s.Queue)-1), waiting)
+		},
+		caught: func(n int) string {
+			return fmt.Sprintf("the arena caught %d %s:", n, plural(n, "write", "writes"))
+		},
+		// Shorter than Catch.String, names first: a row of a screen.
+		catch: func(c arena.Catch) string {
+			switch c.Kind {
+			case arena.TwoInside:
+				s := fmt.Sprintf("two inside: %s's write found %s's (read %d)", c.Writer, c.Other, c.Read)
+				if o := c.OutOfTurn(); o != "" {
+					s += "; " + o + " entered out of turn"
+				}
+				return s
+			case arena.NodeGone:
+				last := c.Other + " wrote last"
+				if c.Other == "" || c.OtherNode == c.WriterNode || c.Version == c.ReadVersion {
+					last = "nobody wrote since its read"
+				}
+				return fmt.Sprintf("node gone: %s wrote after its lock node was gone; %s", c.Writer, last)
+			}
+			return c.String()
 		},
 		summary: func(c Chapter) string {
 			s := fmt.Sprintf("%s: %d %s, %d passing", c.Chapter, c.Learners, plural(c.Learners, "learner", "learners"), c.Passing)
@@ -56,6 +96,38 @@ var lexicon = map[Lang]words{
 		ended: "监听已结束",
 		states: map[classroom.State]string{
 			classroom.Untouched: "未动手", classroom.Failing: "未通过", classroom.Passing: "已通过",
+		},
+		arena: func(s arena.Snapshot, rate float64) string {
+			state := "运行中"
+			if s.Paused {
+				state = "已暂停"
+			}
+			holds, waiting := "无", "无"
+			if len(s.Queue) > 0 {
+				holds = s.Holder()
+			}
+			if len(s.Queue) > 1 {
+				waiting = queueNames(s.Queue[1:], "、")
+			}
+			return fmt.Sprintf("竞技场：%s · 计数器 %d · 每秒 %.1f 轮 · 持有锁：%s · 等待（%d）：%s", state, s.Counter.N, rate, holds, max(0, len(s.Queue)-1), waiting)
+		},
+		caught: func(n int) string { return fmt.Sprintf("竞技场拒绝了 %d 次写入：", n) },
+		catch: func(c arena.Catch) string {
+			switch c.Kind {
+			case arena.TwoInside:
+				s := fmt.Sprintf("两人同时在锁内：%s 写入时发现 %s 已经写过（读到 %d）", c.Writer, c.Other, c.Read)
+				if o := c.OutOfTurn(); o != "" {
+					s += "；" + o + " 插队了"
+				}
+				return s
+			case arena.NodeGone:
+				last := "最后写入的是 " + c.Other
+				if c.Other == "" || c.OtherNode == c.WriterNode || c.Version == c.ReadVersion {
+					last = "它读过之后没有人写过"
+				}
+				return fmt.Sprintf("节点已不在：%s 的锁节点没了，它还在写入；%s", c.Writer, last)
+			}
+			return c.String()
 		},
 		summary: func(c Chapter) string {
 			s := fmt.Sprintf("%s：%d 位学员，%d 位已通过", c.Chapter, c.Learners, c.Passing)
@@ -98,6 +170,7 @@ func (m Model) View() string {
 	for _, c := range m.Chapters() {
 		b.WriteString(w.summary(c) + "\n")
 	}
+	arenaLines := m.arenaView(&b)
 	if len(rows) == 0 {
 		b.WriteString(w.noLearners + "\n")
 	} else {
@@ -105,7 +178,7 @@ func (m Model) View() string {
 		fmt.Fprintf(&b, "  %s %s %s %s %s\n", pad(w.name, 16), pad(w.chapter, 3), pad(w.state, 16), pad(w.mistake, 24), w.onChapter)
 		limit := len(rows)
 		if m.Height > 0 {
-			limit = min(limit, max(1, m.Height-9-len(m.Chapters())))
+			limit = min(limit, max(1, m.Height-9-len(m.Chapters())-arenaLines))
 		}
 		for _, r := range rows[:limit] {
 			b.WriteString(m.row(r) + "\n")
@@ -127,6 +200,44 @@ func (m Model) View() string {
 		out = strings.Join(lines, "\n")
 	}
 	return out
+}
+
+// maxCatches is how many of the arena's catches the screen lists (the
+// latest); arena show lists them all.
+const maxCatches = 5
+
+// arenaView writes the arena's lines, if it has been read, and says how
+// many it wrote.
+func (m Model) arenaView(b *strings.Builder) int {
+	if m.arena == nil {
+		return 0
+	}
+	w := lexicon[m.Lang]
+	s := *m.arena
+	n := 1
+	fmt.Fprintf(b, "\n%s\n", w.arena(s, m.RoundsPerSecond()))
+	if len(s.Caught) > 0 {
+		fmt.Fprintf(b, "%s\n", w.caught(len(s.Caught)))
+		n++
+		from := max(0, len(s.Caught)-maxCatches)
+		if from > 0 {
+			fmt.Fprintf(b, "  … +%d\n", from)
+			n++
+		}
+		for _, c := range s.Caught[from:] {
+			fmt.Fprintf(b, "  %s\n", w.catch(c))
+			n++
+		}
+	}
+	return n + 1
+}
+
+func queueNames(q []arena.Entry, sep string) string {
+	out := make([]string, len(q))
+	for i, e := range q {
+		out[i] = e.Name
+	}
+	return strings.Join(out, sep)
 }
 
 func (m Model) row(r Row) string {
