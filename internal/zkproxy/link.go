@@ -59,8 +59,8 @@ func NewLink() *Link {
 // a partition, as the client sees one. Bytes are held, not dropped, and
 // flow again on Restore, as TCP would retransmit them once the network
 // heals; a connection the client closes meanwhile closes on the server's
-// side after its held bytes. New connections are made at once, as the
-// kernel would, and their bytes held too until Restore.
+// side after its held bytes. New connections are made at once (the
+// client's connect succeeds), and their bytes held too until Restore.
 func (l *Link) Cut() error {
 	return l.set(func() { l.cut = true })
 }
