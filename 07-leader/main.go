@@ -23,14 +23,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"strconv"
 	"sync"
 	"time"
 
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/07-leader/leader"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/demo"
+	"github.com/lockstep-zk/lockstep/internal/zkproxy"
 )
 
 var (
@@ -115,7 +116,7 @@ func run(ctx context.Context, env *demo.Env) error {
 type candidate struct {
 	name string
 	env  *demo.Env
-	link *demo.Link
+	link *zkproxy.Link
 	s    *story
 
 	mu     sync.Mutex // guards the three below

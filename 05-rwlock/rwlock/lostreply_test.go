@@ -189,7 +189,7 @@ func (c *cutOffClient) loseReplyAndLookup(t *testing.T, admin *zk.Conn) (ours st
 		}
 		return ours != ""
 	})
-	c.proxy.Close()
+	c.proxy.Down()
 	zktest.Eventually(t, zktest.Patience, "the client never looked for its node", func() bool { return c.lookups.Load() > 0 })
 	from := c.dials.Load()
 	zktest.Eventually(t, 3*zktest.Patience, "the client never tried to reconnect", func() bool { return c.dials.Load() >= from+2 })
@@ -199,10 +199,10 @@ func (c *cutOffClient) loseReplyAndLookup(t *testing.T, admin *zk.Conn) (ours st
 	return ours
 }
 
-// heal brings the proxy back without toxics: the client reconnects to its
-// session.
+// heal brings the proxy back without its latency: the client reconnects
+// to its session.
 func (c *cutOffClient) heal(t *testing.T) {
 	t.Helper()
 	c.proxy.Restore()
-	must(t, c.proxy.Drop())
+	must(t, c.proxy.Up())
 }

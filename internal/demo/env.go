@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/lockstep-zk/lockstep/internal/zkproxy"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
 )
 
@@ -38,7 +39,7 @@ type Env struct {
 	mu      sync.Mutex
 	conns   []*zk.Conn
 	closers []func() // the Sessions the story opened
-	links   []*Link
+	links   []*zkproxy.Link
 	granted func() time.Duration // of the first session that asked for -session
 }
 
@@ -62,12 +63,13 @@ func (e *Env) DialTimeout(ctx context.Context, session time.Duration, opts ...fu
 	return e.dial(ctx, e.Servers, session, opts...)
 }
 
-// DialCuttable opens a session that asks for -session over a Link of its
-// own, so the story can cut that client alone off. The session is closed
-// at the end of the run, its link restored first.
-func (e *Env) DialCuttable(ctx context.Context, opts ...func(*zk.Conn)) (*zk.Conn, *Link, error) {
+// DialCuttable opens a session that asks for -session over a link of its
+// own (zkproxy.Link, in this process), so the story can cut that client
+// alone off. The session is closed at the end of the run, its link
+// restored first.
+func (e *Env) DialCuttable(ctx context.Context, opts ...func(*zk.Conn)) (*zk.Conn, *zkproxy.Link, error) {
 	link := e.link()
-	conn, err := e.dial(ctx, e.Servers, e.Session, append([]func(*zk.Conn){zksession.WithDialer(link.dial)}, opts...)...)
+	conn, err := e.dial(ctx, e.Servers, e.Session, append([]func(*zk.Conn){zksession.WithDialer(link.Dial)}, opts...)...)
 	return conn, link, err
 }
 
@@ -75,13 +77,13 @@ func (e *Env) DialCuttable(ctx context.Context, opts ...func(*zk.Conn)) (*zk.Con
 // DialCuttable returned): a second client of the same process, which the
 // same cut silences (08's client-A has one for its lock and one for the
 // resource it writes). It is closed at the end of the run.
-func (e *Env) DialConnOver(ctx context.Context, link *Link, session time.Duration, opts ...func(*zk.Conn)) (*zk.Conn, error) {
-	return e.dial(ctx, e.Servers, session, append([]func(*zk.Conn){zksession.WithDialer(link.dial)}, opts...)...)
+func (e *Env) DialConnOver(ctx context.Context, link *zkproxy.Link, session time.Duration, opts ...func(*zk.Conn)) (*zk.Conn, error) {
+	return e.dial(ctx, e.Servers, session, append([]func(*zk.Conn){zksession.WithDialer(link.Dial)}, opts...)...)
 }
 
-// link opens a Link, restored at the end of the run.
-func (e *Env) link() *Link {
-	link := newLink()
+// link opens a link, restored at the end of the run and then closed.
+func (e *Env) link() *zkproxy.Link {
+	link := zkproxy.NewLink()
 	e.mu.Lock()
 	e.links = append(e.links, link)
 	e.mu.Unlock()
@@ -138,5 +140,8 @@ func (e *Env) closeAll() {
 		if c != e.Admin {
 			c.Close()
 		}
+	}
+	for _, l := range e.links {
+		l.Close() // what it still relays, and its goroutines, end with the run
 	}
 }

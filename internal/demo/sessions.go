@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/zkproxy"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
 )
 
@@ -21,10 +22,10 @@ func Dial[S Session](ctx context.Context, e *Env, newSession NewSession[S], opts
 	return dialSession(ctx, e, nil, newSession, opts...)
 }
 
-// DialCuttable is Dial over a Link of its own, so the story can cut that
+// DialCuttable is Dial over a link of its own (zkproxy.Link, in this process), so the story can cut that
 // client alone off (a partition, or a pause as the server sees one). The
 // session is closed at the end of the run, its link restored first.
-func DialCuttable[S Session](ctx context.Context, e *Env, newSession NewSession[S], opts ...zksession.Option) (S, *Link, error) {
+func DialCuttable[S Session](ctx context.Context, e *Env, newSession NewSession[S], opts ...zksession.Option) (S, *zkproxy.Link, error) {
 	link := e.link()
 	s, err := dialSession(ctx, e, link, newSession, opts...)
 	return s, link, err
@@ -33,7 +34,7 @@ func DialCuttable[S Session](ctx context.Context, e *Env, newSession NewSession[
 // DialOver is Dial over link (one DialCuttable returned): a client that
 // opens its next session after its first ended keeps the link, so that
 // the story can still cut it off.
-func DialOver[S Session](ctx context.Context, e *Env, link *Link, newSession NewSession[S], opts ...zksession.Option) (S, error) {
+func DialOver[S Session](ctx context.Context, e *Env, link *zkproxy.Link, newSession NewSession[S], opts ...zksession.Option) (S, error) {
 	return dialSession(ctx, e, link, newSession, opts...)
 }
 
@@ -48,11 +49,11 @@ func Ended(s Session) bool {
 }
 
 // dialSession dials over link when it is not nil.
-func dialSession[S Session](ctx context.Context, e *Env, link *Link, newSession NewSession[S], opts ...zksession.Option) (S, error) {
+func dialSession[S Session](ctx context.Context, e *Env, link *zkproxy.Link, newSession NewSession[S], opts ...zksession.Option) (S, error) {
 	defaults := func(c *zksession.Config) {
 		c.Timeout, c.Auth = e.Session, e.Auth
 		if link != nil {
-			c.Dialer = link.dial
+			c.Dialer = link.Dial
 		}
 	}
 	s, err := newSession(ctx, e.Servers, append([]zksession.Option{defaults}, opts...)...)

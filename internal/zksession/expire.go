@@ -9,9 +9,8 @@ import (
 )
 
 // A Link is what stands between one client and the server and can go
-// silent: the tests' toxiproxy (internal/zkproxy) or the demos' in-process
-// link (internal/demo). Cut holds the bytes both ways; Restore lets them
-// flow again.
+// silent: internal/zkproxy's relay, which the tests, the visualizer and the
+// demos use. Cut holds the bytes both ways; Restore lets them flow again.
 type Link interface {
 	Cut() error
 	Restore()

@@ -32,7 +32,6 @@ import (
 	"os"
 	"path"
 	"regexp"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -84,47 +83,10 @@ func run(m *testing.M, atExit []func()) int {
 	return code
 }
 
-// ignoreLeaks are goroutines that belong to libraries, not to lockstep.
-var ignoreLeaks = []goleak.Option{
-	goleak.IgnoreTopFunction("github.com/rs/zerolog.(*syncWriter).Write"),
-	goleak.IgnoreAnyFunction("github.com/Shopify/toxiproxy/v2.(*Proxy).server"),
-	// A link of the test proxy that outlives a latency toxic and a cut
-	// (ToxicLink.write, LatencyToxic.Pipe idle): toxiproxy's, not ours.
-	goleak.IgnoreTopFunction("github.com/Shopify/toxiproxy/v2/toxics.(*LatencyToxic).Pipe"),
-	goleak.IgnoreAnyFunction("github.com/Shopify/toxiproxy/v2.(*ToxicLink).write"),
-	goleak.IgnoreAnyFunction("gopkg.in/tomb%2ev1.(*Tomb).Wait"),
-}
-
-// toxiproxyTeardown are the goroutines of a toxiproxy link: every toxic's
-// Pipe runs under ToxicStub.Run, and the link's read and write loops. The
-// library ends them after it returns: Proxy.Stop closes the connections and
-// does not wait for their links, and RemoveToxic restarts the previous
-// toxic with `go stub.Run(…)` (toxiproxy v2.5.0, proxy.go stop and
-// link.go RemoveToxic). It offers no event to wait on, so on a busy
-// machine they can still be finishing when the tests are over.
-var toxiproxyTeardown = []goleak.Option{
-	goleak.IgnoreAnyFunction("github.com/Shopify/toxiproxy/v2/toxics.(*ToxicStub).Run"),
-	goleak.IgnoreAnyFunction("github.com/Shopify/toxiproxy/v2.(*ToxicLink).read"),
-	goleak.IgnoreAnyFunction("github.com/Shopify/toxiproxy/v2.(*ToxicLink).write"),
-	goleak.IgnoreAnyFunction("github.com/Shopify/toxiproxy/v2.(*ToxicLink).RemoveToxic"),
-}
-
-// findLeaks reports the goroutines still running after the tests. Ours
-// fail at once (after goleak's own retries). While only toxiproxy's links
-// are left, it looks again, for up to 30 s: they are on their way out (see
-// toxiproxyTeardown), and one still there after that is a leak too.
-func findLeaks() error {
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		err := goleak.Find(ignoreLeaks...)
-		if err == nil || time.Now().After(deadline) {
-			return err
-		}
-		if goleak.Find(append(slices.Clone(ignoreLeaks), toxiproxyTeardown...)...) != nil {
-			return err // one of ours: no waiting
-		}
-	}
-}
+// findLeaks reports the goroutines still running after the tests (after
+// goleak's own retries). None is ignored: a conn, a session and a proxy
+// (internal/zkproxy) end theirs when they are closed.
+func findLeaks() error { return goleak.Find() }
 
 // Server returns the package's server. Main must have started it.
 func Server(tb testing.TB) *zkserver.Server {
@@ -193,7 +155,7 @@ func DialSession[S Session](tb testing.TB, newSession NewSession[S], opts ...zks
 	return dialSession(tb, Servers(tb), newSession, opts...)
 }
 
-// DialSessionViaProxy is DialSession through a toxiproxy of its own, so the
+// DialSessionViaProxy is DialSession through a zkproxy.Proxy of its own, so the
 // test can cut this one client off or expire its session (proxy.Expire).
 func DialSessionViaProxy[S Session](tb testing.TB, newSession NewSession[S], opts ...zksession.Option) (S, *zkproxy.Proxy) {
 	tb.Helper()
@@ -227,7 +189,7 @@ func dialSession[S Session](tb testing.TB, servers []string, newSession NewSessi
 	return s
 }
 
-// ConnectViaProxy opens a session through its own toxiproxy, so the test
+// ConnectViaProxy opens a session through its own zkproxy.Proxy, so the test
 // can cut this one client off or expire its session (proxy.Expire).
 func ConnectViaProxy(tb testing.TB, sessionTimeout time.Duration, opts ...func(*zk.Conn)) (*zk.Conn, *zkproxy.Proxy) {
 	tb.Helper()

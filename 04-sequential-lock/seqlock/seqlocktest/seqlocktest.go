@@ -27,7 +27,7 @@ func SessionConn(t testing.TB) (*seqlock.Session, *zk.Conn) {
 	return s, s.Conn()
 }
 
-// SessionViaProxy is Session through a toxiproxy of its own, asking for d,
+// SessionViaProxy is Session through a zkproxy.Proxy of its own, asking for d,
 // so the test can cut this one client off or expire its session.
 func SessionViaProxy(t testing.TB, d time.Duration) (*seqlock.Session, *zkproxy.Proxy) {
 	t.Helper()

@@ -1,0 +1,318 @@
+// Package zkproxy stands between ZooKeeper clients and a server, in the
+// process that runs them, and can hurt the link: cut it (a partition, or a
+// stop-the-world pause as the server sees one), slow it down, close its
+// connections slowly or at once, or have a session expired for real. The
+// tests, the visualizer's kill and expire keys and the chapters' demos all
+// go through it.
+//
+// A Link is the faults and the connections they act on; its Dial is a
+// zk.Dialer, for a client in the same process. A Proxy is a Link that
+// listens on a loopback port and forwards to one server, for a client that
+// is given an address.
+//
+// It is a plain relay of our own (the standard library and nothing else):
+// every goroutine it starts ends when its connection does, or when the
+// Link or Proxy is closed.
+package zkproxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/lockstep-zk/lockstep/internal/zksession"
+)
+
+// ErrClosed is returned by a Link or Proxy that was closed.
+var ErrClosed = errors.New("zkproxy: closed")
+
+// A Link relays the connections of the clients that dial through it and
+// applies its faults to them. The zero value is not usable: call NewLink.
+type Link struct {
+	ctx    context.Context // ends on Close
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // every goroutine of every pair
+
+	mu        sync.Mutex
+	changed   chan struct{} // closed and replaced when a fault changes
+	cut       bool
+	latency   time.Duration // of what the server sends
+	jitter    time.Duration
+	slowClose time.Duration // of the client's side, once the server's closed
+	pairs     map[*pair]struct{}
+}
+
+// NewLink returns a Link that lets everything through.
+func NewLink() *Link {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Link{ctx: ctx, cancel: cancel, changed: make(chan struct{}), pairs: map[*pair]struct{}{}}
+}
+
+// Cut makes the link silent in both directions without closing anything —
+// a partition, as the client sees one. Bytes are held, not dropped, and
+// flow again on Restore, as TCP would retransmit them once the network
+// heals; a connection the client closes meanwhile closes on the server's
+// side after its held bytes. New connections are made at once (the
+// client's connect succeeds), and their bytes held too until Restore.
+func (l *Link) Cut() error {
+	return l.set(func() { l.cut = true })
+}
+
+// Restore ends every fault: the held bytes, and every later one, flow.
+func (l *Link) Restore() {
+	l.set(func() { l.cut, l.latency, l.jitter, l.slowClose = false, 0, 0, 0 })
+}
+
+// Latency delays every chunk the server sends by d, give or take up to
+// jitter (chosen per chunk), in order: a later chunk never overtakes an
+// earlier one.
+func (l *Link) Latency(d, jitter time.Duration) error {
+	if d < 0 || jitter < 0 {
+		return fmt.Errorf("zkproxy: latency %v ± %v: durations must not be negative", d, jitter)
+	}
+	return l.set(func() { l.latency, l.jitter = d, jitter })
+}
+
+// SlowClose delays by d the close of the client's side of a connection
+// once the server's side has closed (or the client's, which closes the
+// server's at once).
+func (l *Link) SlowClose(d time.Duration) error {
+	if d < 0 {
+		return fmt.Errorf("zkproxy: slow close %v: the delay must not be negative", d)
+	}
+	return l.set(func() { l.slowClose = d })
+}
+
+// Drop closes every connection through the link at once, as a server
+// restart would, and what they held is lost. Clients may connect again.
+func (l *Link) Drop() error {
+	if l.ctx.Err() != nil {
+		return ErrClosed
+	}
+	l.abortAll()
+	return nil
+}
+
+func (l *Link) abortAll() {
+	l.mu.Lock()
+	pairs := make([]*pair, 0, len(l.pairs))
+	for p := range l.pairs {
+		pairs = append(pairs, p)
+	}
+	l.mu.Unlock()
+	for _, p := range pairs {
+		p.abort()
+	}
+}
+
+// Expire makes the server expire conn's session for real, on any server,
+// by cutting this link for longer than the session can live (see
+// zksession.Expire, which does the work).
+func (l *Link) Expire(ctx context.Context, conn *zk.Conn, sessionTimeout time.Duration) error {
+	return zksession.Expire(ctx, l, conn, sessionTimeout)
+}
+
+// Dial is a zk.Dialer: it connects to address at once and hands the client
+// an in-memory connection whose bytes go through the link.
+func (l *Link) Dial(network, address string, timeout time.Duration) (net.Conn, error) {
+	d := net.Dialer{Timeout: timeout}
+	server, err := d.DialContext(l.ctx, network, address)
+	if err != nil {
+		if l.ctx.Err() != nil {
+			return nil, ErrClosed
+		}
+		return nil, err
+	}
+	client, ours := net.Pipe()
+	if err := l.relay(ours, server); err != nil {
+		client.Close()
+		return nil, err
+	}
+	return client, nil
+}
+
+// Close closes every connection through the link and waits until the
+// goroutines that relayed them have ended. Afterwards Dial and the faults
+// return ErrClosed.
+func (l *Link) Close() {
+	l.cancel()
+	l.abortAll()
+	l.wg.Wait()
+}
+
+// set changes the faults and wakes every pipe waiting on them.
+func (l *Link) set(change func()) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ctx.Err() != nil {
+		return ErrClosed
+	}
+	change()
+	close(l.changed)
+	l.changed = make(chan struct{})
+	return nil
+}
+
+// relay starts moving bytes between client and server, one goroutine to
+// read and one to write in each direction, so that a held or delayed
+// chunk does not stop the next from being read.
+func (l *Link) relay(client, server net.Conn) error {
+	p := &pair{link: l, client: client, server: server, done: make(chan struct{})}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ctx.Err() != nil {
+		client.Close()
+		server.Close()
+		return ErrClosed
+	}
+	l.pairs[p] = struct{}{}
+	p.live.Store(4)
+	up := make(chan chunk, queueLen)
+	down := make(chan chunk, queueLen)
+	l.wg.Add(4)
+	go p.run(func() { p.read(client, up) })
+	go p.run(func() { p.write(up, server, false) })
+	go p.run(func() { p.read(server, down) })
+	go p.run(func() { p.write(down, client, true) })
+	return nil
+}
+
+// queueLen chunks may wait in each direction; then the reader stops
+// reading, and the sender's own buffers fill, as a partition's would.
+const queueLen = 64
+
+// A pair is one client connection and the server connection it is relayed to.
+type pair struct {
+	link           *Link
+	client, server net.Conn
+	done           chan struct{} // closed by abort
+	abortOnce      sync.Once
+	live           atomic.Int32 // goroutines still running
+}
+
+// A chunk is what one read returned, or the end of the stream (eof).
+type chunk struct {
+	b      []byte
+	at     time.Time
+	jitter float64 // in [-1, 1): the share of the jitter this chunk gets
+	eof    bool
+}
+
+func (p *pair) run(f func()) {
+	defer p.link.wg.Done()
+	defer func() {
+		if p.live.Add(-1) == 0 {
+			p.link.mu.Lock()
+			delete(p.link.pairs, p)
+			p.link.mu.Unlock()
+		}
+	}()
+	f()
+}
+
+// abort closes both connections at once, whatever they held.
+func (p *pair) abort() {
+	p.abortOnce.Do(func() {
+		close(p.done)
+		p.client.Close()
+		p.server.Close()
+	})
+}
+
+// read passes what src sends to its writer, then the end of the stream
+// (an error reading is an end too).
+func (p *pair) read(src net.Conn, out chan<- chunk) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		c := chunk{at: time.Now(), jitter: 2*rand.Float64() - 1, eof: err != nil}
+		if n > 0 {
+			c.b = append([]byte(nil), buf[:n]...)
+		}
+		select {
+		case out <- c:
+		case <-p.done:
+			return
+		}
+		if c.eof {
+			return
+		}
+	}
+}
+
+// write sends each chunk to dst once the faults let it through; at the
+// end of the stream it closes dst. An error writing aborts the pair.
+// downstream says dst is the client: latency and slow close apply.
+func (p *pair) write(in <-chan chunk, dst net.Conn, downstream bool) {
+	for {
+		var c chunk
+		select {
+		case c = <-in:
+		case <-p.done:
+			return
+		}
+		if !p.wait(c, downstream) {
+			return
+		}
+		if len(c.b) > 0 {
+			if _, err := dst.Write(c.b); err != nil {
+				p.abort()
+				return
+			}
+		}
+		if c.eof {
+			dst.Close()
+			return
+		}
+	}
+}
+
+// wait returns true once c may go: the link is not cut and, from the
+// server, its latency (and at the end, the slow close) has passed. The
+// faults are looked at again whenever they change. False: the pair was
+// aborted.
+func (p *pair) wait(c chunk, downstream bool) bool {
+	for {
+		l := p.link
+		l.mu.Lock()
+		cut, changed := l.cut, l.changed
+		var delay time.Duration
+		if downstream {
+			delay = l.latency + time.Duration(c.jitter*float64(l.jitter))
+			if c.eof {
+				delay += l.slowClose
+			}
+		}
+		l.mu.Unlock()
+		var timer *time.Timer
+		var expired <-chan time.Time // nil while cut: only a change helps
+		if !cut {
+			left := time.Until(c.at.Add(delay))
+			if left <= 0 {
+				return true
+			}
+			timer = time.NewTimer(left)
+			expired = timer.C
+		}
+		select {
+		case <-expired:
+			return true
+		case <-changed:
+			if timer != nil {
+				timer.Stop()
+			}
+		case <-p.done:
+			if timer != nil {
+				timer.Stop()
+			}
+			return false
+		}
+	}
+}
