@@ -11,6 +11,7 @@ import (
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 
 	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/childproc"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
@@ -23,8 +24,8 @@ var soakFor = flag.Duration("soak", 30*time.Second, "how long TestChaosSoak inje
 // to get a lock holder they can SIGKILL or SIGSTOP, and that child must
 // only run its part (see process_test.go), not a server of its own.
 func TestMain(m *testing.M) {
-	if role := os.Getenv(childRoleEnv); role != "" {
-		os.Exit(childMain(role))
+	if cfg, ok, err := childproc.Config[childConfig](childEnv); ok {
+		os.Exit(childMain(cfg, err))
 	}
 	zktest.Main(m)
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock/seqlocktest"
 	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/locktest"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
@@ -184,87 +184,42 @@ func TestLongPartition(t *testing.T) {
 }
 
 // TestSlowLinks gives every contender its own slow link — latency with
-// jitter, or connections that take long to close — and runs the lock lab's
-// checker: an unguarded read-modify-write of a counter znode. Slowness must
-// cost time only: never two holders, never a lost update.
+// jitter, or connections that take long to close — and runs the
+// conformance suite's exclusion checker (internal/locktest, the lock lab's
+// shape): an unguarded read-modify-write of a counter znode, an occupancy
+// count, increasing tokens. Slowness must cost time only: never two
+// holders, never a lost update.
 func TestSlowLinks(t *testing.T) {
-	const contenders, rounds = 4, 5
 	const d = 4 * time.Second
 	for _, k := range kinds {
 		t.Run(k.name+": over slow links the lock still excludes and no update is lost", func(t *testing.T) {
 			t.Parallel()
-			root := zktest.Root(t)
-			dir, counter := root+"/lock", root+"/counter"
-			admin := zktest.Connect(t)
-			if _, err := admin.Create(counter, []byte("0"), 0, zk.WorldACL(zk.PermAll)); err != nil {
-				t.Fatal(err)
-			}
-			var inside atomic.Int32
-			var mu sync.Mutex
-			var tokens []int64
-			var wg sync.WaitGroup
+			var opened atomic.Int32
 			start := time.Now()
-			for i := range contenders {
-				cs, proxy := seqlocktest.SessionViaProxy(t, d)
-				conn := cs.Conn()
-				var err error
-				if i%2 == 0 {
-					err = proxy.Latency(40*time.Millisecond, 30*time.Millisecond)
-				} else {
-					err = proxy.SlowClose(500 * time.Millisecond)
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				// Toxics off before the conn closes: a slow close would
-				// outlive the test (and the goroutine-leak check).
-				t.Cleanup(proxy.Restore)
-				l := newHolder(t, k, cs, dir, nil)
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					ctx := ctxFor(t)
-					for r := range rounds {
-						if err := l.Lock(ctx); err != nil {
-							t.Errorf("contender %d round %d: Lock: %v", i, r, err)
-							return
-						}
-						if n := inside.Add(1); n != 1 {
-							t.Errorf("contender %d round %d: %d holders at once", i, r, n)
-						}
-						mu.Lock()
-						tokens = append(tokens, l.Token())
-						mu.Unlock()
-						if err := increment(conn, counter); err != nil {
-							t.Errorf("contender %d: %v", i, err)
-						}
-						inside.Add(-1)
-						if err := l.Unlock(ctx); err != nil {
-							t.Errorf("contender %d round %d: Unlock: %v", i, r, err)
-							return
-						}
+			locktest.Exclusion(t, locktest.Impl{
+				Contenders: 4, Rounds: 5,
+				Open: func(tb testing.TB) (*zk.Conn, func(string, event.Observer) (locktest.Locker, error)) {
+					cs, proxy := seqlocktest.SessionViaProxy(tb, d)
+					var err error
+					if opened.Add(1)%2 == 1 {
+						err = proxy.Latency(40*time.Millisecond, 30*time.Millisecond)
+					} else {
+						err = proxy.SlowClose(500 * time.Millisecond)
 					}
-				}()
-			}
-			wg.Wait()
-			t.Logf("%d acquisitions over slow links in %v", contenders*rounds, time.Since(start).Round(time.Millisecond))
-			if got := readCounter(t, admin, counter); got != contenders*rounds {
-				t.Errorf("counter = %d, want %d: updates were lost", got, contenders*rounds)
-			}
-			for i := 1; i < len(tokens); i++ {
-				if tokens[i] <= tokens[i-1] {
-					t.Errorf("token %d after %d: fencing tokens must increase", tokens[i], tokens[i-1])
-				}
-			}
+					if err != nil {
+						tb.Fatal(err)
+					}
+					// Toxics off before the conn closes: a slow close would
+					// outlive the test (and the goroutine-leak check).
+					tb.Cleanup(proxy.Restore)
+					return cs.Conn(), func(dir string, obs event.Observer) (locktest.Locker, error) {
+						return k.new(cs, dir, obs)
+					}
+				},
+			})
+			t.Logf("%d acquisitions over slow links in %v", 4*5, time.Since(start).Round(time.Millisecond))
 		})
 	}
-}
-
-// increment is the articles' age++: read, think, write back with no
-// version check. Only the lock keeps two of them from interleaving.
-func increment(conn *zk.Conn, counter string) error {
-	_, err := incrementSeen(conn, counter)
-	return err
 }
 
 // step is one increment as the counter znode saw it: the value and

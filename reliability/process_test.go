@@ -10,7 +10,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
@@ -22,23 +21,51 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/childproc"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 )
 
 // A lock holder in another process is the only honest way to crash one
 // (SIGKILL) or freeze one (SIGSTOP, the long GC pause of the articles): the
-// test re-executes its own binary with childRoleEnv set, and TestMain hands
-// over to childMain instead of running tests.
+// test re-executes its own binary (internal/childproc) with a childConfig
+// in childEnv, and TestMain hands over to childMain instead of running
+// tests. The child answers with childMsgs, one per line.
+const childEnv = "LOCKSTEP_RELIABILITY_CHILD" // a childConfig, as JSON
+
+type childConfig struct {
+	Role    string        `json:"role"` // "hold" or "pause"
+	ZK      string        `json:"zk"`   // the server's address
+	Kind    string        `json:"kind"` // a kind's name
+	Dir     string        `json:"dir"`  // the lock directory
+	Session time.Duration `json:"session"`
+	Data    string        `json:"data,omitempty"`   // the znode the holder writes (pause)
+	Naive   string        `json:"naive,omitempty"`  // URL of the unfenced store (pause)
+	Fenced  string        `json:"fenced,omitempty"` // URL of the fenced store (pause)
+}
+
+// childMsg is one thing the child says. Event is one of the childSays
+// constants; Answer is the answer it got (a store's, ZooKeeper's, a lock's).
+type childMsg struct {
+	Event  childSays `json:"event"`
+	Token  int64     `json:"token,omitempty"`
+	Node   string    `json:"node,omitempty"`
+	Lost   bool      `json:"lost,omitempty"`
+	Answer string    `json:"answer,omitempty"`
+}
+
+type childSays string
+
 const (
-	childRoleEnv = "LOCKSTEP_RELIABILITY_CHILD" // "hold" or "pause"
-	childZKEnv   = "LOCKSTEP_RELIABILITY_ZK"    // the server's address
-	childKindEnv = "LOCKSTEP_RELIABILITY_KIND"  // a kind's name
-	childDirEnv  = "LOCKSTEP_RELIABILITY_DIR"   // the lock directory
-	childTTLEnv  = "LOCKSTEP_RELIABILITY_SESSION"
-	childDataEnv = "LOCKSTEP_RELIABILITY_DATA"  // the znode the holder writes (pause)
-	childNaive   = "LOCKSTEP_RELIABILITY_NAIVE" // URL of the unfenced store (pause)
-	childFenced  = "LOCKSTEP_RELIABILITY_FENCED"
+	saysHolding  childSays = "holding"           // Token, Node
+	saysLostSeen childSays = "lost-before-write" // Lost: had Lost() closed when it resumed
+	saysReenter  childSays = "reenter"           // 06 only: "ok" or Lock's error
+	saysNaive    childSays = "naive"             // the unfenced store's answer
+	saysFenced   childSays = "fenced"            // the fenced store's answer
+	saysZKMulti  childSays = "zkmulti"           // "accepted" or "refused: …"
+	saysSession  childSays = "session"           // "ended; a new lock on it: …" or "still open"
+	saysDone     childSays = "done"
+	saysError    childSays = "error" // Answer: what went wrong; it then exits
 )
 
 // processSession is the session timeout of the crash and pause tests.
@@ -50,30 +77,29 @@ const processSession = 3 * time.Second
 const resourceSession = 30 * time.Second
 
 // childMain is a lock holder in a process of its own. It takes the lock,
-// says "HOLDING token=… node=…", and then:
+// says saysHolding, and then:
 //   - hold: waits until its stdin closes (the test died) or it is killed;
 //   - pause: waits for a line on stdin — the test SIGSTOPs it meanwhile and
 //     sends the line just before SIGCONT — and then, like a program whose
 //     GC pause ended, carries on with its critical section as if nothing
 //     had happened: it writes with the token it had, to the naive store, to
 //     the fenced store and with a fenced multi in ZooKeeper, and reports
-//     each answer on stdout.
-func childMain(role string) int {
+//     each answer.
+func childMain(cfg childConfig, err error) int {
 	fail := func(format string, args ...any) int {
-		fmt.Printf("ERROR "+format+"\n", args...)
+		childproc.Say(childMsg{Event: saysError, Answer: fmt.Sprintf(format, args...)})
 		return 1
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	k, err := kindNamed(os.Getenv(childKindEnv))
 	if err != nil {
 		return fail("%v", err)
 	}
-	d, err := time.ParseDuration(os.Getenv(childTTLEnv))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	k, err := kindNamed(cfg.Kind)
 	if err != nil {
-		return fail("session timeout: %v", err)
+		return fail("%v", err)
 	}
-	sess, err := seqlock.NewSession(ctx, []string{os.Getenv(childZKEnv)}, seqlock.WithSessionTimeout(d))
+	sess, err := seqlock.NewSession(ctx, []string{cfg.ZK}, seqlock.WithSessionTimeout(cfg.Session))
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -82,12 +108,12 @@ func childMain(role string) int {
 	// znode through a client of its own, as it would write a database. Its
 	// lock's Session ends with the expiry (its conn is closed: a ZooKeeper
 	// handle is dead after Expired), its resource client does not.
-	res, _, err := zksession.Connect(ctx, []string{os.Getenv(childZKEnv)}, resourceSession)
+	res, _, err := zksession.Connect(ctx, []string{cfg.ZK}, resourceSession)
 	if err != nil {
 		return fail("resource client: %v", err)
 	}
 	defer res.Close()
-	h, err := k.new(sess, os.Getenv(childDirEnv), nil)
+	h, err := k.new(sess, cfg.Dir, nil)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -99,10 +125,10 @@ func childMain(role string) int {
 		return fail("node: %v", err)
 	}
 	token := h.Token()
-	fmt.Printf("HOLDING token=%d node=%s\n", token, node)
+	childproc.Say(childMsg{Event: saysHolding, Token: token, Node: node})
 
 	stdin := bufio.NewScanner(os.Stdin)
-	if role == "hold" {
+	if cfg.Role == "hold" {
 		for stdin.Scan() {
 		}
 		return 0
@@ -112,7 +138,7 @@ func childMain(role string) int {
 	}
 	// Resumed. A real program would not look at Lost between two lines of
 	// its critical section; we only report whether it had closed.
-	fmt.Printf("LOST-BEFORE-WRITE %v\n", isClosed(h.Lost()))
+	childproc.Say(childMsg{Event: saysLostSeen, Lost: isClosed(h.Lost())})
 	if k.name == "06-reentrant" {
 		// Chapter 06's flaw after a real pause: its helper takes the lock
 		// again. Re-entry asks no one: the count says "held".
@@ -123,38 +149,38 @@ func childMain(role string) int {
 		if err != nil {
 			answer = err.Error()
 		}
-		fmt.Printf("REENTER %s\n", answer)
+		childproc.Say(childMsg{Event: saysReenter, Answer: answer})
 	}
 	value := "written by the paused holder, token " + strconv.FormatInt(token, 10)
-	fmt.Printf("NAIVE %s\n", httpWrite(os.Getenv(childNaive), token, value))
-	fmt.Printf("FENCED %s\n", httpWrite(os.Getenv(childFenced), token, value))
+	childproc.Say(childMsg{Event: saysNaive, Answer: httpWrite(cfg.Naive, token, value)})
+	childproc.Say(childMsg{Event: saysFenced, Answer: httpWrite(cfg.Fenced, token, value)})
 	// A request sent while go-zookeeper is still finding out that the
 	// connection is dead fails without reaching ZooKeeper. A program would
 	// retry that, so we do: the answer that counts is ZooKeeper's own.
-	err = fencedSet(res, node, os.Getenv(childDataEnv), []byte(value))
+	err = fencedSet(res, node, cfg.Data, []byte(value))
 	for retry := 0; retry < 50 && (errors.Is(err, zk.ErrNoServer) || errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrSessionExpired)); retry++ {
 		time.Sleep(200 * time.Millisecond)
-		err = fencedSet(res, node, os.Getenv(childDataEnv), []byte(value))
+		err = fencedSet(res, node, cfg.Data, []byte(value))
 	}
 	if err != nil {
-		fmt.Printf("ZKMULTI refused: %v\n", err)
+		childproc.Say(childMsg{Event: saysZKMulti, Answer: "refused: " + err.Error()})
 	} else {
-		fmt.Printf("ZKMULTI accepted\n")
+		childproc.Say(childMsg{Event: saysZKMulti, Answer: "accepted"})
 	}
 	// The lock's Session was one ZooKeeper session, and the server ended
 	// it: once the conn hears so, Done closes, and a lock on it says
 	// ErrSessionExpired at once; the program must open a new Session.
 	select {
 	case <-sess.Done():
-		again, err := k.new(sess, os.Getenv(childDirEnv), nil)
+		again, err := k.new(sess, cfg.Dir, nil)
 		if err == nil {
 			err = again.Lock(ctx)
 		}
-		fmt.Printf("SESSION ended; a new lock on it: %v\n", err)
+		childproc.Say(childMsg{Event: saysSession, Answer: fmt.Sprintf("ended; a new lock on it: %v", err)})
 	case <-ctx.Done():
-		fmt.Printf("SESSION still open\n")
+		childproc.Say(childMsg{Event: saysSession, Answer: "still open"})
 	}
-	fmt.Println("DONE")
+	childproc.Say(childMsg{Event: saysDone})
 	return 0
 }
 
@@ -173,86 +199,32 @@ func httpWrite(base string, token int64, value string) string {
 }
 
 // child is a running holder process.
-type child struct {
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	lines chan string // its stdout, line by line; closed at EOF
-	out   strings.Builder
-}
+type child struct{ *childproc.Child[childMsg] }
 
-func startChild(t *testing.T, role string, env ...string) *child {
+func startChild(t *testing.T, cfg childConfig) child {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childRoleEnv+"="+role)
-	cmd.Env = append(cmd.Env, env...)
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	c := &child{cmd: cmd, stdin: stdin, lines: make(chan string, 100)}
-	go func() {
-		defer close(c.lines)
-		s := bufio.NewScanner(stdout)
-		for s.Scan() {
-			c.lines <- s.Text()
-		}
-	}()
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGKILL) // harmless if it already exited
-		stdin.Close()
-		for range c.lines {
-		}
-		cmd.Wait()
-	})
-	return c
+	return child{childproc.Start[childMsg](t, childEnv, cfg)}
 }
 
-// expect reads lines until one starts with prefix and returns the rest.
-func (c *child) expect(t *testing.T, prefix string) string {
+// expect returns the child's next message, which must be event.
+func (c child) expect(t *testing.T, event childSays) childMsg {
 	t.Helper()
-	timeout := time.After(patience)
-	for {
-		select {
-		case line, ok := <-c.lines:
-			if !ok {
-				t.Fatalf("child exited before %q; it said:\n%s", prefix, c.out.String())
-			}
-			c.out.WriteString(line + "\n")
-			if rest, found := strings.CutPrefix(line, prefix); found {
-				return strings.TrimSpace(rest)
-			}
-		case <-timeout:
-			t.Fatalf("no %q from the child after %v; it said:\n%s", prefix, patience, c.out.String())
-		}
+	m := c.Next(t, patience)
+	if m.Event != event {
+		t.Fatalf("the child said %+v, want %q", m, event)
 	}
+	return m
 }
 
-// holding parses "HOLDING token=N node=P".
-func (c *child) holding(t *testing.T) (int64, string) {
+// holding waits for the child to hold the lock: its token and node.
+func (c child) holding(t *testing.T) (int64, string) {
 	t.Helper()
-	var token int64
-	var node string
-	if _, err := fmt.Sscanf(c.expect(t, "HOLDING "), "token=%d node=%s", &token, &node); err != nil {
-		t.Fatalf("child's HOLDING line: %v", err)
-	}
-	return token, node
+	m := c.expect(t, saysHolding)
+	return m.Token, m.Node
 }
 
-func childEnv(t *testing.T, k kind, dir string) []string {
-	return []string{
-		childZKEnv + "=" + zktest.Servers(t)[0],
-		childKindEnv + "=" + k.name,
-		childDirEnv + "=" + dir,
-		childTTLEnv + "=" + processSession.String(),
-	}
+func holderConfig(t *testing.T, role string, k kind, dir string) childConfig {
+	return childConfig{Role: role, ZK: zktest.Servers(t)[0], Kind: k.name, Dir: dir, Session: processSession}
 }
 
 // waitQueued waits until dir has n children: everyone has queued up.
@@ -273,7 +245,7 @@ func TestKilledHolderProcess(t *testing.T) {
 		t.Run(k.name+": the next waiter gets the lock once the killed holder's session times out", func(t *testing.T) {
 			t.Parallel()
 			dir := zktest.Root(t) + "/lock"
-			c := startChild(t, "hold", childEnv(t, k, dir)...)
+			c := startChild(t, holderConfig(t, "hold", k, dir))
 			childToken, _ := c.holding(t)
 
 			ws := sessionOn(t, zktest.Servers(t), processSession)
@@ -290,7 +262,7 @@ func TestKilledHolderProcess(t *testing.T) {
 			waitQueued(t, conn, dir, 2)
 
 			killedAt := time.Now()
-			if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			if err := c.Signal(syscall.SIGKILL); err != nil {
 				t.Fatal(err)
 			}
 			select {
@@ -338,8 +310,9 @@ func TestPausedHolderProcess(t *testing.T) {
 			t.Cleanup(naiveSrv.Close)
 			t.Cleanup(fencedSrv.Close)
 
-			env := append(childEnv(t, k, dir), childDataEnv+"="+data, childNaive+"="+naiveSrv.URL, childFenced+"="+fencedSrv.URL)
-			c := startChild(t, "pause", env...)
+			cfg := holderConfig(t, "pause", k, dir)
+			cfg.Data, cfg.Naive, cfg.Fenced = data, naiveSrv.URL, fencedSrv.URL
+			c := startChild(t, cfg)
 			staleToken, _ := c.holding(t)
 
 			next := newHolder(t, k, ns, dir, nil)
@@ -348,7 +321,7 @@ func TestPausedHolderProcess(t *testing.T) {
 			waitQueued(t, conn, dir, 2)
 
 			// The pause: the holder stops between two lines of code.
-			if err := c.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+			if err := c.Signal(syscall.SIGSTOP); err != nil {
 				t.Fatal(err)
 			}
 			stoppedAt := time.Now()
@@ -380,15 +353,15 @@ func TestPausedHolderProcess(t *testing.T) {
 			}
 
 			// The pause ends: the holder carries on where it stopped.
-			if _, err := io.WriteString(c.stdin, "GO\n"); err != nil {
+			if err := c.Send("GO"); err != nil {
 				t.Fatal(err)
 			}
-			if err := c.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+			if err := c.Signal(syscall.SIGCONT); err != nil {
 				t.Fatal(err)
 			}
-			lostSeen := c.expect(t, "LOST-BEFORE-WRITE ")
+			lostSeen := c.expect(t, saysLostSeen).Lost
 			if k.name == "06-reentrant" {
-				reenter := c.expect(t, "REENTER ")
+				reenter := c.expect(t, saysReenter).Answer
 				t.Run("06: the resumed holder's re-entry is decided on local knowledge", func(t *testing.T) {
 					// The new holder holds the lock now. A re-entry that
 					// succeeds makes two owners (the flaw); one refused
@@ -403,11 +376,11 @@ func TestPausedHolderProcess(t *testing.T) {
 					}
 				})
 			}
-			naiveAnswer := c.expect(t, "NAIVE ")
-			fencedAnswer := c.expect(t, "FENCED ")
-			multiAnswer := c.expect(t, "ZKMULTI ")
-			sessionAnswer := c.expect(t, "SESSION ")
-			t.Logf("resumed holder (token %d, new holder's %d): Lost closed before its write: %s; naive store: %s; fenced store: %s; ZooKeeper multi: %s; its lock's session: %s",
+			naiveAnswer := c.expect(t, saysNaive).Answer
+			fencedAnswer := c.expect(t, saysFenced).Answer
+			multiAnswer := c.expect(t, saysZKMulti).Answer
+			sessionAnswer := c.expect(t, saysSession).Answer
+			t.Logf("resumed holder (token %d, new holder's %d): Lost closed before its write: %v; naive store: %s; fenced store: %s; ZooKeeper multi: %s; its lock's session: %s",
 				staleToken, newToken, lostSeen, naiveAnswer, fencedAnswer, multiAnswer, sessionAnswer)
 
 			t.Run("without fencing the stale write lands after the newer holder's", func(t *testing.T) {

@@ -8,8 +8,8 @@
 // Then the bad-input table: every case a clear error, no panic, no hang and
 // nothing left behind in ZooKeeper.
 //
-// The files: locktest.go (Impl, Run), exclusion.go (the counter and the
-// tokens), unlock.go (ErrNotHeld), held.go (one session holds, another
+// The files: locktest.go (Impl, Run), exclusion.go (Exclusion: the counter
+// and the tokens), unlock.go (ErrNotHeld), held.go (one session holds, another
 // waits), waiting.go (a waiter's deadline, cancel, the holder's session
 // closed, TryLock), badinput.go, clean.go (AssertClean).
 //
@@ -87,7 +87,7 @@ func (impl Impl) sizes() (int, int) {
 
 // Run runs the whole suite as subtests of t.
 func Run(t *testing.T, impl Impl) {
-	t.Run("contenders never hold the lock at once and no update is lost", func(t *testing.T) { exclusion(t, impl) })
+	t.Run("contenders never hold the lock at once and no update is lost", func(t *testing.T) { Exclusion(t, impl) })
 	t.Run("a lock can be taken and released many times on one session", func(t *testing.T) { reuse(t, impl) })
 	t.Run("unlocking a lock never locked returns ErrNotHeld", func(t *testing.T) { unlockUnheld(t, impl) })
 	t.Run("unlocking twice returns ErrNotHeld the second time", func(t *testing.T) { doubleUnlock(t, impl) })

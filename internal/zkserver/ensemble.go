@@ -201,7 +201,7 @@ type helperMember struct {
 }
 
 func (m *helperMember) stop(ctx context.Context) error {
-	if err := m.h.call(ctx, fmt.Sprintf("stop %d", m.i)); err != nil {
+	if err := m.h.call(ctx, HelperRequest{Op: HelperStop, Member: m.i}); err != nil {
 		return err
 	}
 	m.up = false
@@ -209,7 +209,7 @@ func (m *helperMember) stop(ctx context.Context) error {
 }
 
 func (m *helperMember) start(ctx context.Context) error {
-	if err := m.h.call(ctx, fmt.Sprintf("start %d", m.i)); err != nil {
+	if err := m.h.call(ctx, HelperRequest{Op: HelperStart, Member: m.i}); err != nil {
 		return err
 	}
 	m.up = true

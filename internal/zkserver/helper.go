@@ -2,7 +2,9 @@ package zkserver
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -22,24 +24,99 @@ import (
 // So a chapter stays small, and the helper (internal/cmd/zkdocker) is built
 // the first time Docker is actually used.
 //
-// The helper speaks one line at a time. On its standard output:
+// The two speak typed messages, one JSON object per line, each in a
+// helperEnvelope that carries HelperProtocol: both sides refuse a message
+// of another version, or one that is not a message at all. On its standard
+// output the helper says a HelperReply:
 //
-//	ready ADDR[,ADDR…]    once, when every server serves
-//	error MESSAGE         it could not start; it then exits
+//	ready (Servers)    once, when every server serves
+//	error (Error)      it could not start; it then exits
 //
-// and, once ready, it answers each line we send on its standard input:
-//
-//	stop I / start I      → ok, or error MESSAGE   (ensemble member I, 0-based)
+// and, once ready, it answers each HelperRequest we send on its standard
+// input (stop or start ensemble member Member, 0-based) with ok or error.
 //
 // Closing its standard input (which also happens when this process dies)
 // or SIGTERM makes it remove its containers and exit. A helper killed with
 // SIGKILL removes nothing: testcontainers-go's reaper (Ryuk) does, if it is
 // on; if it is off, the helper said so when it started.
+
+// HelperProtocol is the version of the helper's messages. A change to
+// HelperRequest or HelperReply that an older reader would misread changes it.
+const HelperProtocol = 1
+
+// HelperRequest is what zkserver asks of a ready helper.
+type HelperRequest struct {
+	Op     HelperOp `json:"op"`
+	Member int      `json:"member"` // 0-based, < the number of servers
+}
+
+// HelperOp is what a HelperRequest asks for.
+type HelperOp string
+
 const (
-	helperReady = "ready"
-	helperError = "error"
-	helperOK    = "ok"
+	HelperStop  HelperOp = "stop"
+	HelperStart HelperOp = "start"
 )
+
+// HelperReply is what the helper says: ready, then ok or error per request.
+type HelperReply struct {
+	Kind    HelperKind `json:"kind"`
+	Servers []string   `json:"servers,omitempty"` // ready: every server's host:port
+	Error   string     `json:"error,omitempty"`   // error: what went wrong
+}
+
+// HelperKind is what a HelperReply says.
+type HelperKind string
+
+const (
+	HelperReady HelperKind = "ready"
+	HelperOK    HelperKind = "ok"
+	HelperError HelperKind = "error"
+)
+
+// helperEnvelope is one line of the protocol.
+type helperEnvelope[M HelperRequest | HelperReply] struct {
+	Protocol int `json:"protocol"`
+	Msg      M   `json:"msg"`
+}
+
+// WriteHelperMessage writes m as one line of the protocol.
+func WriteHelperMessage[M HelperRequest | HelperReply](w io.Writer, m M) error {
+	b, err := json.Marshal(helperEnvelope[M]{Protocol: HelperProtocol, Msg: m})
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// ReadHelperMessage decodes one line of the protocol. The error says what
+// is wrong with it: not a JSON message of that type, another protocol
+// version (none is version 0), or an op or kind it does not know.
+func ReadHelperMessage[M HelperRequest | HelperReply](line []byte) (M, error) {
+	var e helperEnvelope[M]
+	d := json.NewDecoder(bytes.NewReader(line))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&e); err != nil {
+		return e.Msg, fmt.Errorf("not a message of the helper's protocol: %w", err)
+	}
+	if e.Protocol != HelperProtocol {
+		return e.Msg, fmt.Errorf("protocol version %d, want %d (a helper built from another lockstep tree?)", e.Protocol, HelperProtocol)
+	}
+	switch m := any(e.Msg).(type) {
+	case HelperRequest:
+		if m.Op != HelperStop && m.Op != HelperStart {
+			return e.Msg, fmt.Errorf("op %q, want %q or %q", m.Op, HelperStop, HelperStart)
+		}
+	case HelperReply:
+		switch m.Kind {
+		case HelperReady, HelperOK, HelperError:
+		default:
+			return e.Msg, fmt.Errorf("kind %q, want %q, %q or %q", m.Kind, HelperReady, HelperOK, HelperError)
+		}
+	}
+	return e.Msg, nil
+}
 
 // helperPackage is the helper's directory under the module root.
 const helperPackage = "./internal/cmd/zkdocker"
@@ -157,10 +234,14 @@ func startHelper(ctx context.Context, command helperCommand, n int) (*dockerHelp
 		if !ok {
 			return nil, h.died("before it was ready")
 		}
-		word, rest, _ := strings.Cut(line, " ")
-		switch word {
-		case helperReady:
-			addrs, err := ParseServers(rest)
+		m, err := ReadHelperMessage[HelperReply]([]byte(line))
+		if err != nil {
+			h.close()
+			return nil, fmt.Errorf("zkserver: Docker: the helper said %q: %w", line, err)
+		}
+		switch m.Kind {
+		case HelperReady:
+			addrs, err := ParseServers(strings.Join(m.Servers, ","))
 			if err != nil {
 				h.close()
 				return nil, fmt.Errorf("zkserver: Docker: the helper said %q: %w", line, err)
@@ -168,12 +249,12 @@ func startHelper(ctx context.Context, command helperCommand, n int) (*dockerHelp
 			h.addrs = addrs
 			go h.watchHelper()
 			return h, nil
-		case helperError:
+		case HelperError:
 			h.close()
-			return nil, fmt.Errorf("zkserver: Docker: %s", rest)
+			return nil, fmt.Errorf("zkserver: Docker: %s", m.Error)
 		default:
 			h.close()
-			return nil, fmt.Errorf("zkserver: Docker: the helper said %q, want %q or %q", line, helperReady, helperError)
+			return nil, fmt.Errorf("zkserver: Docker: the helper said %q before it was ready, want %q or %q", line, HelperReady, HelperError)
 		}
 	case <-ctx.Done():
 		h.close()
@@ -182,35 +263,40 @@ func startHelper(ctx context.Context, command helperCommand, n int) (*dockerHelp
 }
 
 // call sends one request and waits for its answer.
-func (h *dockerHelper) call(ctx context.Context, request string) error {
+func (h *dockerHelper) call(ctx context.Context, req HelperRequest) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.broken != nil {
 		return h.broken
 	}
-	if _, err := io.WriteString(h.proc.stdin, request+"\n"); err != nil {
-		h.broken = h.died("before " + request)
+	what := fmt.Sprintf("%s %d", req.Op, req.Member)
+	if err := WriteHelperMessage(h.proc.stdin, req); err != nil {
+		h.broken = h.died("before " + what)
 		return h.broken
 	}
 	select {
 	case line, ok := <-h.lines:
 		if !ok {
-			h.broken = h.died("during " + request)
+			h.broken = h.died("during " + what)
 			return h.broken
 		}
-		word, rest, _ := strings.Cut(line, " ")
-		switch word {
-		case helperOK:
-			return nil
-		case helperError:
-			return fmt.Errorf("zkserver: Docker: %s: %s", request, rest)
+		m, err := ReadHelperMessage[HelperReply]([]byte(line))
+		if err != nil {
+			h.broken = fmt.Errorf("zkserver: Docker: the helper answered %q to %s: %w", line, what, err)
+			return h.broken
 		}
-		h.broken = fmt.Errorf("zkserver: Docker: the helper answered %q to %q, want %q or %q", line, request, helperOK, helperError)
+		switch m.Kind {
+		case HelperOK:
+			return nil
+		case HelperError:
+			return fmt.Errorf("zkserver: Docker: %s: %s", what, m.Error)
+		}
+		h.broken = fmt.Errorf("zkserver: Docker: the helper answered %q to %s, want %q or %q", line, what, HelperOK, HelperError)
 		return h.broken
 	case <-ctx.Done():
 		// The answer may still come; it would then be read as the answer to
 		// the next request, so there is no next request.
-		h.broken = fmt.Errorf("zkserver: Docker: %s: %w; the helper can take no more requests", request, ctx.Err())
+		h.broken = fmt.Errorf("zkserver: Docker: %s: %w; the helper can take no more requests", what, ctx.Err())
 		return h.broken
 	}
 }

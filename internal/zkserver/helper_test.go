@@ -19,6 +19,16 @@ import (
 // address nothing serves on, which only the protocol looks at. The real
 // helper's side of the protocol is tested in internal/cmd/zkdocker.
 
+// say is the line a stand-in prints for m, made by the protocol's own
+// encoder, quoted for sh.
+func say(m HelperReply) string {
+	var b strings.Builder
+	WriteHelperMessage(&b, m)
+	return "'" + strings.TrimSuffix(b.String(), "\n") + "'"
+}
+
+func ready(servers ...string) string { return say(HelperReply{Kind: HelperReady, Servers: servers}) }
+
 // script is a helperCommand running sh -c body with the helper's arguments
 // as $@.
 func script(body string) helperCommand {
@@ -70,7 +80,7 @@ func TestDockerHelperProtocol(t *testing.T) {
 
 	t.Run("ready gives a server, and Close ends the helper through its stdin", func(t *testing.T) {
 		mark := filepath.Join(t.TempDir(), "closed")
-		srv, err := startDocker(ctx, script(`echo "ready 127.0.0.1:2181"; read _; printf "%s " "$@" > "`+mark+`"`))
+		srv, err := startDocker(ctx, script(`echo `+ready("127.0.0.1:2181")+`; read _; printf "%s " "$@" > "`+mark+`"`))
 		t.Cleanup(srv.Close)
 		if err != nil {
 			t.Fatal(err)
@@ -90,8 +100,8 @@ func TestDockerHelperProtocol(t *testing.T) {
 			t.Fatalf("the helper was run with %q, want -n 1", got)
 		}
 	})
-	t.Run("the helper's error line is the error, on one line", func(t *testing.T) {
-		srv, err := startDocker(ctx, script(`echo "error docker engine does not answer: rootless Docker not found"; exit 1`))
+	t.Run("the helper's error message is the error, on one line", func(t *testing.T) {
+		srv, err := startDocker(ctx, script(`echo `+say(HelperReply{Kind: HelperError, Error: "docker engine does not answer: rootless Docker not found"})+`; exit 1`))
 		t.Cleanup(srv.Close)
 		want := "zkserver: Docker: docker engine does not answer: rootless Docker not found"
 		if err == nil || err.Error() != want {
@@ -110,15 +120,25 @@ echo "internal/cmd/zkdocker/main.go:3:1: syntax error" >&2; echo "exit status 1"
 			t.Fatalf("Progress got %q: want the helper's stderr without go run's exit status", said)
 		}
 	})
-	t.Run("a line that is not the protocol is refused", func(t *testing.T) {
-		srv, err := startDocker(ctx, script(`echo "Pulling zookeeper:3.9.3"; read _`))
-		t.Cleanup(srv.Close)
-		if err == nil || !strings.Contains(err.Error(), `said "Pulling zookeeper:3.9.3"`) {
-			t.Fatalf("err = %v", err)
+	t.Run("a line that is not the protocol is refused, saying so", func(t *testing.T) {
+		for _, c := range []struct{ line, want string }{
+			{`"Pulling zookeeper:3.9.3"`, `said "Pulling zookeeper:3.9.3": not a message of the helper's protocol`},
+			{`"ready 127.0.0.1:2181"`, `said "ready 127.0.0.1:2181": not a message of the helper's protocol`},
+			{`'{"protocol":2,"msg":{"kind":"ready","servers":["127.0.0.1:2181"]}}'`, "protocol version 2, want 1"},
+			{`'{"msg":{"kind":"ready","servers":["127.0.0.1:2181"]}}'`, "protocol version 0, want 1"},
+			{`'{"protocol":1,"msg":{"kind":"hello"}}'`, `kind "hello", want "ready", "ok" or "error"`},
+			{`'{"protocol":1,"msg":{"kind":"ready","port":2181}}'`, `unknown field "port"`},
+			{say(HelperReply{Kind: HelperOK}), `said "{\"protocol\":1,\"msg\":{\"kind\":\"ok\"}}" before it was ready`},
+		} {
+			srv, err := startDocker(ctx, script(`echo `+c.line+`; read _`))
+			t.Cleanup(srv.Close)
+			if err == nil || !strings.HasPrefix(err.Error(), "zkserver: Docker: ") || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("the helper said %s: err = %v, want %q", c.line, err, c.want)
+			}
 		}
 	})
-	t.Run("a ready line without a host:port is refused", func(t *testing.T) {
-		srv, err := startDocker(ctx, script(`echo "ready nowhere"; read _`))
+	t.Run("a ready message without a host:port is refused", func(t *testing.T) {
+		srv, err := startDocker(ctx, script(`echo `+ready("nowhere")+`; read _`))
 		t.Cleanup(srv.Close)
 		if err == nil || !strings.Contains(err.Error(), "want host:port") {
 			t.Fatalf("err = %v", err)
@@ -139,7 +159,7 @@ echo "internal/cmd/zkdocker/main.go:3:1: syntax error" >&2; echo "exit status 1"
 	})
 	t.Run("a helper that ignores end-of-file is killed after the grace", func(t *testing.T) {
 		shortGrace(t)
-		srv, err := startDocker(ctx, script(`echo "ready 127.0.0.1:2181"; exec sleep 60`))
+		srv, err := startDocker(ctx, script(`echo `+ready("127.0.0.1:2181")+`; exec sleep 60`))
 		t.Cleanup(srv.Close)
 		if err != nil {
 			t.Fatal(err)
@@ -152,7 +172,7 @@ echo "internal/cmd/zkdocker/main.go:3:1: syntax error" >&2; echo "exit status 1"
 	})
 	t.Run("a grandchild left holding its stdout (go run's helper) is killed too", func(t *testing.T) {
 		shortGrace(t)
-		srv, err := startDocker(ctx, script(`echo "ready 127.0.0.1:2181"; sleep 60 & exit 0`))
+		srv, err := startDocker(ctx, script(`echo `+ready("127.0.0.1:2181")+`; sleep 60 & exit 0`))
 		t.Cleanup(srv.Close)
 		if err != nil {
 			t.Fatal(err)
@@ -165,16 +185,52 @@ echo "internal/cmd/zkdocker/main.go:3:1: syntax error" >&2; echo "exit status 1"
 	})
 }
 
+func TestHelperMessages(t *testing.T) {
+	t.Run("a request and a reply come back as they were written", func(t *testing.T) {
+		var b bytes.Buffer
+		WriteHelperMessage(&b, HelperRequest{Op: HelperStart, Member: 2})
+		req, err := ReadHelperMessage[HelperRequest](bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+		if err != nil || req != (HelperRequest{Op: HelperStart, Member: 2}) {
+			t.Fatalf("request %+v, %v", req, err)
+		}
+		b.Reset()
+		WriteHelperMessage(&b, HelperReply{Kind: HelperReady, Servers: []string{"127.0.0.1:1", "127.0.0.1:2"}})
+		if strings.Count(b.String(), "\n") != 1 || !strings.HasSuffix(b.String(), "\n") {
+			t.Fatalf("not one line: %q", b.String())
+		}
+		rep, err := ReadHelperMessage[HelperReply](b.Bytes())
+		if err != nil || rep.Kind != HelperReady || strings.Join(rep.Servers, ",") != "127.0.0.1:1,127.0.0.1:2" {
+			t.Fatalf("reply %+v, %v", rep, err)
+		}
+	})
+	t.Run("a malformed message is a clear error", func(t *testing.T) {
+		for _, c := range []struct{ line, want string }{
+			{`stop 1`, "not a message of the helper's protocol"},
+			{`{"protocol":1,"msg":{"op":"stop","member":"one"}}`, "not a message of the helper's protocol"},
+			{`{"protocol":1,"msg":{"op":"stop","member":1,"force":true}}`, `unknown field "force"`},
+			{`{"op":"stop","member":1}`, `unknown field "op"`},
+			{`{"protocol":7,"msg":{"op":"stop","member":1}}`, "protocol version 7, want 1"},
+			{`{"protocol":1,"msg":{"op":"pause","member":1}}`, `op "pause", want "stop" or "start"`},
+		} {
+			if _, err := ReadHelperMessage[HelperRequest]([]byte(c.line)); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s: err = %v, want %q", c.line, err, c.want)
+			}
+		}
+	})
+}
+
 func TestDockerHelperEnsemble(t *testing.T) {
 	quiet(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	// Member 2 cannot be stopped; "die" ends the stand-in mid-request.
-	members := `echo "ready 127.0.0.1:1,127.0.0.1:2,127.0.0.1:3"
-while read verb i; do
-  case "$verb $i" in
-    "stop 2") echo "error container zk3 is gone" ;;
-    "stop "*|"start "*) echo ok ;;
+	// Member 2 cannot be stopped; "start 1" is answered with a line that is
+	// not the protocol; any other op ends the stand-in mid-request.
+	members := `echo ` + ready("127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3") + `
+while read line; do
+  case "$line" in
+    *'"op":"stop","member":2}'*) echo ` + say(HelperReply{Kind: HelperError, Error: "container zk3 is gone"}) + ` ;;
+    *'"op":"start","member":1}'*) echo "Starting zk2" ;;
+    *'"op":"stop"'*|*'"op":"start"'*) echo ` + say(HelperReply{Kind: HelperOK}) + ` ;;
     *) echo "bye" >&2; exit 3 ;;
   esac
 done`
@@ -212,16 +268,32 @@ done`
 			t.Fatal(err)
 		}
 		h := e.members[0].(*helperMember).h
-		err = h.call(ctx, "die now")
-		if err == nil || !strings.Contains(err.Error(), "ended during die now") || !strings.HasSuffix(err.Error(), ": bye") {
+		err = h.call(ctx, HelperRequest{Op: "die", Member: 0})
+		if err == nil || !strings.Contains(err.Error(), "ended during die 0") || !strings.HasSuffix(err.Error(), ": bye") {
 			t.Fatalf("err = %v", err)
 		}
 		if err2 := e.Stop(ctx, 0); err2 == nil || err2.Error() != err.Error() {
 			t.Fatalf("the next request: %v, want %v", err2, err)
 		}
 	})
+	t.Run("an answer that is not the protocol fails that request and every later one", func(t *testing.T) {
+		e, err := startDockerEnsemble(ctx, script(members), 3)
+		t.Cleanup(e.Close)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := e.members[0].(*helperMember).h
+		err = h.call(ctx, HelperRequest{Op: HelperStart, Member: 1})
+		want := `zkserver: Docker: the helper answered "Starting zk2" to start 1: not a message of the helper's protocol`
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Fatalf("err = %v, want %q…", err, want)
+		}
+		if err2 := e.Stop(ctx, 0); err2 == nil || err2.Error() != err.Error() {
+			t.Fatalf("the next request: %v, want %v", err2, err)
+		}
+	})
 	t.Run("a helper that reports another number of servers is refused", func(t *testing.T) {
-		e, err := startDockerEnsemble(ctx, script(`echo "ready 127.0.0.1:1"; read _`), 3)
+		e, err := startDockerEnsemble(ctx, script(`echo `+ready("127.0.0.1:1")+`; read _`), 3)
 		t.Cleanup(e.Close)
 		if err == nil || !strings.Contains(err.Error(), "asked the helper for 3 servers, it reported 1") {
 			t.Fatalf("err = %v", err)
@@ -245,7 +317,7 @@ func TestAFailedDockerStepFallsThrough(t *testing.T) {
 		}
 	}
 	up := func(context.Context) error { return nil }
-	failing := script(`echo "error docker engine does not answer: permission denied"; exit 1`)
+	failing := script(`echo ` + say(HelperReply{Kind: HelperError, Error: "docker engine does not answer: permission denied"}) + `; exit 1`)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 

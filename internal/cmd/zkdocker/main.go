@@ -5,13 +5,15 @@
 // Docker engine, so that the chapters' own binaries link no Docker client:
 //
 //	$ go run ./internal/cmd/zkdocker -n 1
-//	ready 127.0.0.1:32771
+//	{"protocol":1,"msg":{"kind":"ready","servers":["127.0.0.1:32771"]}}
 //
-// Its standard output carries only the protocol zkserver reads (see
-// internal/zkserver/helper.go): "ready ADDR[,ADDR…]" once every server
-// serves, or "error MESSAGE" (one line) and exit status 1. Once ready it
-// answers "stop I" and "start I" (ensemble member I, 0-based) with "ok" or
-// "error MESSAGE". If the helper itself is killed (SIGKILL), only
+// Its standard output carries only the typed messages zkserver reads, one
+// per line (zkserver.HelperReply, written and read by zkserver's
+// WriteHelperMessage and ReadHelperMessage; see internal/zkserver/helper.go):
+// ready with every server once every server serves, or error and exit
+// status 1. Once ready it answers each zkserver.HelperRequest (stop or
+// start ensemble member I, 0-based) with ok or error; a line that is not a
+// request is answered with error. If the helper itself is killed (SIGKILL), only
 // testcontainers-go's reaper (Ryuk) removes the containers, within seconds;
 // with Ryuk off they stay, and the helper says so when it starts.
 package main
@@ -24,9 +26,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/lockstep-zk/lockstep/internal/zkserver"
 )
 
 func main() {
@@ -82,7 +85,7 @@ func serve(ctx context.Context, in io.Reader, out io.Writer, start func(context.
 		select {
 		case s := <-done:
 			if s.err != nil {
-				fmt.Fprintf(out, "error %s\n", oneLine(s.err))
+				zkserver.WriteHelperMessage(out, zkserver.HelperReply{Kind: zkserver.HelperError, Error: oneLine(s.err)})
 				return 1
 			}
 			cl = s.cl
@@ -98,7 +101,7 @@ func serve(ctx context.Context, in io.Reader, out io.Writer, start func(context.
 	if sctx.Err() != nil {
 		return 0 // started just as we were told to stop
 	}
-	fmt.Fprintf(out, "ready %s\n", strings.Join(cl.Addrs(), ","))
+	zkserver.WriteHelperMessage(out, zkserver.HelperReply{Kind: zkserver.HelperReady, Servers: cl.Addrs()})
 
 	for {
 		select {
@@ -108,29 +111,28 @@ func serve(ctx context.Context, in io.Reader, out io.Writer, start func(context.
 			if !ok {
 				return 0
 			}
+			reply := zkserver.HelperReply{Kind: zkserver.HelperOK}
 			if err := handle(ctx, cl, req); err != nil {
-				fmt.Fprintf(out, "error %s\n", oneLine(err))
-			} else {
-				fmt.Fprintln(out, "ok")
+				reply = zkserver.HelperReply{Kind: zkserver.HelperError, Error: oneLine(err)}
 			}
+			zkserver.WriteHelperMessage(out, reply)
 		}
 	}
 }
 
-// handle carries out one "stop I" or "start I".
-func handle(ctx context.Context, cl cluster, req string) error {
-	verb, arg, _ := strings.Cut(strings.TrimSpace(req), " ")
-	i, err := strconv.Atoi(arg)
-	if err != nil || i < 0 || i >= len(cl.Addrs()) {
-		return fmt.Errorf("%q: want stop I or start I with 0 ≤ I < %d", req, len(cl.Addrs()))
+// handle carries out one request line: a zkserver.HelperRequest.
+func handle(ctx context.Context, cl cluster, line string) error {
+	req, err := zkserver.ReadHelperMessage[zkserver.HelperRequest]([]byte(line))
+	if err != nil {
+		return fmt.Errorf("%q: %w", line, err)
 	}
-	switch verb {
-	case "stop":
-		return cl.Stop(ctx, i)
-	case "start":
-		return cl.Start(ctx, i)
+	if req.Member < 0 || req.Member >= len(cl.Addrs()) {
+		return fmt.Errorf("%s %d: want a member 0 ≤ I < %d", req.Op, req.Member, len(cl.Addrs()))
 	}
-	return fmt.Errorf("%q: want stop I or start I", req)
+	if req.Op == zkserver.HelperStop {
+		return cl.Stop(ctx, req.Member)
+	}
+	return cl.Start(ctx, req.Member)
 }
 
 // oneLine keeps an error on one protocol line.

@@ -14,10 +14,13 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/lockstep-zk/lockstep/internal/zkserver"
 )
 
 // These tests check the helper's side of the protocol internal/zkserver
-// reads (helper.go there). No Docker engine runs here: serve is driven with
+// reads (helper.go there: the typed messages and their one encoder and
+// decoder). No Docker engine runs here: serve is driven with
 // a stand-in for the containers (it records what it was asked), and the
 // real command is run against an engine address nothing listens on.
 
@@ -97,25 +100,44 @@ func exitStatus(t *testing.T, status <-chan int) int {
 	}
 }
 
+// reply decodes one line serve wrote, failing the test if it is not a
+// message of the protocol.
+func reply(t *testing.T, line string) zkserver.HelperReply {
+	t.Helper()
+	m, err := zkserver.ReadHelperMessage[zkserver.HelperReply]([]byte(line))
+	if err != nil {
+		t.Fatalf("serve wrote %q: %v", line, err)
+	}
+	return m
+}
+
 func TestServe(t *testing.T) {
 	ctx := context.Background()
 
 	t.Run("ready names every server, requests are answered, end-of-file removes them", func(t *testing.T) {
 		s := newStandIn()
 		in, next, status := running(t, ctx, func(context.Context) (cluster, error) { return s, nil })
-		if got := next(); got != "ready 127.0.0.1:1,127.0.0.1:2,127.0.0.1:3" {
-			t.Fatalf("first line %q", got)
+		if got := reply(t, next()); got.Kind != zkserver.HelperReady || strings.Join(got.Servers, ",") != "127.0.0.1:1,127.0.0.1:2,127.0.0.1:3" {
+			t.Fatalf("first message %+v", got)
 		}
-		for _, c := range [][2]string{
-			{"stop 0", "ok"},
-			{"start 0", "ok"},
-			{"stop 2", "error container zk3: already gone"},
-			{"stop 3", `error "stop 3": want stop I or start I with 0 ≤ I < 3`},
-			{"pause 1", `error "pause 1": want stop I or start I`},
+		request := func(op zkserver.HelperOp, i int) string {
+			var b strings.Builder
+			zkserver.WriteHelperMessage(&b, zkserver.HelperRequest{Op: op, Member: i})
+			return strings.TrimSuffix(b.String(), "\n")
+		}
+		for _, c := range []struct{ line, kind, error string }{
+			{request(zkserver.HelperStop, 0), "ok", ""},
+			{request(zkserver.HelperStart, 0), "ok", ""},
+			{request(zkserver.HelperStop, 2), "error", "container zk3: already gone"},
+			{request(zkserver.HelperStop, 3), "error", "stop 3: want a member 0 ≤ I < 3"},
+			{`{"protocol":1,"msg":{"op":"pause","member":1}}`, "error", `op "pause", want "stop" or "start"`},
+			{`{"protocol":2,"msg":{"op":"stop","member":1}}`, "error", "protocol version 2, want 1"},
+			{`stop 1`, "error", "not a message of the helper's protocol"},
 		} {
-			fmt.Fprintln(in, c[0])
-			if got := next(); got != c[1] {
-				t.Errorf("%s → %q, want %q", c[0], got, c[1])
+			fmt.Fprintln(in, c.line)
+			got := reply(t, next())
+			if string(got.Kind) != c.kind || !strings.Contains(got.Error, c.error) {
+				t.Errorf("%s → %+v, want %s %q", c.line, got, c.kind, c.error)
 			}
 		}
 		in.Close()
@@ -131,12 +153,12 @@ func TestServe(t *testing.T) {
 			t.Fatalf("the containers were asked %s", got)
 		}
 	})
-	t.Run("a failed start is one error line and exit status 1", func(t *testing.T) {
+	t.Run("a failed start is one error message and exit status 1", func(t *testing.T) {
 		_, next, status := running(t, ctx, func(context.Context) (cluster, error) {
 			return nil, errors.New("start zookeeper:3.9.3: pull:\n  manifest unknown")
 		})
-		if got := next(); got != "error start zookeeper:3.9.3: pull: manifest unknown" {
-			t.Fatalf("line %q", got)
+		if got := reply(t, next()); got.Kind != zkserver.HelperError || got.Error != "start zookeeper:3.9.3: pull: manifest unknown" {
+			t.Fatalf("message %+v", got)
 		}
 		if got := next(); got != "(end of output)" {
 			t.Fatalf("a second line %q", got)
@@ -209,8 +231,11 @@ func TestWithoutAnEngineTheHelperSaysSoInOneLine(t *testing.T) {
 		t.Fatalf("err = %v, want exit status 1", err)
 	}
 	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-	if len(lines) != 1 || !strings.HasPrefix(lines[0], "error docker engine does not answer: ") {
-		t.Fatalf("stdout = %q, want one line: error docker engine does not answer: …", out)
+	if len(lines) != 1 {
+		t.Fatalf("stdout = %q, want one message", out)
+	}
+	if got := reply(t, lines[0]); got.Kind != zkserver.HelperError || !strings.HasPrefix(got.Error, "docker engine does not answer: ") {
+		t.Fatalf("stdout = %q, want an error: docker engine does not answer: …", out)
 	}
 	t.Logf("stdout: %s", lines[0])
 }

@@ -3,17 +3,14 @@ package arena_test
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
+	"github.com/lockstep-zk/lockstep/internal/childproc"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 	"github.com/lockstep-zk/lockstep/workshop/class/arena"
@@ -22,10 +19,11 @@ import (
 
 // The lid test needs a learner in a process of its own: only a real
 // process can be frozen (SIGSTOP), as a laptop's closed lid freezes its
-// runner. As reliability/ does, the test runs its own binary again with
-// childEnv set, and TestMain hands over to childMain. The two speak typed
-// messages: a childConfig in the environment, a childMsg per line on the
-// child's stdout, and one line on its stdin (the lid opens).
+// runner. As reliability/ does, the test runs its own binary again
+// (internal/childproc) with childEnv set, and TestMain hands over to
+// childMain. The two speak typed messages: a childConfig in the
+// environment, a childMsg per line on the child's stdout, and one line on
+// its stdin (the lid opens).
 const childEnv = "LOCKSTEP_ARENA_CHILD" // a childConfig, as JSON
 
 type childConfig struct {
@@ -49,10 +47,10 @@ type childMsg struct {
 // it writes — the test freezes it meanwhile, for longer than its lock's
 // session. Then it carries on exactly where it stopped.
 func childMain() int {
-	say := func(m childMsg) { b, _ := json.Marshal(m); fmt.Printf("%s\n", b) }
+	say := func(m childMsg) { childproc.Say(m) }
 	fail := func(err error) int { say(childMsg{Event: "error", Error: err.Error()}); return 1 }
-	var cfg childConfig
-	if err := json.Unmarshal([]byte(os.Getenv(childEnv)), &cfg); err != nil {
+	cfg, _, err := childproc.Config[childConfig](childEnv)
+	if err != nil {
 		return fail(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -100,67 +98,21 @@ func childMain() int {
 }
 
 // child is the learner process.
-type child struct {
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	msgs  chan childMsg
-}
+type child struct{ *childproc.Child[childMsg] }
 
-func startChild(t *testing.T, cfg childConfig) *child {
+func startChild(t *testing.T, cfg childConfig) child {
 	t.Helper()
-	b, _ := json.Marshal(cfg)
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childEnv+"="+string(b))
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	c := &child{cmd: cmd, stdin: stdin, msgs: make(chan childMsg, 16)}
-	go func() {
-		defer close(c.msgs)
-		s := bufio.NewScanner(stdout)
-		for s.Scan() {
-			var m childMsg
-			if !strings.HasPrefix(s.Text(), "{") || json.Unmarshal(s.Bytes(), &m) != nil {
-				continue // not ours (a library's log line)
-			}
-			c.msgs <- m
-		}
-	}()
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGKILL) // harmless if it already exited
-		stdin.Close()
-		for range c.msgs {
-		}
-		cmd.Wait()
-	})
-	return c
+	return child{childproc.Start[childMsg](t, childEnv, cfg)}
 }
 
 // expect waits for the child's next message, which must be event.
-func (c *child) expect(t *testing.T, event string) childMsg {
+func (c child) expect(t *testing.T, event string) childMsg {
 	t.Helper()
-	select {
-	case m, ok := <-c.msgs:
-		if !ok {
-			t.Fatalf("the child exited before %q", event)
-		}
-		if m.Event != event {
-			t.Fatalf("the child said %+v, want %q", m, event)
-		}
-		return m
-	case <-time.After(zktest.Patience):
-		t.Fatalf("no %q from the child after %v", event, zktest.Patience)
+	m := c.Next(t, zktest.Patience)
+	if m.Event != event {
+		t.Fatalf("the child said %+v, want %q", m, event)
 	}
-	return childMsg{}
+	return m
 }
 
 func TestLidClosed(t *testing.T) {
@@ -176,7 +128,7 @@ func TestLidClosed(t *testing.T) {
 		queued(t, r, 2)
 
 		// The lid closes: the runner stops between its read and its write.
-		if err := c.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		if err := c.Signal(syscall.SIGSTOP); err != nil {
 			t.Fatal(err)
 		}
 		stopped := time.Now()
@@ -187,10 +139,10 @@ func TestLidClosed(t *testing.T) {
 		entered := time.Since(stopped)
 
 		// The lid opens: the runner carries on where it stopped, and writes.
-		if _, err := io.WriteString(c.stdin, "open\n"); err != nil {
+		if err := c.Send("open"); err != nil {
 			t.Fatal(err)
 		}
-		if err := c.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		if err := c.Signal(syscall.SIGCONT); err != nil {
 			t.Fatal(err)
 		}
 		got := c.expect(t, "round").Outcome

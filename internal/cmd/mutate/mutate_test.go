@@ -85,7 +85,7 @@ func TestEveryReportIsAboutTheLessonFileAsItIsAndNoMutantSurvives(t *testing.T) 
 		t.Run(ex.Chapter, func(t *testing.T) {
 			report, err := os.ReadFile(filepath.Join(root, "workshop", "mutants", ex.Chapter+".md"))
 			if os.IsNotExist(err) {
-				t.Skipf("no report yet: go run ./workshop/mutate -chapter %s", ex.Chapter)
+				t.Skipf("no report yet: go run ./internal/cmd/mutate -chapter %s", ex.Chapter)
 			}
 			if err != nil {
 				t.Fatal(err)
@@ -97,7 +97,7 @@ func TestEveryReportIsAboutTheLessonFileAsItIsAndNoMutantSurvives(t *testing.T) 
 			sum := sha256.Sum256(src)
 			m := sumLine.FindSubmatch(report)
 			if m == nil || string(m[1]) != hex.EncodeToString(sum[:]) {
-				t.Fatalf("workshop/mutants/%s.md judged another version of %s: run go run ./workshop/mutate -chapter %s again", ex.Chapter, course.Reference(ex.Files[0]), ex.Chapter)
+				t.Fatalf("workshop/mutants/%s.md judged another version of %s: run go run ./internal/cmd/mutate -chapter %s again", ex.Chapter, course.Reference(ex.Files[0]), ex.Chapter)
 			}
 			c := counts.FindSubmatch(report)
 			if c == nil || string(c[1]) != "0" {
