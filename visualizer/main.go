@@ -38,8 +38,8 @@ import (
 	leaderscene "github.com/lockstep-zk/lockstep/07-leader/scene"
 	semaphorescene "github.com/lockstep-zk/lockstep/09-semaphore/scene"
 	"github.com/lockstep-zk/lockstep/event"
-	"github.com/lockstep-zk/lockstep/internal/scene"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
+	"github.com/lockstep-zk/lockstep/visualizer/scene"
 	"github.com/lockstep-zk/lockstep/visualizer/tui"
 	"github.com/lockstep-zk/lockstep/visualizer/world"
 )

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/lockstep-zk/lockstep/05-rwlock/rwlock"
-	"github.com/lockstep-zk/lockstep/internal/scene"
+	"github.com/lockstep-zk/lockstep/visualizer/scene"
 )
 
 // New returns chapter 05's scene.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/lockstep-zk/lockstep/event"
 
-	"github.com/lockstep-zk/lockstep/internal/scene"
+	"github.com/lockstep-zk/lockstep/visualizer/scene"
 )
 
 // The model learns what happens in the world only through these values,

@@ -6,7 +6,7 @@
 // change the pace, or switch chapter.
 //
 // The engine knows no chapter and no server: it shows the scenes
-// (internal/scene) it is given, and a World (visualizer/world is the live
+// (visualizer/scene) it is given, and a World (visualizer/world is the live
 // one) tells it what happens and does what its keys ask.
 // visualizer/main.go is the one place that lists the scenes and builds
 // the world:
@@ -30,7 +30,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
-	"github.com/lockstep-zk/lockstep/internal/scene"
+	"github.com/lockstep-zk/lockstep/visualizer/scene"
 )
 
 // World is what Run shows: the keys act on it (Controller) and it tells

@@ -6,7 +6,7 @@
 // world's typed messages (tui.ChapterStarted, tui.QueueSnapshot, …), in
 // batches of at most one a frame, and its keys act on the world through
 // tui.Controller. The world knows no chapter: it runs the scenes
-// (internal/scene) it is given.
+// (visualizer/scene) it is given.
 //
 // The files, one concern each:
 //
@@ -32,8 +32,8 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/internal/randhex"
-	"github.com/lockstep-zk/lockstep/internal/scene"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
+	"github.com/lockstep-zk/lockstep/visualizer/scene"
 	"github.com/lockstep-zk/lockstep/visualizer/tui"
 )
 
