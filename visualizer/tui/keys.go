@@ -87,7 +87,7 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			m.status = fmt.Sprintf(m.say().StatusNobody, strings.ToLower(m.words.Holds), m.words.Worker)
 			return m, nil
 		}
-		if !m.workers[target].state.alive() {
+		if !m.workers[target].state.Alive() {
 			m.status = fmt.Sprintf(m.say().StatusGone, target)
 			return m, nil
 		}

@@ -6,6 +6,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/lockstep-zk/lockstep/visualizer/scene"
+
+	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
 
 // Controller is what the keys act on: the running workers. Update never
@@ -24,12 +26,12 @@ type Controller interface {
 // Source delivers what happened since the last call, blocking until
 // something did. It returns nil when the world has stopped.
 type Source interface {
-	Next() []Msg
+	Next() []worldmsg.Msg
 }
 
 // lockEventMsg is one batch of what happened in the world, each a Msg:
 // ChapterStarted, QueueSnapshot, WorkerChange, Notice, LockEvent.
-type lockEventMsg struct{ items []Msg }
+type lockEventMsg struct{ items []worldmsg.Msg }
 
 // tickMsg drives the only animation: notification flashes fading out.
 type tickMsg time.Time
@@ -46,7 +48,7 @@ const (
 // worker is one worker as the view knows it.
 type worker struct {
 	name       string
-	state      State
+	state      worldmsg.State
 	node       string            // its lock node while it holds (full path)
 	watching   map[string]string // node (full path) → watch op
 	acquired   int
@@ -84,7 +86,7 @@ type Model struct {
 	// theirs that arrives late (a lock's goroutine that told its last
 	// event after the stop) must not bring the row back.
 	gone  map[string]bool
-	queue QueueSnapshot
+	queue worldmsg.QueueSnapshot
 	log   []string
 
 	// totals
@@ -191,7 +193,7 @@ func (m Model) selected() string {
 		return m.order[m.cursor]
 	}
 	for _, n := range m.order {
-		if m.workers[n].state == Holding {
+		if m.workers[n].state == worldmsg.Holding {
 			return n
 		}
 	}
@@ -199,7 +201,7 @@ func (m Model) selected() string {
 }
 
 // count is how many workers are in state s.
-func (m Model) count(s State) int {
+func (m Model) count(s worldmsg.State) int {
 	n := 0
 	for _, w := range m.workers {
 		if w.state == s {
@@ -213,7 +215,7 @@ func (m Model) count(s State) int {
 func (m Model) holders() []string {
 	var hs []string
 	for _, n := range m.order {
-		if m.workers[n].state == Holding {
+		if m.workers[n].state == worldmsg.Holding {
 			hs = append(hs, n)
 		}
 	}

@@ -18,6 +18,8 @@ import (
 
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/visualizer/scene"
+
+	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
 
 // A replay plays a recording (what a failing test's locks emitted, see
@@ -35,8 +37,8 @@ import (
 // the model (the event, and the queue when it changed).
 type Replay struct {
 	rec   event.Recording
-	start ChapterStarted
-	steps [][]Msg
+	start worldmsg.ChapterStarted
+	steps [][]worldmsg.Msg
 	// seen: the test did not mark where the property broke, and the replay
 	// found the first event against the chapter's expectation itself.
 	seen string
@@ -80,7 +82,7 @@ func NewReplay(rec event.Recording, sc scene.Scene) *Replay {
 			owners = append(owners, e.Owner)
 		}
 	}
-	r.start = ChapterStarted{Scene: sc, Path: lock, Dir: dir, Workers: owners}
+	r.start = worldmsg.ChapterStarted{Scene: sc, Path: lock, Dir: dir, Workers: owners}
 	if r.rec.Header.BrokeAt < 0 {
 		// The test failed without saying where (it gave up waiting, say):
 		// look for the first event against what the chapter expects.
@@ -100,8 +102,8 @@ func NewReplay(rec event.Recording, sc scene.Scene) *Replay {
 	r.steps = queueSteps(raw, dir, sc.Tag, sc.Single, sc.Dirs)
 	for _, step := range r.steps {
 		for j, it := range step {
-			if e, ok := it.(LockEvent); ok && sc.Recast != nil {
-				step[j] = LockEvent{sc.Recast(e.Event)}
+			if e, ok := it.(worldmsg.LockEvent); ok && sc.Recast != nil {
+				step[j] = worldmsg.LockEvent{Event: sc.Recast(e.Event)}
 			}
 		}
 	}
@@ -114,14 +116,14 @@ func NewReplay(rec event.Recording, sc scene.Scene) *Replay {
 //
 // dirs: the queue is the children of these subdirectories of dir, in this
 // order (09: leases, then the gate's locks), as the live view shows them.
-func queueSteps(events []event.Event, dir string, tag func(string) string, single bool, dirs []string) [][]Msg {
+func queueSteps(events []event.Event, dir string, tag func(string) string, single bool, dirs []string) [][]worldmsg.Msg {
 	type live struct {
-		QueueNode
+		worldmsg.QueueNode
 		at int // order of appearance, for nodes without a sequence; one per life of a node
 	}
 	present := map[string]*live{} // full path → node
 	n := 0
-	snapshot := func() QueueSnapshot {
+	snapshot := func() worldmsg.QueueSnapshot {
 		var nodes []*live
 		for _, q := range present {
 			nodes = append(nodes, q)
@@ -135,7 +137,7 @@ func queueSteps(events []event.Event, dir string, tag func(string) string, singl
 			}
 			return a.at - b.at
 		})
-		s := QueueSnapshot{Dir: dir}
+		s := worldmsg.QueueSnapshot{Dir: dir}
 		for _, q := range nodes {
 			s.Nodes = append(s.Nodes, q.QueueNode)
 		}
@@ -155,7 +157,7 @@ func queueSteps(events []event.Event, dir string, tag func(string) string, singl
 			return false
 		}
 		name := strings.TrimPrefix(node, dir+"/")
-		q := &live{QueueNode: QueueNode{Name: name, Seq: sequenceOf(name), Owner: owner}, at: n}
+		q := &live{QueueNode: worldmsg.QueueNode{Name: name, Seq: sequenceOf(name), Owner: owner}, at: n}
 		if tag != nil {
 			q.Kind = tag(event.Short(name))
 		}
@@ -191,7 +193,7 @@ func queueSteps(events []event.Event, dir string, tag func(string) string, singl
 		}
 		return ""
 	}
-	steps := make([][]Msg, len(events))
+	steps := make([][]worldmsg.Msg, len(events))
 	for i, e := range events {
 		var before, after bool
 		switch {
@@ -249,11 +251,11 @@ func queueSteps(events []event.Event, dir string, tag func(string) string, singl
 		}
 		switch {
 		case before:
-			steps[i] = []Msg{snapshot(), LockEvent{e}}
+			steps[i] = []worldmsg.Msg{snapshot(), worldmsg.LockEvent{Event: e}}
 		case after:
-			steps[i] = []Msg{LockEvent{e}, snapshot()}
+			steps[i] = []worldmsg.Msg{worldmsg.LockEvent{Event: e}, snapshot()}
 		default:
-			steps[i] = []Msg{LockEvent{e}}
+			steps[i] = []worldmsg.Msg{worldmsg.LockEvent{Event: e}}
 		}
 	}
 	return steps
@@ -278,7 +280,7 @@ func (r *Replay) BrokeAt() int { return r.rec.Header.BrokeAt }
 // At is the model after the first k events (0 ≤ k ≤ Len).
 func (r *Replay) At(k int) Model {
 	k = max(0, min(k, len(r.steps)))
-	items := []Msg{r.start}
+	items := []worldmsg.Msg{r.start}
 	for _, s := range r.steps[:k] {
 		items = append(items, s...)
 	}

@@ -31,6 +31,8 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/lockstep-zk/lockstep/visualizer/scene"
+
+	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
 
 // World is what Run shows: the keys act on it (Controller) and it tells
@@ -41,7 +43,7 @@ type World interface {
 	// Start runs chapter ch with n workers, the first chapter shown.
 	Start(ch scene.Scene, n int) error
 	// Pending is what happened so far, without waiting (-frames).
-	Pending() []Msg
+	Pending() []worldmsg.Msg
 	// Failed is closed when the scenes' code panicked; Err then returns
 	// the panic (nil before).
 	Failed() <-chan struct{}
@@ -139,7 +141,7 @@ func Run(ctx context.Context, w World, opts Options) error {
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithFPS(30))
 	go func() {
 		if err := w.Start(ch, opts.Workers); err != nil {
-			p.Send(lockEventMsg{[]Msg{Notice{Text: "start: " + err.Error()}}})
+			p.Send(lockEventMsg{[]worldmsg.Msg{worldmsg.Notice{Text: "start: " + err.Error()}}})
 		}
 	}()
 	go func() {

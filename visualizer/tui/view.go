@@ -73,7 +73,7 @@ func (m Model) headerLines(w int) []string {
 	}
 	alive := 0
 	for _, n := range m.order {
-		if m.workers[n].state.alive() {
+		if m.workers[n].state.Alive() {
 			alive++
 		}
 	}
