@@ -69,7 +69,7 @@ func describe(e event.Event) string {
 	case event.Notified:
 		return e.Owner + " notified: " + strings.TrimPrefix(e.Detail, "Event") + " " + node + " (watch used up)"
 	case event.WatchSet:
-		return e.Owner + " watches " + node + " (" + e.Op + ")"
+		return e.Owner + " watches " + node + " (" + string(e.Op) + ")"
 	case event.Info:
 		return e.Owner + " " + e.Detail
 	}

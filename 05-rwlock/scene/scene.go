@@ -4,9 +4,9 @@
 package scene
 
 import (
-	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"strings"
 
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/05-rwlock/rwlock"
 	"github.com/lockstep-zk/lockstep/visualizer/scene"
 )

@@ -7,8 +7,8 @@ package scene
 import (
 	"context"
 	"errors"
-	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/06-reentrant/reentrant"
 	"github.com/lockstep-zk/lockstep/visualizer/scene"
 )

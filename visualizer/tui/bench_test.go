@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/lockstep-zk/lockstep/event"
-
 	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
 

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/lockstep-zk/lockstep/event"
-
 	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
 

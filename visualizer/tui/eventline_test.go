@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/lockstep-zk/lockstep/event"
-
 	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
 
@@ -23,8 +22,8 @@ var codeWords = regexp.MustCompile(`\d\d-[a-z-]+|(worker|candidate|lock|lease|n)
 // line of ours there (the course's locks' details included).
 func TestTheLogSpeaksChineseUnderZh(t *testing.T) {
 	const d = "/v/04-sequential-lock/lock"
-	e := func(o string, k event.Kind, op, node, detail string) worldmsg.LockEvent {
-		return worldmsg.LockEvent{Event: event.Event{Time: t0, Owner: o, Kind: k, Op: op, Node: d + "/" + node, Detail: detail}}
+	e := func(o string, k event.Kind, op event.Op, node, detail string) worldmsg.LockEvent {
+		return worldmsg.LockEvent{Event: emitted(event.Event{Time: t0, Owner: o, Kind: k, Op: op, Node: d + "/" + node, Detail: detail})}
 	}
 	items := []worldmsg.Msg{
 		worldmsg.ChapterStarted{Scene: sceneOf(t, "04"), Path: d, Dir: d, Hold: time.Second},

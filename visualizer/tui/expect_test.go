@@ -8,7 +8,6 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/lockstep-zk/lockstep/event"
-
 	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
 
@@ -67,8 +66,8 @@ func TestTheHeaderSaysWhatItMeasuredAndWhatTheChapterExpects(t *testing.T) {
 		t.Errorf("03's herd: %q", got)
 	}
 	lock := "/lockstep/visualizer/03-watch-lock/lock"
-	e := func(o string, k event.Kind, op, detail string) worldmsg.LockEvent {
-		return worldmsg.LockEvent{Event: event.Event{Time: t0, Owner: o, Kind: k, Op: op, Node: lock, Detail: detail}}
+	e := func(o string, k event.Kind, op event.Op, detail string) worldmsg.LockEvent {
+		return worldmsg.LockEvent{Event: emitted(event.Event{Time: t0, Owner: o, Kind: k, Op: op, Node: lock, Detail: detail})}
 	}
 	quiet := []worldmsg.Msg{worldmsg.ChapterStarted{Scene: sceneOf(t, "03"), Path: lock, Dir: "/lockstep/visualizer/03-watch-lock"},
 		e("worker-1", event.Acquired, "", "")}

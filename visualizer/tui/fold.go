@@ -10,8 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lockstep-zk/lockstep/event"
+	"github.com/go-zookeeper/zk"
 
+	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
 
@@ -54,7 +55,7 @@ func (m Model) apply(items []worldmsg.Msg) Model {
 			w.state = it.State
 			w.detail = it.Detail
 			if !it.State.Alive() || it.State == worldmsg.Expired {
-				w.watching = map[string]string{}
+				w.watching = map[string]event.Op{}
 				w.woken = false
 			}
 			if it.State != worldmsg.Crashed {
@@ -144,7 +145,7 @@ func (m *Model) worker(name string) *worker {
 	if w, ok := m.workers[name]; ok {
 		return w
 	}
-	w := &worker{name: name, watching: map[string]string{}}
+	w := &worker{name: name, watching: map[string]event.Op{}}
 	m.workers[name] = w
 	m.order = append(m.order, name)
 	sort.SliceStable(m.order, func(i, j int) bool { return workerLess(m.order[i], m.order[j]) })
@@ -173,6 +174,24 @@ func workerLess(a, b string) bool {
 		return len(a) < len(b)
 	}
 	return a < b
+}
+
+// effect is what a request does to the queue of lock nodes the view draws.
+type effect int
+
+const (
+	stays   effect = iota + 1 // the queue stays as it is: a read, a watch, a node's data
+	adds                      // a node may join (a sequential create names its prefix)
+	removes                   // a node leaves: a waiter giving up, a holder letting go
+)
+
+// effects is every request a lock reports (event.Ops) and what it does to
+// the queue; the fold and the replay's queue read it. An op missing here
+// would be drawn as if it changed nothing: TestTheViewKnowsEveryOp fails
+// first.
+var effects = map[event.Op]effect{
+	event.OpCreate: adds, event.OpDelete: removes,
+	event.OpGet: stays, event.OpExists: stays, event.OpChildren: stays, event.OpSet: stays,
 }
 
 // event folds one lock event into the model: the per-worker state and the
@@ -207,10 +226,10 @@ func (m Model) event(e event.Event) Model {
 	case event.Request:
 		w.requests++
 		m.requests++
-		if e.Op == "delete" && (w.state == worldmsg.Waiting || w.state == worldmsg.Requesting) {
+		if effects[e.Op] == removes && (w.state == worldmsg.Waiting || w.state == worldmsg.Requesting) {
 			m = m.abandonNode(e.Node) // a waiter that gives up deletes its node
 		}
-		if e.Op == "delete" && w.state == worldmsg.Holding && e.Node == w.node && !w.releasing {
+		if effects[e.Op] == removes && w.state == worldmsg.Holding && e.Node == w.node && !w.releasing {
 			// The holder lets go: its watchers may be told before its
 			// Released event, so the release's count starts here.
 			w.releasing = true
@@ -234,8 +253,8 @@ func (m Model) event(e event.Event) Model {
 		w.notified++
 		m.notified++
 		w.flashUntil = m.now.Add(m.flashFor())
-		w.lastNotice = strings.TrimPrefix(e.Detail, "Event")
-		if m.abandoned[e.Node] || e.Detail == "EventNotWatching" {
+		w.lastNotice = strings.TrimPrefix(e.Fired.String(), "Event")
+		if m.abandoned[e.Node] || e.Fired == zk.EventNotWatching {
 			// (EventNotWatching: the watch went with the session, as it
 			// ended; nothing was released.)
 			// Its predecessor gave up, or died, while waiting: no release
@@ -286,7 +305,7 @@ func (m Model) event(e event.Event) Model {
 		}
 		w.state = worldmsg.Idle
 		w.node = ""
-		w.watching = map[string]string{}
+		w.watching = map[string]event.Op{}
 		m.releases++
 		if !w.releasing { // no delete of its own came first (01's write, a lost hold)
 			m = m.releaseBegins(cmp.Or(e.Node, w.node))

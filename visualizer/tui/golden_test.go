@@ -12,7 +12,6 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/lockstep-zk/lockstep/event"
-
 	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
 
@@ -75,8 +74,8 @@ func TestGoldenFrames(t *testing.T) {
 func herdBatch(t testing.TB) []worldmsg.Msg {
 	ch := sceneOf(t, "03")
 	lock := "/lockstep/visualizer/03-watch-lock/lock"
-	e := func(o string, k event.Kind, op, detail string) worldmsg.LockEvent {
-		return worldmsg.LockEvent{Event: event.Event{Time: t0, Owner: o, Kind: k, Op: op, Node: lock, Detail: detail}}
+	e := func(o string, k event.Kind, op event.Op, detail string) worldmsg.LockEvent {
+		return worldmsg.LockEvent{Event: emitted(event.Event{Time: t0, Owner: o, Kind: k, Op: op, Node: lock, Detail: detail})}
 	}
 	items := []worldmsg.Msg{worldmsg.ChapterStarted{Scene: ch, Path: lock, Dir: "/lockstep/visualizer/03-watch-lock", Hold: time.Second}}
 	for i := 1; i <= 5; i++ {
@@ -109,8 +108,8 @@ func herdBatch(t testing.TB) []worldmsg.Msg {
 func electionBatch(t testing.TB) []worldmsg.Msg {
 	const dir = "/lockstep/visualizer/07-leader/election"
 	n := func(i int) string { return fmt.Sprintf("_c_0123456789abcdef0123456789abcdef-n_%010d", i) }
-	e := func(o string, k event.Kind, op string, i int, detail string) worldmsg.LockEvent {
-		return worldmsg.LockEvent{Event: event.Event{Time: t0, Owner: o, Kind: k, Op: op, Node: dir + "/" + n(i), Detail: detail}}
+	e := func(o string, k event.Kind, op event.Op, i int, detail string) worldmsg.LockEvent {
+		return worldmsg.LockEvent{Event: emitted(event.Event{Time: t0, Owner: o, Kind: k, Op: op, Node: dir + "/" + n(i), Detail: detail})}
 	}
 	q := func(owners ...int) worldmsg.QueueSnapshot {
 		s := worldmsg.QueueSnapshot{Dir: dir}
@@ -142,8 +141,8 @@ func electionBatch(t testing.TB) []worldmsg.Msg {
 // told, their watches are used up, one has read again.
 func watchBatch(t testing.TB) []worldmsg.Msg {
 	const dir = "/lockstep/visualizer/01-watch"
-	e := func(o string, k event.Kind, op, detail string) worldmsg.LockEvent {
-		return worldmsg.LockEvent{Event: event.Event{Time: t0, Owner: o, Kind: k, Op: op, Node: dir + "/config", Detail: detail}}
+	e := func(o string, k event.Kind, op event.Op, detail string) worldmsg.LockEvent {
+		return worldmsg.LockEvent{Event: emitted(event.Event{Time: t0, Owner: o, Kind: k, Op: op, Node: dir + "/config", Detail: detail})}
 	}
 	items := []worldmsg.Msg{worldmsg.ChapterStarted{Scene: sceneOf(t, "01"), Path: dir + "/config", Dir: dir, Hold: time.Second}}
 	for i := 1; i <= 3; i++ {

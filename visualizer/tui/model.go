@@ -5,8 +5,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/visualizer/scene"
-
 	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
 
@@ -49,8 +49,8 @@ const (
 type worker struct {
 	name       string
 	state      worldmsg.State
-	node       string            // its lock node while it holds (full path)
-	watching   map[string]string // node (full path) → watch op
+	node       string              // its lock node while it holds (full path)
+	watching   map[string]event.Op // node (full path) → watch op
 	acquired   int
 	requests   int
 	notified   int

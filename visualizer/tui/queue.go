@@ -9,7 +9,6 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/lockstep-zk/lockstep/internal/zkpath"
-
 	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
 

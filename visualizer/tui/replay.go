@@ -14,11 +14,11 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/go-zookeeper/zk"
 	"github.com/muesli/termenv"
 
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/visualizer/scene"
-
 	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
 
@@ -176,7 +176,7 @@ func queueSteps(events []event.Event, dir string, tag func(string) string, singl
 			switch {
 			case e.Kind == event.Acquired || e.Kind == event.Released:
 				return e.Owner
-			case e.Kind == event.Notified && e.Detail == "EventNodeDeleted":
+			case e.Kind == event.Notified && e.Fired == zk.EventNodeDeleted:
 				return ""
 			}
 		}
@@ -197,7 +197,7 @@ func queueSteps(events []event.Event, dir string, tag func(string) string, singl
 	for i, e := range events {
 		var before, after bool
 		switch {
-		case e.Kind == event.Request && e.Op == "create" && e.Detail != "container" && under(e.Node):
+		case e.Kind == event.Request && effects[e.Op] == adds && e.Detail != "container" && under(e.Node):
 			// A sequential create names its prefix: the node it made is
 			// the first later one that starts with it.
 			for _, later := range events[i+1:] {
@@ -218,7 +218,7 @@ func queueSteps(events []event.Event, dir string, tag func(string) string, singl
 		case (e.Kind == event.WatchSet || e.Kind == event.Waiting) && under(e.Node):
 			before = add(e.Node, ownerAhead(i, e.Node))
 			watched[e.Owner+" "+e.Node] = present[e.Node].at
-		case e.Kind == event.Notified && e.Detail == "EventNodeDeleted":
+		case e.Kind == event.Notified && e.Fired == zk.EventNodeDeleted:
 			// A watcher is told of the delete of the node it watched; one
 			// told late, when the node is there again (03's one node,
 			// created anew by the next holder), is told of an older one.
@@ -227,7 +227,7 @@ func queueSteps(events []event.Event, dir string, tag func(string) string, singl
 				delete(present, e.Node)
 				after = true
 			}
-		case e.Kind == event.Request && e.Op == "delete":
+		case e.Kind == event.Request && effects[e.Op] == removes:
 			// Its owner deletes it: a waiter that gives up (a lease taken
 			// with TryLock that is not ours to keep), or a holder letting go.
 			if q, ok := present[e.Node]; ok && q.Owner == e.Owner {

@@ -16,7 +16,6 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/lockstep-zk/lockstep/event"
-
 	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
 

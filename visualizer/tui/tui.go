@@ -31,7 +31,6 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/lockstep-zk/lockstep/visualizer/scene"
-
 	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
 

@@ -8,7 +8,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/lockstep-zk/lockstep/event"
-
 	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
 
