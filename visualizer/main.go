@@ -239,7 +239,8 @@ func usage() {
 Shows a chapter's real lock at work: workers with their own ZooKeeper
 sessions, the queue as ZooKeeper has it, who watches whom, whom a release
 wakes. Keys: space pause, +/- speed, a/x add/remove a worker, ↑↓ select,
-k kill, e expire a session, a chapter's digit switches to it, q quit.
+k kill, e expire a session, a chapter's number switches to it (10, 12:
+two digits), q quit.
 
 With -replay FILE it plays a failing test's recording instead (no
 ZooKeeper): ←→ one event back or forth, space play/pause, home/end,

@@ -68,6 +68,7 @@ type Model struct {
 	ctl       Controller
 	src       Source
 	available []string // chapter keys that are wired in
+	typed     string   // the digits of a chapter key typed so far, while a longer key starts with them
 
 	chapter  scene.Scene
 	words    scene.Words // the chapter's words in lang, defaults filled in

@@ -287,6 +287,38 @@ func TestKeys(t *testing.T) {
 			t.Errorf("calls %v status %q", ctl.calls, m.status)
 		}
 	})
+	t.Run("a chapter 10 or 12 is reached by its two digits, and 01 still by 1 or 01", func(t *testing.T) {
+		m := base
+		m.available = []string{"01", "04", "10", "12"}
+		for _, c := range []struct {
+			keys, want, status string
+		}{
+			{"4", "switch 04", ""}, // 04 is the one shown: no switch, as before
+			{"1 0", "switch 10", "switching to chapter 10"},
+			{"1 2", "switch 12", "switching to chapter 12"},
+			{"0 1", "switch 01", "switching to chapter 01"},
+			{"1", "", "chapter 1…: type the next digit (10, 12)"},
+			{"1 1", "", "chapter 11 has no scene"},
+			{"1 up 2", "", "chapter 02 has no scene"}, // another key forgets the 1: then 2 is 02
+			{"8", "", "chapter 08 has no scene"},
+		} {
+			ctl.calls = nil
+			m := m
+			m.chapter.Key = "04"
+			var cmd tea.Cmd
+			for _, k := range strings.Fields(c.keys) {
+				m, cmd = press(t, m, k)
+				run(cmd)
+			}
+			want := []string{c.want}
+			if c.want == "" || c.want == "switch 04" {
+				want = nil
+			}
+			if !slices.Equal(ctl.calls, want) || !strings.Contains(m.status, c.status) {
+				t.Errorf("keys %s: calls %v status %q, want %v and a status with %q", c.keys, ctl.calls, m.status, want, c.status)
+			}
+		}
+	})
 	t.Run("pause twice resumes", func(t *testing.T) {
 		ctl.calls = nil
 		m, cmd := press(t, base, "space")

@@ -32,7 +32,7 @@ type Texts struct {
 	// The status line, after a key.
 	StatusPaused, StatusRunning, StatusHold, StatusAdding, StatusRemoving,
 	StatusNobody, StatusGone, StatusKilled, StatusExpiring, StatusNewSession, StatusNoScene,
-	StatusSwitching string
+	StatusSwitching, StatusTyped string
 	// A replay (-replay FILE, the runner's p): its header, its status
 	// line and its keys. What the test said (its why) stays as the test
 	// wrote it.
@@ -102,6 +102,7 @@ var english = Texts{
 	StatusNewSession: "%s is back on a new session %#x (the old one expired)",
 	StatusNoScene:    "chapter %s has no scene in the visualizer",
 	StatusSwitching:  "switching to chapter %s",
+	StatusTyped:      "chapter %s…: type the next digit (%s)",
 
 	Playing: "playing", ReplayHeader: "replay %s · event %d/%d · %s", TheTest: "the test: %s",
 	TheTestAndSeen: "the test: %s · %s", TestFailed: "the test failed: play its events to see what its locks did",
@@ -176,6 +177,7 @@ var chinese = Texts{
 	StatusNewSession: "%s 已换上新会话 %#x（旧会话已过期）",
 	StatusNoScene:    "第 %s 章在可视化工具里没有场景",
 	StatusSwitching:  "切换到第 %s 章",
+	StatusTyped:      "第 %s… 章：请再输入一位数字（%s）",
 
 	Playing: "播放中", ReplayHeader: "回放 %s · 事件 %d/%d · %s", TheTest: "测试：%s",
 	TheTestAndSeen: "测试：%s · %s", TestFailed: "测试未通过：播放它的事件，看看它的锁做了什么",
