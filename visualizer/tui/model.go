@@ -37,12 +37,11 @@ type lockEventMsg struct{ items []worldmsg.Msg }
 type tickMsg time.Time
 
 const (
-	flashFor     = 900 * time.Millisecond
-	tickEvery    = 100 * time.Millisecond
-	logKeep      = 200
-	minHold      = 25 * time.Millisecond
-	maxHold      = 5 * time.Second
-	defaultWidth = 80
+	flashFor  = 900 * time.Millisecond
+	tickEvery = 100 * time.Millisecond
+	logKeep   = 200
+	minHold   = 25 * time.Millisecond
+	maxHold   = 5 * time.Second
 )
 
 // worker is one worker as the view knows it.
@@ -117,7 +116,7 @@ type Model struct {
 // only feed messages.
 func NewModel(ctl Controller, src Source, available []string) Model {
 	return Model{ctl: ctl, src: src, available: available, workers: map[string]*worker{},
-		words: scene.Words{}.WithDefaults(), cursor: -1, width: defaultWidth, height: 24}
+		words: scene.Words{}.WithDefaults(), cursor: -1, width: FrameWidth, height: FrameHeight}
 }
 
 // Init starts listening for the world.

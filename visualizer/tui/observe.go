@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -279,7 +278,7 @@ func (m ObserveModel) View() string {
 		holderStyle.Render(fit(holder, w)),
 		fit(fmt.Sprintf(t.Counters, m.rate(), int(rateWindow.Seconds()), m.total, m.joins, m.leaves), w),
 	}
-	footer := []string{fit(statusOf(m.status), w), helpKeyStyle.Render("q") + " " + fit(t.Help, w-2)}
+	footer := []string{fit(statusOf(m.status), w), helpBar([]helpItem{{key: "q", desc: t.Help, keep: true}}, w)}
 	panelH := max(3, min(len(m.queue.Nodes)+2, h-len(header)-len(footer)-4))
 	logH := h - len(header) - len(footer) - panelH
 	lines := append([]string{}, header...)
@@ -324,15 +323,7 @@ type ObserveOptions struct {
 
 // RunObserve shows src's directory until the person quits or ctx ends.
 func RunObserve(ctx context.Context, src ObserveSource, o ObserveOptions) error {
-	if o.Interval == 0 {
-		o.Interval = 500 * time.Millisecond
-	}
-	if o.Width == 0 {
-		o.Width, o.Height = 100, 30
-	}
-	if o.Out == nil {
-		o.Out = os.Stdout
-	}
+	frameDefaults(&o.Width, &o.Height, &o.Interval, &o.Out)
 	if o.Frames > 0 {
 		lipgloss.SetColorProfile(termenv.Ascii)
 		m := NewObserveModel(nil, o.Dir, o.Lang)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path"
 	"slices"
 	"strings"
@@ -316,7 +315,7 @@ type ReplayModel struct {
 
 // NewReplayModel returns the model at the start of the recording, playing.
 func NewReplayModel(rp *Replay) ReplayModel {
-	m := ReplayModel{rp: rp, playing: true, width: defaultWidth, height: 24}
+	m := ReplayModel{rp: rp, playing: true, width: FrameWidth, height: FrameHeight}
 	return m.at(0)
 }
 
@@ -466,22 +465,15 @@ func (m Model) replayHeader(w int) []string {
 
 // replayHelp is the help bar in a replay.
 func (m Model) replayHelp(w int) string {
-	var parts, plain []string
 	t := m.say()
 	desc := map[string]string{replayKeys.Back.Keys()[0]: t.KeyStep, replayKeys.Play.Keys()[0]: t.KeyPlay,
 		replayKeys.Start.Keys()[0]: t.KeyEnds, replayKeys.Break.Keys()[0]: t.KeyBreak, keys.Legend.Keys()[0]: t.KeyLegend,
 		replayKeys.Quit.Keys()[0]: t.KeyQuit}
+	var items []helpItem
 	for _, k := range []key.Binding{replayKeys.Back, replayKeys.Play, replayKeys.Start, replayKeys.Break, keys.Legend, replayKeys.Quit} {
-		h := k.Help()
-		h.Desc = desc[k.Keys()[0]]
-		parts = append(parts, helpKeyStyle.Render(h.Key)+" "+h.Desc)
-		plain = append(plain, h.Key+" "+h.Desc)
+		items = append(items, helpItem{key: k.Help().Key, desc: desc[k.Keys()[0]], keep: isOneOf(k, keys.Legend, replayKeys.Quit)})
 	}
-	line := strings.Join(parts, " · ")
-	if visibleWidth(line) <= w {
-		return line
-	}
-	return fit(strings.Join(plain, "·"), w)
+	return helpBar(items, w)
 }
 
 // ReplayOptions says how to play a recording.
@@ -492,7 +484,7 @@ type ReplayOptions struct {
 	// prints its frames. For docs and tests: the same recording always
 	// gives the same bytes.
 	Frames        int
-	Width, Height int // default 80×24
+	Width, Height int // default FrameWidth×FrameHeight
 	Out           io.Writer
 	Lang          string // "zh": the view in Chinese (Options.Lang)
 }
@@ -506,15 +498,7 @@ func RunReplay(ctx context.Context, rec event.Recording, sc scene.Scene, o Repla
 	rp := NewReplay(rec, sc)
 	rp.lang = o.Lang
 	if o.Frames > 0 {
-		if o.Width == 0 {
-			o.Width = 80
-		}
-		if o.Height == 0 {
-			o.Height = 24
-		}
-		if o.Out == nil {
-			o.Out = os.Stdout
-		}
+		frameDefaults(&o.Width, &o.Height, nil, &o.Out)
 		lipgloss.SetColorProfile(termenv.Ascii)
 		m := NewReplayModel(rp)
 		m.width, m.height, m.playing = o.Width, o.Height, false
