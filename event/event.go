@@ -12,19 +12,22 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/go-zookeeper/zk"
 )
 
 // Kind says what happened.
 type Kind int
 
 const (
-	// Request: a request was sent to ZooKeeper. Op names it (create,
-	// children, exists, get, delete, set, multi) and Node is its path.
+	// Request: a request was sent to ZooKeeper. Op names it and Node is
+	// its path.
 	Request Kind = iota + 1
-	// WatchSet: a watch is now registered on Node (Op: exists, get or children).
+	// WatchSet: a watch is now registered on Node (Op: OpExists, OpGet or
+	// OpChildren).
 	WatchSet
-	// Notified: a watch on Node fired. Detail is the ZooKeeper event type
-	// (NodeDeleted, NodeDataChanged, …).
+	// Notified: a watch on Node fired. Fired is the ZooKeeper event type
+	// (zk.EventNodeDeleted, zk.EventNodeDataChanged, …).
 	Notified
 	// Waiting: the lock is queued behind Node and blocks.
 	Waiting
@@ -48,16 +51,60 @@ func (k Kind) String() string {
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
 
+// Op is the ZooKeeper request a Request or a WatchSet event names. It is
+// written as the request's name ("create"), so a recording reads without a
+// table, and an untyped constant ("get") is an Op where one is expected.
+type Op string
+
+// The requests a lock reports; Ops lists them all.
+const (
+	OpCreate   Op = "create"
+	OpDelete   Op = "delete"
+	OpGet      Op = "get"
+	OpExists   Op = "exists"
+	OpChildren Op = "children"
+	OpSet      Op = "set"
+)
+
+// Ops is every Op a lock may report, in the order above. A reader of
+// events (the visualizer) knows what each one does; an Op not listed here
+// is a request nobody knows how to show.
+func Ops() []Op { return []Op{OpCreate, OpDelete, OpGet, OpExists, OpChildren, OpSet} }
+
 // Event is one thing a lock did or saw.
 type Event struct {
 	Time   time.Time
 	Owner  string // who acted: set by whoever runs the lock ("worker-3"); may be empty
 	Lock   string // the lock's path
 	Kind   Kind
-	Op     string // for Request and WatchSet
+	Op     Op     // for Request and WatchSet
 	Node   string // the znode involved, as a full path
 	Detail string
 	Token  int64 // fencing token, for Acquired
+	// Fired is the type of the ZooKeeper event that woke a Notified
+	// (zk.EventNodeDeleted, …); zero for the other kinds.
+	Fired zk.EventType `json:",omitempty"`
+}
+
+// eventTypes is every zk.EventType a watch can fire with.
+var eventTypes = []zk.EventType{zk.EventNodeCreated, zk.EventNodeDeleted, zk.EventNodeDataChanged,
+	zk.EventNodeChildrenChanged, zk.EventSession, zk.EventNotWatching}
+
+// typed fills in Fired for a Notified that says its event type only in
+// Detail, as ev.Type.String() writes it ("EventNodeDeleted"): how the
+// locks wrote a notification before Fired existed, and how a recording of
+// then reads. The rest of the module reads Fired, never Detail.
+func (e Event) typed() Event {
+	if e.Kind != Notified || e.Fired != 0 {
+		return e
+	}
+	for _, t := range eventTypes {
+		if t.String() == e.Detail {
+			e.Fired = t
+			break
+		}
+	}
+	return e
 }
 
 // Observer receives events. The lock calls it synchronously, on the
@@ -69,8 +116,9 @@ type Event struct {
 // and Unlock, Unlock of a lost hold included.
 type Observer func(Event)
 
-// Emit calls o with e, filling in the time. A nil Observer is allowed, so
-// locks can emit unconditionally.
+// Emit calls o with e, filling in the time, and a notification's Fired
+// from its Detail if only Detail names the event type. A nil Observer is
+// allowed, so locks can emit unconditionally.
 func (o Observer) Emit(e Event) {
 	if o == nil {
 		return
@@ -78,7 +126,7 @@ func (o Observer) Emit(e Event) {
 	if e.Time.IsZero() {
 		e.Time = time.Now()
 	}
-	o(e)
+	o(e.typed())
 }
 
 // WithOwner returns an observer that stamps Owner on every event before
@@ -122,11 +170,11 @@ func (e Event) String() string {
 	var what string
 	switch e.Kind {
 	case Request:
-		what = e.Op + " " + node
+		what = string(e.Op) + " " + node
 	case WatchSet:
-		what = "watches " + node + " (" + e.Op + ")"
+		what = "watches " + node + " (" + string(e.Op) + ")"
 	case Notified:
-		what = "notified: " + e.Detail + " " + node
+		what = "notified: " + e.notice() + " " + node
 	case Waiting:
 		what = "waits behind " + node
 	case Acquired:
@@ -147,12 +195,20 @@ func (e Event) String() string {
 	return who + " " + strings.TrimSpace(what)
 }
 
+// notice is what a notification says: its Detail, else its Fired.
+func (e Event) notice() string {
+	if e.Detail == "" && e.Fired != 0 {
+		return e.Fired.String()
+	}
+	return e.Detail
+}
+
 // Tally counts events; its Observe method is an Observer. Safe for
 // concurrent use. The tests and the bench read it.
 type Tally struct {
 	mu     sync.Mutex
 	kinds  map[Kind]int
-	ops    map[string]int
+	ops    map[Op]int
 	owners map[Kind]map[string]int
 }
 
@@ -161,7 +217,7 @@ func (t *Tally) Observe(e Event) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.kinds == nil {
-		t.kinds, t.ops, t.owners = map[Kind]int{}, map[string]int{}, map[Kind]map[string]int{}
+		t.kinds, t.ops, t.owners = map[Kind]int{}, map[Op]int{}, map[Kind]map[string]int{}
 	}
 	t.kinds[e.Kind]++
 	if e.Kind == Request {
@@ -181,7 +237,7 @@ func (t *Tally) Count(k Kind) int {
 }
 
 // Requests returns how many requests with Op op were sent ("" for all).
-func (t *Tally) Requests(op string) int {
+func (t *Tally) Requests(op Op) int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if op == "" {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/go-zookeeper/zk"
 )
 
 func TestEventStringReadsLikeTheArticles(t *testing.T) {
@@ -132,5 +134,41 @@ func TestCheckersPointAtTheEventThatBrokeTheProperty(t *testing.T) {
 	herd := []Event{acq("a", "1"), del("a", "1"), note("b", "1"), note("c", "1"), rel("a", "1"), note("d", "1"), acq("b", "2"), del("b", "2"), note("c", "2")}
 	if i := Herd(herd, 1); i != 5 {
 		t.Errorf("Herd = %d, want 5 (the last of the three woken by the first release)", i)
+	}
+}
+
+func TestANotificationCarriesItsZooKeeperEventType(t *testing.T) {
+	var got []Event
+	o := Observer(func(e Event) { got = append(got, e) })
+	o.Emit(Event{Kind: Notified, Node: "/l/n", Fired: zk.EventNodeDataChanged})
+	o.Emit(Event{Kind: Notified, Node: "/l/n", Detail: zk.EventNodeDeleted.String()}) // as the lessons write it
+	o.Emit(Event{Kind: Info, Detail: "EventNodeDeleted"})                             // not a notification: left as it is
+	if got[0].Fired != zk.EventNodeDataChanged || got[1].Fired != zk.EventNodeDeleted || got[2].Fired != 0 {
+		t.Errorf("Fired = %v, %v, %v; want EventNodeDataChanged, EventNodeDeleted (from Detail), none", got[0].Fired, got[1].Fired, got[2].Fired)
+	}
+	if s := got[0].String(); s != "lock notified: EventNodeDataChanged n" {
+		t.Errorf("a notification with only Fired reads %q", s)
+	}
+}
+
+func TestARecordingOfBeforeFiredReadsWithTypedNotifications(t *testing.T) {
+	old := `{"test":"TestX","chapter":"04","broke_at":-1,"why":""}
+{"Time":"2026-01-01T00:00:00Z","Owner":"w","Lock":"/l","Kind":"request","Op":"delete","Node":"/l/n1","Detail":"","Token":0}
+{"Time":"2026-01-01T00:00:00Z","Owner":"v","Lock":"/l","Kind":"notified","Op":"","Node":"/l/n1","Detail":"EventNodeDeleted","Token":0}
+`
+	r, err := ReadRecording(strings.NewReader(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Events[0].Op != OpDelete || r.Events[1].Fired != zk.EventNodeDeleted {
+		t.Errorf("read %+v: want a delete, then a notification that fired with EventNodeDeleted", r.Events)
+	}
+	var b strings.Builder
+	if err := r.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadRecording(strings.NewReader(b.String()))
+	if err != nil || back.Events[1].Fired != zk.EventNodeDeleted || !strings.Contains(b.String(), `"Op":"delete"`) {
+		t.Errorf("written again:\n%s\nread back %+v, %v", b.String(), back.Events, err)
 	}
 }

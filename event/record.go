@@ -15,6 +15,7 @@ import (
 //
 //	{"test":"TestQueue/one_release_wakes_exactly_one_waiter","chapter":"04","broke_at":17,"why":"release 1 woke 5 waiters, want exactly 1"}
 //	{"Time":"…","Owner":"waiter-0","Lock":"/t-…/lock","Kind":"request","Op":"create","Node":"…"}
+//	{"Time":"…","Owner":"waiter-1","Lock":"/t-…/lock","Kind":"notified","Node":"…","Detail":"EventNodeDeleted","Fired":2}
 //	…
 
 // Header is a recording's first line.
@@ -92,7 +93,7 @@ func ReadRecording(rd io.Reader) (Recording, error) {
 		if err := json.Unmarshal(b, &e); err != nil {
 			return Recording{}, fmt.Errorf("%w: line %d: %v", ErrBadRecording, line, err)
 		}
-		r.Events = append(r.Events, e)
+		r.Events = append(r.Events, e.typed()) // a recording of before Fired names it in Detail
 	}
 	if err := sc.Err(); err != nil {
 		return Recording{}, err
@@ -199,7 +200,7 @@ func SecondHolder(events []Event) int {
 				}
 			}
 			holding[e.Owner] = e.Node
-		case e.Kind == Request && e.Op == "delete":
+		case e.Kind == Request && e.Op == OpDelete:
 			if n, ok := holding[e.Owner]; ok && n == e.Node {
 				delete(holding, e.Owner)
 			}
@@ -229,7 +230,7 @@ func Herd(events []Event, limit int) int {
 		switch {
 		case e.Kind == Acquired:
 			holds[e.Owner] = e.Node
-		case e.Kind == Request && e.Op == "delete" && holds[e.Owner] == e.Node && e.Node != "":
+		case e.Kind == Request && e.Op == OpDelete && holds[e.Owner] == e.Node && e.Node != "":
 			delete(holds, e.Owner)
 			if start() {
 				return last

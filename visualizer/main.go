@@ -38,8 +38,8 @@ import (
 	leaderscene "github.com/lockstep-zk/lockstep/07-leader/scene"
 	semaphorescene "github.com/lockstep-zk/lockstep/09-semaphore/scene"
 	"github.com/lockstep-zk/lockstep/event"
-	"github.com/lockstep-zk/lockstep/internal/scene"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
+	"github.com/lockstep-zk/lockstep/visualizer/scene"
 	"github.com/lockstep-zk/lockstep/visualizer/tui"
 	"github.com/lockstep-zk/lockstep/visualizer/world"
 )
@@ -81,9 +81,9 @@ func main() {
 	flag.BoolVar(&persistent, "persistent", false, "chapter 02: use the persistent lock node (a killed holder leaves it stuck)")
 	flag.StringVar(&o.Script, "script", "", `keys to press at given times, e.g. "2s:k,6s:e"`)
 	flag.IntVar(&o.Frames, "frames", 0, "print this many frames without colour and exit (no TUI)")
-	flag.DurationVar(&o.Interval, "interval", 500*time.Millisecond, "time between two -frames")
-	flag.IntVar(&o.Width, "width", 100, "-frames: width")
-	flag.IntVar(&o.Height, "height", 30, "-frames: height")
+	flag.DurationVar(&o.Interval, "interval", tui.FrameInterval, "time between two -frames")
+	flag.IntVar(&o.Width, "width", tui.FrameWidth, "-frames: width")
+	flag.IntVar(&o.Height, "height", tui.FrameHeight, "-frames: height")
 	flag.StringVar(&o.Lang, "lang", "", "zh: the view in Chinese, en: in English (default: $LOCKSTEP_LANG, as the workshop runner sets it, else zh when $LC_ALL or $LANG is zh_*)")
 	replay := flag.String("replay", "", "play a failing test's recording (FILE.events.jsonl, see LOCKSTEP_RECORD_DIR); no ZooKeeper needed")
 	observeDir := flag.String("observe", "", "watch a lock directory someone else's locks queue in (ours, Curator's, go-zookeeper's) on -servers or $ZK_SERVERS; no workers of its own")
@@ -239,7 +239,8 @@ func usage() {
 Shows a chapter's real lock at work: workers with their own ZooKeeper
 sessions, the queue as ZooKeeper has it, who watches whom, whom a release
 wakes. Keys: space pause, +/- speed, a/x add/remove a worker, ↑↓ select,
-k kill, e expire a session, a chapter's digit switches to it, q quit.
+k kill, e expire a session, a chapter's number switches to it (10, 12:
+two digits), q quit.
 
 With -replay FILE it plays a failing test's recording instead (no
 ZooKeeper): ←→ one event back or forth, space play/pause, home/end,

@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockstep-zk/lockstep/internal/scene"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
+	"github.com/lockstep-zk/lockstep/visualizer/scene"
 	"github.com/lockstep-zk/lockstep/visualizer/tui"
 	"github.com/lockstep-zk/lockstep/visualizer/world"
 )

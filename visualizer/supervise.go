@@ -19,9 +19,9 @@ import (
 
 	"github.com/lockstep-zk/lockstep/internal/demo"
 	"github.com/lockstep-zk/lockstep/internal/randhex"
-	"github.com/lockstep-zk/lockstep/internal/scene"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/internal/znode"
+	"github.com/lockstep-zk/lockstep/visualizer/scene"
 )
 
 // A lock can panic where no recover of ours reaches: a learner's

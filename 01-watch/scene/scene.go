@@ -18,8 +18,8 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/event"
-	"github.com/lockstep-zk/lockstep/internal/scene"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
+	"github.com/lockstep-zk/lockstep/visualizer/scene"
 )
 
 // New returns chapter 01's scene.
@@ -69,7 +69,7 @@ func describe(e event.Event) string {
 	case event.Notified:
 		return e.Owner + " notified: " + strings.TrimPrefix(e.Detail, "Event") + " " + node + " (watch used up)"
 	case event.WatchSet:
-		return e.Owner + " watches " + node + " (" + e.Op + ")"
+		return e.Owner + " watches " + node + " (" + string(e.Op) + ")"
 	case event.Info:
 		return e.Owner + " " + e.Detail
 	}

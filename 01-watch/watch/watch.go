@@ -103,7 +103,7 @@ func Loop(ctx context.Context, conn *zk.Conn, path string, fn func(Value) error,
 		opt(&o)
 	}
 	obs := o.obs
-	emit := func(kind event.Kind, op, detail string) {
+	emit := func(kind event.Kind, op event.Op, detail string) {
 		obs.Emit(event.Event{Lock: path, Kind: kind, Op: op, Node: path, Detail: detail})
 	}
 

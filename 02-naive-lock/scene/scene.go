@@ -6,7 +6,7 @@ package scene
 
 import (
 	"github.com/lockstep-zk/lockstep/02-naive-lock/naivelock"
-	"github.com/lockstep-zk/lockstep/internal/scene"
+	"github.com/lockstep-zk/lockstep/visualizer/scene"
 )
 
 // New returns chapter 02's scene; persistent uses the persistent lock node

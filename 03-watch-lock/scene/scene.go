@@ -5,7 +5,7 @@ package scene
 
 import (
 	"github.com/lockstep-zk/lockstep/03-watch-lock/watchlock"
-	"github.com/lockstep-zk/lockstep/internal/scene"
+	"github.com/lockstep-zk/lockstep/visualizer/scene"
 )
 
 // New returns chapter 03's scene.

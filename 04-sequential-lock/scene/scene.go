@@ -5,7 +5,7 @@ package scene
 
 import (
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
-	"github.com/lockstep-zk/lockstep/internal/scene"
+	"github.com/lockstep-zk/lockstep/visualizer/scene"
 )
 
 // New returns chapter 04's scene.

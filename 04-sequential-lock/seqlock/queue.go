@@ -144,7 +144,7 @@ func (q *queue) ended(err error) error {
 	return err
 }
 
-func (q *queue) emit(kind event.Kind, op, node, detail string) {
+func (q *queue) emit(kind event.Kind, op event.Op, node, detail string) {
 	q.opts.Observer.Emit(event.Event{Lock: q.dir, Kind: kind, Op: op, Node: node, Detail: detail})
 }
 

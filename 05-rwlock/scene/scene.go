@@ -4,11 +4,11 @@
 package scene
 
 import (
-	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"strings"
 
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/05-rwlock/rwlock"
-	"github.com/lockstep-zk/lockstep/internal/scene"
+	"github.com/lockstep-zk/lockstep/visualizer/scene"
 )
 
 // New returns chapter 05's scene.

@@ -7,10 +7,10 @@ package scene
 import (
 	"context"
 	"errors"
-	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 
+	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/06-reentrant/reentrant"
-	"github.com/lockstep-zk/lockstep/internal/scene"
+	"github.com/lockstep-zk/lockstep/visualizer/scene"
 )
 
 // New returns chapter 06's scene.

@@ -744,7 +744,7 @@ func TestALoneCandidateSendsThreeRequests(t *testing.T) {
 	obs := func(e event.Event) {
 		mu.Lock()
 		defer mu.Unlock()
-		line := e.Kind.String() + " " + e.Op
+		line := e.Kind.String() + " " + string(e.Op)
 		if e.Kind == event.Acquired && e.Token == 0 {
 			line += " (no token)"
 		}
@@ -909,7 +909,7 @@ func (s eventStream) next(t testing.TB, after string) string {
 	t.Helper()
 	select {
 	case e := <-s:
-		return strings.Join(slices.DeleteFunc([]string{e.Kind.String(), e.Op, path.Base(e.Node), e.Detail},
+		return strings.Join(slices.DeleteFunc([]string{e.Kind.String(), string(e.Op), path.Base(e.Node), e.Detail},
 			func(f string) bool { return f == "" }), " ")
 	case <-time.After(reportWithin):
 		t.Fatalf("after %q, the observer emitted nothing within %v", after, reportWithin)

@@ -12,8 +12,8 @@ import (
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock"
 	"github.com/lockstep-zk/lockstep/07-leader/leader"
 	"github.com/lockstep-zk/lockstep/event"
-	"github.com/lockstep-zk/lockstep/internal/scene"
 	"github.com/lockstep-zk/lockstep/internal/zkpath"
+	"github.com/lockstep-zk/lockstep/visualizer/scene"
 )
 
 // New returns chapter 07's scene.

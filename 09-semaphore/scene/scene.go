@@ -12,7 +12,7 @@ import (
 	"github.com/lockstep-zk/lockstep/09-semaphore/internal/leaselock"
 	"github.com/lockstep-zk/lockstep/09-semaphore/semaphore"
 	"github.com/lockstep-zk/lockstep/event"
-	"github.com/lockstep-zk/lockstep/internal/scene"
+	"github.com/lockstep-zk/lockstep/visualizer/scene"
 )
 
 // Leases is how many workers may hold at once in the view.

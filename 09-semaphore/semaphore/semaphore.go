@@ -126,7 +126,7 @@ func (s *Semaphore) leaveGate(ctx context.Context, gate *seqlock.Mutex, l **Leas
 	*err = errors.Join(fmt.Errorf("semaphore: gate: %w", gerr), *err)
 }
 
-func (s *Semaphore) emit(kind event.Kind, op, node, detail string) {
+func (s *Semaphore) emit(kind event.Kind, op event.Op, node, detail string) {
 	s.opts.observer.Emit(event.Event{Lock: s.dir, Kind: kind, Op: op, Node: node, Detail: detail})
 }
 

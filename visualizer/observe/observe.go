@@ -23,7 +23,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/internal/zkpath"
-	"github.com/lockstep-zk/lockstep/visualizer/tui"
+	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
 
 // Observer watches one lock directory on a connection the caller owns (and
@@ -36,7 +36,7 @@ type Observer struct {
 	lastErr string // the last failure said, so a long outage is one line, not two a second
 
 	mu    sync.Mutex // guards items and last; never held across a ZooKeeper call
-	items []tui.Msg
+	items []worldmsg.Msg
 	last  time.Time
 	wake  chan struct{}
 	done  chan struct{} // closed when the watch has ended (ctx done)
@@ -69,9 +69,9 @@ func (o *Observer) Follow(events <-chan zk.Event) {
 			}
 			switch ev.State {
 			case zk.StateDisconnected, zk.StateExpired:
-				o.put(tui.Link{At: time.Now(), Up: false})
+				o.put(worldmsg.Link{At: time.Now(), Up: false})
 			case zk.StateHasSession:
-				o.put(tui.Link{At: time.Now(), Up: true})
+				o.put(worldmsg.Link{At: time.Now(), Up: true})
 			}
 		case <-o.done:
 			return
@@ -83,14 +83,14 @@ func (o *Observer) Follow(events <-chan zk.Event) {
 func (o *Observer) Done() <-chan struct{} { return o.done }
 
 // watch is the child watch, re-armed after each event. Each state of the
-// directory goes to the view as a tui.Observed, stamped with when it was
+// directory goes to the view as a worldmsg.Observed, stamped with when it was
 // read: the view counts hand-offs per second by these times, not its own.
 func (o *Observer) watch(ctx context.Context) {
-	known := map[string]tui.QueueNode{}
+	known := map[string]worldmsg.QueueNode{}
 	for ctx.Err() == nil {
 		children, _, changed, err := o.conn.ChildrenW(o.dir)
 		if errors.Is(err, zk.ErrNoNode) {
-			o.put(tui.Observed{At: time.Now(), Queue: tui.QueueSnapshot{Dir: o.dir, Missing: true}})
+			o.put(worldmsg.Observed{At: time.Now(), Queue: worldmsg.QueueSnapshot{Dir: o.dir, Missing: true}})
 			// Nobody has queued yet: wait for the directory to be made.
 			ok, _, created, err := o.conn.ExistsW(o.dir)
 			if err == nil && !ok {
@@ -109,7 +109,7 @@ func (o *Observer) watch(ctx context.Context) {
 			continue
 		}
 		o.lastErr = ""
-		snap := tui.QueueSnapshot{Dir: o.dir}
+		snap := worldmsg.QueueSnapshot{Dir: o.dir}
 		seen := map[string]bool{}
 		for _, c := range children {
 			seen[c] = true
@@ -128,7 +128,7 @@ func (o *Observer) watch(ctx context.Context) {
 			}
 		}
 		snap.Sort()
-		o.put(tui.Observed{At: time.Now(), Queue: snap})
+		o.put(worldmsg.Observed{At: time.Now(), Queue: snap})
 		if !wait(ctx, changed) {
 			return
 		}
@@ -141,7 +141,7 @@ func (o *Observer) watch(ctx context.Context) {
 func (o *Observer) failed(ctx context.Context, err error) bool {
 	if line := fmt.Sprintf("watch %s: %v", o.dir, err); line != o.lastErr {
 		o.lastErr = line
-		o.put(tui.Notice{Text: line})
+		o.put(worldmsg.Notice{Text: line})
 	}
 	select {
 	case <-time.After(500 * time.Millisecond):
@@ -153,12 +153,12 @@ func (o *Observer) failed(ctx context.Context, err error) bool {
 
 // read reads one child for the queue: its sequence, whether it is
 // ephemeral, and its owner.
-func (o *Observer) read(name string) (tui.QueueNode, bool) {
+func (o *Observer) read(name string) (worldmsg.QueueNode, bool) {
 	data, st, err := o.conn.Get(o.dir + "/" + name)
 	if err != nil {
-		return tui.QueueNode{}, false
+		return worldmsg.QueueNode{}, false
 	}
-	q := tui.QueueNode{Name: name, Seq: -1, Persistent: st.EphemeralOwner == 0}
+	q := worldmsg.QueueNode{Name: name, Seq: -1, Persistent: st.EphemeralOwner == 0}
 	if seq, ok := zkpath.SequenceOf(name); ok {
 		q.Seq = seq
 	}
@@ -183,7 +183,7 @@ func Owner(data string, session int64) string {
 	return ""
 }
 
-func (o *Observer) put(m tui.Msg) {
+func (o *Observer) put(m worldmsg.Msg) {
 	o.mu.Lock()
 	o.items = append(o.items, m)
 	o.mu.Unlock()
@@ -194,7 +194,7 @@ func (o *Observer) put(m tui.Msg) {
 }
 
 // Pending is what happened since the last call, without waiting (-frames).
-func (o *Observer) Pending() []tui.Msg {
+func (o *Observer) Pending() []worldmsg.Msg {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	items := o.items
@@ -205,7 +205,7 @@ func (o *Observer) Pending() []tui.Msg {
 // Next blocks until something happened and a frame has passed since the
 // last batch; nil once the observer has stopped. It is the view's source,
 // read by a command re-armed after each batch.
-func (o *Observer) Next() []tui.Msg {
+func (o *Observer) Next() []worldmsg.Msg {
 	for {
 		o.mu.Lock()
 		if len(o.items) > 0 {

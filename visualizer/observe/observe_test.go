@@ -15,6 +15,7 @@ import (
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 	"github.com/lockstep-zk/lockstep/visualizer/observe"
 	"github.com/lockstep-zk/lockstep/visualizer/tui"
+	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
 
 func TestMain(m *testing.M) { zktest.Main(m) }
@@ -148,7 +149,7 @@ func TestObserverSortsBySequenceNotByName(t *testing.T) {
 	}
 	obs := watchDir(t, dir)
 	for _, m := range obs.Next() {
-		if o, ok := m.(tui.Observed); ok {
+		if o, ok := m.(worldmsg.Observed); ok {
 			var got []int64
 			for _, n := range o.Queue.Nodes {
 				got = append(got, n.Seq)
@@ -173,15 +174,15 @@ func TestObserverShowsGoZookeepersLock(t *testing.T) {
 	go func() { locked <- second.Lock() }()
 	obs := watchDir(t, dir)
 	// The view's input until the second lock's node is queued.
-	var last tui.QueueSnapshot
+	var last worldmsg.QueueSnapshot
 	deadline := time.After(zktest.Patience)
 	for len(last.Nodes) < 2 {
-		got := make(chan []tui.Msg, 1)
+		got := make(chan []worldmsg.Msg, 1)
 		go func() { got <- obs.Next() }()
 		select {
 		case items := <-got:
 			for _, m := range items {
-				if o, ok := m.(tui.Observed); ok {
+				if o, ok := m.(worldmsg.Observed); ok {
 					last = o.Queue
 				}
 			}
@@ -223,12 +224,12 @@ func TestObserverSaysWhenItsLinkDropsAndComesBack(t *testing.T) {
 		t.Helper()
 		deadline := time.After(zktest.Patience)
 		for {
-			got := make(chan []tui.Msg, 1)
+			got := make(chan []worldmsg.Msg, 1)
 			go func() { got <- obs.Next() }()
 			select {
 			case items := <-got:
 				for _, m := range items {
-					if l, ok := m.(tui.Link); ok && l.Up == up {
+					if l, ok := m.(worldmsg.Link); ok && l.Up == up {
 						return
 					}
 				}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
 
 // busy64 is chapter 04 with 64 workers all queued, a full log and a few
@@ -14,12 +15,12 @@ func busy64(tb testing.TB, w, h int) Model {
 	ch := sceneOf(tb, "04")
 	m := NewModel(nil, nil, testKeys)
 	m.width, m.height = w, h
-	items := []Msg{ChapterStarted{Scene: ch, Path: dir, Dir: dir, Hold: 300 * time.Millisecond}}
-	q := QueueSnapshot{Dir: dir}
+	items := []worldmsg.Msg{worldmsg.ChapterStarted{Scene: ch, Path: dir, Dir: dir, Hold: 300 * time.Millisecond}}
+	q := worldmsg.QueueSnapshot{Dir: dir}
 	for i := 1; i <= 64; i++ {
 		name := fmt.Sprintf("worker-%d", i)
-		q.Nodes = append(q.Nodes, QueueNode{Name: "_c_0123456789abcdef0123456789abcdef-" + node(i), Seq: int64(i), Owner: name})
-		items = append(items, WorkerChange{Name: name, State: Idle})
+		q.Nodes = append(q.Nodes, worldmsg.QueueNode{Name: "_c_0123456789abcdef0123456789abcdef-" + node(i), Seq: int64(i), Owner: name})
+		items = append(items, worldmsg.WorkerChange{Name: name, State: worldmsg.Idle})
 	}
 	items = append(items, q, ev("worker-1", event.Acquired, "", q.Nodes[0].Name, ""))
 	for i := 2; i <= 64; i++ {
@@ -48,7 +49,7 @@ func BenchmarkView64Workers(b *testing.B) {
 // BenchmarkApplyBatch is one frame's worth of events from 64 busy workers.
 func BenchmarkApplyBatch(b *testing.B) {
 	m := busy64(b, 120, 40)
-	var batch []Msg
+	var batch []worldmsg.Msg
 	for i := range 200 {
 		batch = append(batch, ev(fmt.Sprintf("worker-%d", i%64+1), event.Request, "children", "", ""))
 	}

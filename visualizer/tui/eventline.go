@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
 
 // The log in the view's language: a lock event as its scene says it
@@ -16,26 +17,26 @@ func (m Model) line(e event.Event) string { return m.chapter.LineIn(m.lang, e) }
 
 // detail is what a worker change says after the state: its Detail, or
 // what the state means in m's language.
-func (m Model) detail(c WorkerChange) string {
+func (m Model) detail(c worldmsg.WorkerChange) string {
 	if c.Detail != "" {
 		return c.Detail
 	}
 	t := m.say()
 	switch c.State {
-	case Stopped:
+	case worldmsg.Stopped:
 		return t.DetailStopped
-	case Crashed:
+	case worldmsg.Crashed:
 		return fmt.Sprintf(t.DetailCrashed, c.Timeout)
-	case CutOff:
+	case worldmsg.CutOff:
 		return fmt.Sprintf(t.DetailCutOff, c.Timeout)
-	case Expired:
+	case worldmsg.Expired:
 		return t.DetailExpired
 	}
 	return ""
 }
 
 // stateWord is a state as the log names it: "CRASHED", "已崩溃".
-func (m Model) stateWord(s State) string {
+func (m Model) stateWord(s worldmsg.State) string {
 	if m.lang == "zh" {
 		return m.label(s)
 	}
@@ -43,8 +44,8 @@ func (m Model) stateWord(s State) string {
 }
 
 // notice is a Notice as the log says it in m's language.
-func (m Model) notice(n Notice) string {
-	if f, ok := m.say().Notices[n.Of]; ok && n.Of != NoticeText {
+func (m Model) notice(n worldmsg.Notice) string {
+	if f, ok := m.say().Notices[n.Of]; ok && n.Of != worldmsg.NoticeText {
 		return fmt.Sprintf(f, n.Worker, n.Arg)
 	}
 	return n.Text

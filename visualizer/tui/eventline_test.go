@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
 
 // codeWords are what a Chinese log line may keep in Latin letters: names
@@ -21,16 +22,16 @@ var codeWords = regexp.MustCompile(`\d\d-[a-z-]+|(worker|candidate|lock|lease|n)
 // line of ours there (the course's locks' details included).
 func TestTheLogSpeaksChineseUnderZh(t *testing.T) {
 	const d = "/v/04-sequential-lock/lock"
-	e := func(o string, k event.Kind, op, node, detail string) LockEvent {
-		return LockEvent{event.Event{Time: t0, Owner: o, Kind: k, Op: op, Node: d + "/" + node, Detail: detail}}
+	e := func(o string, k event.Kind, op event.Op, node, detail string) worldmsg.LockEvent {
+		return worldmsg.LockEvent{Event: emitted(event.Event{Time: t0, Owner: o, Kind: k, Op: op, Node: d + "/" + node, Detail: detail})}
 	}
-	items := []Msg{
-		ChapterStarted{Scene: sceneOf(t, "04"), Path: d, Dir: d, Hold: time.Second},
-		QueueSnapshot{Dir: d, Nodes: []QueueNode{{Name: node(1), Seq: 1, Owner: "worker-4"}}},
+	items := []worldmsg.Msg{
+		worldmsg.ChapterStarted{Scene: sceneOf(t, "04"), Path: d, Dir: d, Hold: time.Second},
+		worldmsg.QueueSnapshot{Dir: d, Nodes: []worldmsg.QueueNode{{Name: node(1), Seq: 1, Owner: "worker-4"}}},
 		e("worker-1", event.Request, "create", "lock-", ""),
 		e("worker-1", event.Request, "create", "", "container"),
 		e("worker-1", event.Acquired, "", node(1), ""),
-		LockEvent{event.Event{Time: t0, Owner: "worker-1", Kind: event.Acquired, Node: d + "/" + node(1), Token: 42}},
+		worldmsg.LockEvent{Event: event.Event{Time: t0, Owner: "worker-1", Kind: event.Acquired, Node: d + "/" + node(1), Token: 42}},
 		e("worker-2", event.WatchSet, "get", node(1), ""),
 		e("worker-2", event.Waiting, "", node(1), ""),
 		e("worker-2", event.Notified, "", node(1), "EventNodeDeleted"),
@@ -47,15 +48,15 @@ func TestTheLogSpeaksChineseUnderZh(t *testing.T) {
 		e("worker-3", event.Waiting, "", "leases", "2 of 2 leases out"),
 		e("worker-3", event.WatchSet, "get", "leases/_c_x-lease-0000000003", "our lease"),
 		e("worker-3", event.Info, "", "leases/_c_x-lease-0000000003", "revocation requested"),
-		WorkerChange{Name: "worker-4", State: Crashed, Timeout: 4 * time.Second},
-		QueueSnapshot{Dir: d},
-		WorkerChange{Name: "worker-2", State: CutOff, Timeout: 4 * time.Second},
-		WorkerChange{Name: "worker-2", State: Expired},
-		WorkerChange{Name: "worker-2", State: Idle, Session: 0xabc},
-		WorkerChange{Name: "worker-3", State: Stopped},
+		worldmsg.WorkerChange{Name: "worker-4", State: worldmsg.Crashed, Timeout: 4 * time.Second},
+		worldmsg.QueueSnapshot{Dir: d},
+		worldmsg.WorkerChange{Name: "worker-2", State: worldmsg.CutOff, Timeout: 4 * time.Second},
+		worldmsg.WorkerChange{Name: "worker-2", State: worldmsg.Expired},
+		worldmsg.WorkerChange{Name: "worker-2", State: worldmsg.Idle, Session: 0xabc},
+		worldmsg.WorkerChange{Name: "worker-3", State: worldmsg.Stopped},
 	}
-	for of := NoticeNoChapter; of <= NoticeUnlockFailed; of++ {
-		items = append(items, Notice{Of: of, Worker: "worker-1", Arg: "ERR"})
+	for of := worldmsg.NoticeNoChapter; of <= worldmsg.NoticeUnlockFailed; of++ {
+		items = append(items, worldmsg.Notice{Of: of, Worker: "worker-1", Arg: "ERR"})
 	}
 	zh := NewModel(nil, nil, testKeys).inLang("zh").apply(items)
 	en := NewModel(nil, nil, testKeys).apply(items)

@@ -8,6 +8,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
 
 // The header's second line sets what the lock measured beside what the
@@ -25,7 +26,7 @@ func TestTheHeaderSaysWhatItMeasuredAndWhatTheChapterExpects(t *testing.T) {
 	}
 
 	// The herd mistake in 04: one release, both waiters told.
-	herd := []Msg{queueOf("worker-1", "worker-2", "worker-3"),
+	herd := []worldmsg.Msg{queueOf("worker-1", "worker-2", "worker-3"),
 		ev("worker-1", event.Acquired, "", node(1), ""),
 		ev("worker-2", event.WatchSet, "get", node(1), ""), ev("worker-2", event.Waiting, "", node(1), ""),
 		ev("worker-3", event.WatchSet, "get", node(1), ""), ev("worker-3", event.Waiting, "", node(1), ""),
@@ -43,7 +44,7 @@ func TestTheHeaderSaysWhatItMeasuredAndWhatTheChapterExpects(t *testing.T) {
 	}
 	// A holder letting go while the next one gets in is not two holders:
 	// its Released may come after the next one's Acquired.
-	overlapOfEvents := []Msg{ev("worker-1", event.Acquired, "", node(1), ""),
+	overlapOfEvents := []worldmsg.Msg{ev("worker-1", event.Acquired, "", node(1), ""),
 		ev("worker-2", event.WatchSet, "get", node(1), ""), ev("worker-2", event.Waiting, "", node(1), ""),
 		ev("worker-1", event.Request, "delete", node(1), ""),
 		ev("worker-2", event.Notified, "", node(1), "EventNodeDeleted"),
@@ -52,7 +53,7 @@ func TestTheHeaderSaysWhatItMeasuredAndWhatTheChapterExpects(t *testing.T) {
 		t.Errorf("a hand-off whose Released comes late: %q", got)
 	}
 	// Releases nobody waited for measure nothing: no ✓ for 0 woken.
-	alone := []Msg{ev("worker-1", event.Acquired, "", node(1), ""), ev("worker-1", event.Request, "delete", node(1), ""),
+	alone := []worldmsg.Msg{ev("worker-1", event.Acquired, "", node(1), ""), ev("worker-1", event.Request, "delete", node(1), ""),
 		ev("worker-1", event.Released, "", node(1), "")}
 	if got := line(m.apply(alone)); got != "· 1 release, nobody woken yet; the predecessor queue wakes 1" {
 		t.Errorf("a release nobody waited for: %q", got)
@@ -65,10 +66,10 @@ func TestTheHeaderSaysWhatItMeasuredAndWhatTheChapterExpects(t *testing.T) {
 		t.Errorf("03's herd: %q", got)
 	}
 	lock := "/lockstep/visualizer/03-watch-lock/lock"
-	e := func(o string, k event.Kind, op, detail string) LockEvent {
-		return LockEvent{event.Event{Time: t0, Owner: o, Kind: k, Op: op, Node: lock, Detail: detail}}
+	e := func(o string, k event.Kind, op event.Op, detail string) worldmsg.LockEvent {
+		return worldmsg.LockEvent{Event: emitted(event.Event{Time: t0, Owner: o, Kind: k, Op: op, Node: lock, Detail: detail})}
 	}
-	quiet := []Msg{ChapterStarted{Scene: sceneOf(t, "03"), Path: lock, Dir: "/lockstep/visualizer/03-watch-lock"},
+	quiet := []worldmsg.Msg{worldmsg.ChapterStarted{Scene: sceneOf(t, "03"), Path: lock, Dir: "/lockstep/visualizer/03-watch-lock"},
 		e("worker-1", event.Acquired, "", "")}
 	for _, w := range []string{"worker-2", "worker-3", "worker-4"} {
 		quiet = append(quiet, e(w, event.WatchSet, "exists", ""), e(w, event.Waiting, "", ""))
@@ -81,7 +82,7 @@ func TestTheHeaderSaysWhatItMeasuredAndWhatTheChapterExpects(t *testing.T) {
 }
 
 // handOff2 is handOff followed by worker-1's release to worker-2.
-func handOff2() []Msg {
+func handOff2() []worldmsg.Msg {
 	return append(handOff(),
 		ev("worker-1", event.Request, "delete", node(1), ""),
 		ev("worker-2", event.Notified, "", node(1), "EventNodeDeleted"),

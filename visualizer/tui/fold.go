@@ -10,7 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-zookeeper/zk"
+
 	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
 
 // The model is a fold of what happened: apply takes one batch from the
@@ -20,23 +23,23 @@ import (
 // apply folds a batch of happenings into the model. It works on a copy
 // of the workers, so the model it was given is left as it was (Update is
 // pure: a test can branch two futures off one model).
-func (m Model) apply(items []Msg) Model {
+func (m Model) apply(items []worldmsg.Msg) Model {
 	m = m.own()
 	for _, it := range items {
 		switch it := it.(type) {
-		case ChapterStarted:
+		case worldmsg.ChapterStarted:
 			m = m.reset(it)
-		case QueueSnapshot:
+		case worldmsg.QueueSnapshot:
 			m = m.queueChanged(it)
-		case WorkerChange:
+		case worldmsg.WorkerChange:
 			if m.gone[it.Name] {
 				continue // removed: nothing of it comes back
 			}
 			w := m.worker(it.Name)
-			if (it.State == Crashed || it.State == CutOff || it.State == Stopped) && (w.state == Waiting || w.state == Requesting) {
+			if (it.State == worldmsg.Crashed || it.State == worldmsg.CutOff || it.State == worldmsg.Stopped) && (w.state == worldmsg.Waiting || w.state == worldmsg.Requesting) {
 				m = m.abandon(it.Name)
 			}
-			if (it.State == Crashed || it.State == CutOff) && w.state == Holding {
+			if (it.State == worldmsg.Crashed || it.State == worldmsg.CutOff) && w.state == worldmsg.Holding {
 				// A holder that dies says nothing more: the server deletes
 				// its node when its session expires (queueChanged counts
 				// that release), and whoever that wakes is woken by it, not
@@ -45,17 +48,17 @@ func (m Model) apply(items []Msg) Model {
 				// after its successor was woken: that Lost is this release
 				// (releasing), and starts no count of its own.
 				m = m.releaseBegins(w.node)
-				if it.State == CutOff {
+				if it.State == worldmsg.CutOff {
 					w.releasing = true
 				}
 			}
 			w.state = it.State
 			w.detail = it.Detail
-			if !it.State.alive() || it.State == Expired {
-				w.watching = map[string]string{}
+			if !it.State.Alive() || it.State == worldmsg.Expired {
+				w.watching = map[string]event.Op{}
 				w.woken = false
 			}
-			if it.State != Crashed {
+			if it.State != worldmsg.Crashed {
 				w.node = "" // a crashed worker's node is still there
 			}
 			if detail := m.detail(it); detail != "" {
@@ -65,12 +68,12 @@ func (m Model) apply(items []Msg) Model {
 				m.status = fmt.Sprintf(m.say().StatusNewSession, it.Name, it.Session)
 				m.addLog(m.status)
 			}
-			if it.State == Stopped {
+			if it.State == worldmsg.Stopped {
 				m = m.forget(it.Name)
 			}
-		case Notice:
+		case worldmsg.Notice:
 			m.addLog(m.notice(it))
-		case LockEvent:
+		case worldmsg.LockEvent:
 			m = m.event(it.Event)
 		}
 	}
@@ -98,7 +101,7 @@ func (m Model) own() Model {
 // without its owner deleting it (a crashed or cut-off worker's) was removed
 // by the server when the session expired: the log says so, since no lock
 // event will.
-func (m Model) queueChanged(q QueueSnapshot) Model {
+func (m Model) queueChanged(q worldmsg.QueueSnapshot) Model {
 	now := map[string]bool{}
 	for _, n := range q.Nodes {
 		now[n.Name] = true
@@ -107,9 +110,9 @@ func (m Model) queueChanged(q QueueSnapshot) Model {
 		if now[n.Name] || n.Owner == "" {
 			continue
 		}
-		if w, ok := m.workers[n.Owner]; ok && (w.state == Crashed || w.state == CutOff) {
+		if w, ok := m.workers[n.Owner]; ok && (w.state == worldmsg.Crashed || w.state == worldmsg.CutOff) {
 			m.addLog(fmt.Sprintf(m.say().ServerDeleted, shortNode(n.Name), n.Owner))
-			if w.state == Crashed && path.Base(w.node) == n.Name {
+			if w.state == worldmsg.Crashed && path.Base(w.node) == n.Name {
 				m.releases++ // it held: a crashed worker keeps only the node it held
 			}
 		}
@@ -118,12 +121,12 @@ func (m Model) queueChanged(q QueueSnapshot) Model {
 	return m
 }
 
-func (m Model) reset(c ChapterStarted) Model {
+func (m Model) reset(c worldmsg.ChapterStarted) Model {
 	m.chapter, m.path, m.dir, m.hold = c.Scene, c.Path, c.Dir, c.Hold
 	m.words, m.look, m.expect = c.Scene.In(m.lang)
 	m.workshop = c.Workshop
 	m.workers, m.order, m.gone = map[string]*worker{}, nil, nil
-	m.queue = QueueSnapshot{Dir: c.Dir}
+	m.queue = worldmsg.QueueSnapshot{Dir: c.Dir}
 	m.acquired, m.requests, m.notified, m.wasted = 0, 0, 0, 0
 	m.releases, m.wakes, m.wokeNow, m.wokeLast = 0, 0, 0, 0
 	m.releaseQueue, m.abandoned = "", nil
@@ -142,7 +145,7 @@ func (m *Model) worker(name string) *worker {
 	if w, ok := m.workers[name]; ok {
 		return w
 	}
-	w := &worker{name: name, watching: map[string]string{}}
+	w := &worker{name: name, watching: map[string]event.Op{}}
 	m.workers[name] = w
 	m.order = append(m.order, name)
 	sort.SliceStable(m.order, func(i, j int) bool { return workerLess(m.order[i], m.order[j]) })
@@ -173,6 +176,24 @@ func workerLess(a, b string) bool {
 	return a < b
 }
 
+// effect is what a request does to the queue of lock nodes the view draws.
+type effect int
+
+const (
+	stays   effect = iota + 1 // the queue stays as it is: a read, a watch, a node's data
+	adds                      // a node may join (a sequential create names its prefix)
+	removes                   // a node leaves: a waiter giving up, a holder letting go
+)
+
+// effects is every request a lock reports (event.Ops) and what it does to
+// the queue; the fold and the replay's queue read it. An op missing here
+// would be drawn as if it changed nothing: TestTheViewKnowsEveryOp fails
+// first.
+var effects = map[event.Op]effect{
+	event.OpCreate: adds, event.OpDelete: removes,
+	event.OpGet: stays, event.OpExists: stays, event.OpChildren: stays, event.OpSet: stays,
+}
+
 // event folds one lock event into the model: the per-worker state and the
 // counters the lesson is about.
 func (m Model) event(e event.Event) Model {
@@ -186,7 +207,7 @@ func (m Model) event(e event.Event) Model {
 		return m
 	}
 	w := m.worker(e.Owner)
-	if !w.state.alive() {
+	if !w.state.Alive() {
 		return m // a killed worker's last gasps
 	}
 	// A worker cut off stays "cut off" until its session expires, and an
@@ -195,58 +216,58 @@ func (m Model) event(e event.Event) Model {
 	prev := w.state
 	defer func() {
 		switch {
-		case prev == CutOff && w.state.alive():
-			w.state = CutOff
-		case prev == Expired && w.state != Waiting && w.state != Holding:
-			w.state = Expired
+		case prev == worldmsg.CutOff && w.state.Alive():
+			w.state = worldmsg.CutOff
+		case prev == worldmsg.Expired && w.state != worldmsg.Waiting && w.state != worldmsg.Holding:
+			w.state = worldmsg.Expired
 		}
 	}()
 	switch e.Kind {
 	case event.Request:
 		w.requests++
 		m.requests++
-		if e.Op == "delete" && (w.state == Waiting || w.state == Requesting) {
+		if effects[e.Op] == removes && (w.state == worldmsg.Waiting || w.state == worldmsg.Requesting) {
 			m = m.abandonNode(e.Node) // a waiter that gives up deletes its node
 		}
-		if e.Op == "delete" && w.state == Holding && e.Node == w.node && !w.releasing {
+		if effects[e.Op] == removes && w.state == worldmsg.Holding && e.Node == w.node && !w.releasing {
 			// The holder lets go: its watchers may be told before its
 			// Released event, so the release's count starts here.
 			w.releasing = true
 			m = m.releaseBegins(e.Node)
 		}
-		if w.state != Holding && w.state != Waiting {
-			w.state = Requesting
+		if w.state != worldmsg.Holding && w.state != worldmsg.Waiting {
+			w.state = worldmsg.Requesting
 		}
 	case event.WatchSet:
 		w.watching[e.Node] = e.Op
-		if w.state != Holding {
-			w.state = Waiting
+		if w.state != worldmsg.Holding {
+			w.state = worldmsg.Waiting
 		}
-		m.maxWaiting = max(m.maxWaiting, m.count(Waiting))
+		m.maxWaiting = max(m.maxWaiting, m.count(worldmsg.Waiting))
 	case event.Waiting:
 		m = m.wokeInVain(w, e.Node)
-		w.state = Waiting
-		m.maxWaiting = max(m.maxWaiting, m.count(Waiting))
+		w.state = worldmsg.Waiting
+		m.maxWaiting = max(m.maxWaiting, m.count(worldmsg.Waiting))
 	case event.Notified:
 		delete(w.watching, e.Node)
 		w.notified++
 		m.notified++
 		w.flashUntil = m.now.Add(m.flashFor())
-		w.lastNotice = strings.TrimPrefix(e.Detail, "Event")
-		if m.abandoned[e.Node] || e.Detail == "EventNotWatching" {
+		w.lastNotice = strings.TrimPrefix(e.Fired.String(), "Event")
+		if m.abandoned[e.Node] || e.Fired == zk.EventNotWatching {
 			// (EventNotWatching: the watch went with the session, as it
 			// ended; nothing was released.)
 			// Its predecessor gave up, or died, while waiting: no release
 			// woke it, and its looking again is the queue's repair (04's
 			// TestAWaiterThatGivesUpDoesNotHandTheLockOn), not a wasted wake-up.
 			w.woken = false
-			if w.state == Waiting {
-				w.state = Requesting
+			if w.state == worldmsg.Waiting {
+				w.state = worldmsg.Requesting
 			}
-		} else if w.state == Waiting || w.state == Requesting {
+		} else if w.state == worldmsg.Waiting || w.state == worldmsg.Requesting {
 			w.woken = !m.chapter.Watch // in 01 nobody competes: no wake-up is wasted
 			w.wokenFrom = queueOfNode(e.Node)
-			w.state = Requesting
+			w.state = worldmsg.Requesting
 			// A release wakes those who wait in its own queue. A wake-up in
 			// another queue is that queue's hand-off (09: the gate opens for
 			// the next client while a lease goes): not this release's.
@@ -257,7 +278,7 @@ func (m Model) event(e event.Event) Model {
 			}
 		}
 	case event.Acquired:
-		w.state = Holding
+		w.state = worldmsg.Holding
 		w.node = e.Node
 		w.woken = false
 		w.releasing = false
@@ -267,7 +288,7 @@ func (m Model) event(e event.Event) Model {
 		// Released may come after the next holder's Acquired.
 		holding := 0
 		for _, o := range m.workers {
-			if o.state == Holding && !o.releasing {
+			if o.state == worldmsg.Holding && !o.releasing {
 				holding++
 			}
 		}
@@ -282,9 +303,9 @@ func (m Model) event(e event.Event) Model {
 		if e.Kind == event.Lost {
 			w.detail = e.Detail
 		}
-		w.state = Idle
+		w.state = worldmsg.Idle
 		w.node = ""
-		w.watching = map[string]string{}
+		w.watching = map[string]event.Op{}
 		m.releases++
 		if !w.releasing { // no delete of its own came first (01's write, a lost hold)
 			m = m.releaseBegins(cmp.Or(e.Node, w.node))

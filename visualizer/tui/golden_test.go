@@ -12,6 +12,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
 
 // The golden frames are what a learner sees, at a fixed size with colour
@@ -27,7 +28,7 @@ func TestGoldenFrames(t *testing.T) {
 	)
 	// After the release the snapshot names nodes 1 and 2 again; make them
 	// the real ones (2 and 3).
-	released[len(released)-2] = QueueSnapshot{Dir: dir, Nodes: []QueueNode{
+	released[len(released)-2] = worldmsg.QueueSnapshot{Dir: dir, Nodes: []worldmsg.QueueNode{
 		{Name: node(2), Seq: 2, Owner: "worker-2"}, {Name: node(3), Seq: 3, Owner: "worker-3"}}}
 	released[len(released)-1] = ev("worker-2", event.Acquired, "", node(2), "")
 
@@ -36,14 +37,14 @@ func TestGoldenFrames(t *testing.T) {
 		name  string
 		w, h  int
 		start Model
-		items []Msg
+		items []worldmsg.Msg
 		keys  []string
-		after []Msg
+		after []worldmsg.Msg
 	}{
 		{"04 hand-off 80x24", 80, 24, started(t, nil), released, nil, nil},
 		{"04 hand-off 100x30", 100, 30, started(t, nil), released, nil, nil},
 		{"04 holder killed 80x24", 80, 24, started(t, nil), handOff(), []string{"k"},
-			[]Msg{WorkerChange{Name: "worker-1", State: Crashed, Detail: "its node stays until the server expires the session (4s)"}}},
+			[]worldmsg.Msg{worldmsg.WorkerChange{Name: "worker-1", State: worldmsg.Crashed, Detail: "its node stays until the server expires the session (4s)"}}},
 		{"04 paused 80x24", 80, 24, started(t, nil), handOff(), []string{"space"}, nil},
 		{"03 herd 80x24", 80, 24, NewModel(nil, nil, testKeys), herd03, nil, nil},
 		{"07 new leader 80x24", 80, 24, NewModel(nil, nil, testKeys), electionBatch(t), nil, nil},
@@ -70,17 +71,17 @@ func TestGoldenFrames(t *testing.T) {
 
 // herdBatch is chapter 03 at the moment of a release: four waiters were
 // watching the one lock node, all four are told.
-func herdBatch(t testing.TB) []Msg {
+func herdBatch(t testing.TB) []worldmsg.Msg {
 	ch := sceneOf(t, "03")
 	lock := "/lockstep/visualizer/03-watch-lock/lock"
-	e := func(o string, k event.Kind, op, detail string) LockEvent {
-		return LockEvent{event.Event{Time: t0, Owner: o, Kind: k, Op: op, Node: lock, Detail: detail}}
+	e := func(o string, k event.Kind, op event.Op, detail string) worldmsg.LockEvent {
+		return worldmsg.LockEvent{Event: emitted(event.Event{Time: t0, Owner: o, Kind: k, Op: op, Node: lock, Detail: detail})}
 	}
-	items := []Msg{ChapterStarted{Scene: ch, Path: lock, Dir: "/lockstep/visualizer/03-watch-lock", Hold: time.Second}}
+	items := []worldmsg.Msg{worldmsg.ChapterStarted{Scene: ch, Path: lock, Dir: "/lockstep/visualizer/03-watch-lock", Hold: time.Second}}
 	for i := 1; i <= 5; i++ {
-		items = append(items, WorkerChange{Name: fmt.Sprintf("worker-%d", i), State: Idle})
+		items = append(items, worldmsg.WorkerChange{Name: fmt.Sprintf("worker-%d", i), State: worldmsg.Idle})
 	}
-	items = append(items, QueueSnapshot{Dir: "/lockstep/visualizer/03-watch-lock", Nodes: []QueueNode{{Name: "lock", Seq: -1, Owner: "worker-1"}}},
+	items = append(items, worldmsg.QueueSnapshot{Dir: "/lockstep/visualizer/03-watch-lock", Nodes: []worldmsg.QueueNode{{Name: "lock", Seq: -1, Owner: "worker-1"}}},
 		e("worker-1", event.Request, "create", ""), e("worker-1", event.Acquired, "", ""))
 	for i := 2; i <= 5; i++ {
 		w := fmt.Sprintf("worker-%d", i)
@@ -88,12 +89,12 @@ func herdBatch(t testing.TB) []Msg {
 			e(w, event.WatchSet, "exists", ""), e(w, event.Waiting, "", ""))
 	}
 	items = append(items, e("worker-1", event.Request, "delete", ""), e("worker-1", event.Released, "", ""),
-		QueueSnapshot{Dir: "/lockstep/visualizer/03-watch-lock"})
+		worldmsg.QueueSnapshot{Dir: "/lockstep/visualizer/03-watch-lock"})
 	for i := 2; i <= 5; i++ {
 		items = append(items, e(fmt.Sprintf("worker-%d", i), event.Notified, "", "EventNodeDeleted"))
 	}
 	items = append(items, e("worker-3", event.Request, "create", ""), e("worker-3", event.Acquired, "", ""),
-		QueueSnapshot{Dir: "/lockstep/visualizer/03-watch-lock", Nodes: []QueueNode{{Name: "lock", Seq: -1, Owner: "worker-3"}}})
+		worldmsg.QueueSnapshot{Dir: "/lockstep/visualizer/03-watch-lock", Nodes: []worldmsg.QueueNode{{Name: "lock", Seq: -1, Owner: "worker-3"}}})
 	for _, i := range []int{2, 4, 5} {
 		w := fmt.Sprintf("worker-%d", i)
 		items = append(items, e(w, event.Request, "create", ""), e(w, event.Request, "exists", ""),
@@ -104,22 +105,22 @@ func herdBatch(t testing.TB) []Msg {
 
 // electionBatch is chapter 07 as candidate-1 resigns: candidate-2, the
 // next candidate, is told and leads.
-func electionBatch(t testing.TB) []Msg {
+func electionBatch(t testing.TB) []worldmsg.Msg {
 	const dir = "/lockstep/visualizer/07-leader/election"
 	n := func(i int) string { return fmt.Sprintf("_c_0123456789abcdef0123456789abcdef-n_%010d", i) }
-	e := func(o string, k event.Kind, op string, i int, detail string) LockEvent {
-		return LockEvent{event.Event{Time: t0, Owner: o, Kind: k, Op: op, Node: dir + "/" + n(i), Detail: detail}}
+	e := func(o string, k event.Kind, op event.Op, i int, detail string) worldmsg.LockEvent {
+		return worldmsg.LockEvent{Event: emitted(event.Event{Time: t0, Owner: o, Kind: k, Op: op, Node: dir + "/" + n(i), Detail: detail})}
 	}
-	q := func(owners ...int) QueueSnapshot {
-		s := QueueSnapshot{Dir: dir}
+	q := func(owners ...int) worldmsg.QueueSnapshot {
+		s := worldmsg.QueueSnapshot{Dir: dir}
 		for _, o := range owners {
-			s.Nodes = append(s.Nodes, QueueNode{Name: n(o), Seq: int64(o), Owner: fmt.Sprintf("candidate-%d", o)})
+			s.Nodes = append(s.Nodes, worldmsg.QueueNode{Name: n(o), Seq: int64(o), Owner: fmt.Sprintf("candidate-%d", o)})
 		}
 		return s
 	}
-	items := []Msg{ChapterStarted{Scene: sceneOf(t, "07"), Path: dir, Dir: dir, Hold: time.Second}}
+	items := []worldmsg.Msg{worldmsg.ChapterStarted{Scene: sceneOf(t, "07"), Path: dir, Dir: dir, Hold: time.Second}}
 	for i := 1; i <= 4; i++ {
-		items = append(items, WorkerChange{Name: fmt.Sprintf("candidate-%d", i), State: Idle})
+		items = append(items, worldmsg.WorkerChange{Name: fmt.Sprintf("candidate-%d", i), State: worldmsg.Idle})
 	}
 	items = append(items, q(1, 2, 3, 4))
 	lead := e("candidate-1", event.Acquired, "", 1, "")
@@ -138,16 +139,16 @@ func electionBatch(t testing.TB) []Msg {
 
 // watchBatch is chapter 01 right after a write: the two watchers were
 // told, their watches are used up, one has read again.
-func watchBatch(t testing.TB) []Msg {
+func watchBatch(t testing.TB) []worldmsg.Msg {
 	const dir = "/lockstep/visualizer/01-watch"
-	e := func(o string, k event.Kind, op, detail string) LockEvent {
-		return LockEvent{event.Event{Time: t0, Owner: o, Kind: k, Op: op, Node: dir + "/config", Detail: detail}}
+	e := func(o string, k event.Kind, op event.Op, detail string) worldmsg.LockEvent {
+		return worldmsg.LockEvent{Event: emitted(event.Event{Time: t0, Owner: o, Kind: k, Op: op, Node: dir + "/config", Detail: detail})}
 	}
-	items := []Msg{ChapterStarted{Scene: sceneOf(t, "01"), Path: dir + "/config", Dir: dir, Hold: time.Second}}
+	items := []worldmsg.Msg{worldmsg.ChapterStarted{Scene: sceneOf(t, "01"), Path: dir + "/config", Dir: dir, Hold: time.Second}}
 	for i := 1; i <= 3; i++ {
-		items = append(items, WorkerChange{Name: fmt.Sprintf("worker-%d", i), State: Idle})
+		items = append(items, worldmsg.WorkerChange{Name: fmt.Sprintf("worker-%d", i), State: worldmsg.Idle})
 	}
-	items = append(items, QueueSnapshot{Dir: dir, Nodes: []QueueNode{{Name: "config", Seq: -1, Persistent: true, Data: "v3"}}})
+	items = append(items, worldmsg.QueueSnapshot{Dir: dir, Nodes: []worldmsg.QueueNode{{Name: "config", Seq: -1, Persistent: true, Data: "v3"}}})
 	for _, w := range []string{"worker-2", "worker-3"} {
 		items = append(items, e(w, event.Request, "get", ""), e(w, event.Info, "", "reads v2"), e(w, event.WatchSet, "get", ""))
 	}

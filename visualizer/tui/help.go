@@ -1,16 +1,53 @@
 package tui
 
 import (
-	"slices"
 	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
 )
 
-// helpView is the help bar: every key, cut to the width.
+// helpItem is one key of a help bar: what to press and what it does.
+type helpItem struct {
+	key, desc string
+	keep      bool // never cut away (? and q)
+	spare     bool // the first to go when the bar is too narrow (the speed keys)
+}
+
+// helpBar is the one help bar every screen draws, the live view, a replay
+// and the observe mode: "key desc · key desc" in width w. Too narrow, it
+// drops the separators' spaces, then the spare items (the README and
+// -help list them), then puts the items it keeps first, where a cut cannot
+// reach them, and cuts.
+func helpBar(items []helpItem, w int) string {
+	var parts, plain, kept, rest []string
+	for _, it := range items {
+		parts = append(parts, helpKeyStyle.Render(it.key)+" "+it.desc)
+		p := it.key + " " + it.desc
+		plain = append(plain, p)
+		switch {
+		case it.keep:
+			kept = append(kept, p)
+		case !it.spare:
+			rest = append(rest, p)
+		}
+	}
+	for _, line := range []string{strings.Join(parts, " · "), strings.Join(plain, "·")} {
+		if visibleWidth(line) <= w {
+			return line
+		}
+	}
+	if line := strings.Join(append(append([]string(nil), rest...), kept...), "·"); visibleWidth(line) <= w {
+		return line
+	}
+	return fit(strings.Join(append(kept, rest...), "·"), w)
+}
+
+// helpView is the help bar of the live view (a replay's: replayHelp).
 func (m Model) helpView(w int) string {
 	if m.replay != nil {
 		return m.replayHelp(w)
 	}
-	var parts, plain []string
+	var items []helpItem
 	for _, k := range keys.helpKeys() {
 		h := k.Help()
 		switch k.Keys()[0] {
@@ -22,32 +59,19 @@ func (m Model) helpView(w int) string {
 		if d, ok := m.keyWords()[k.Keys()[0]]; ok {
 			h.Desc = d
 		}
-		parts = append(parts, helpKeyStyle.Render(h.Key)+" "+h.Desc)
-		plain = append(plain, h.Key+" "+h.Desc)
+		items = append(items, helpItem{key: h.Key, desc: h.Desc, keep: isOneOf(k, keys.Legend, keys.Quit), spare: isOneOf(k, keys.Faster)})
 	}
-	line := strings.Join(parts, " · ")
-	if visibleWidth(line) <= w {
-		return line
-	}
-	// Too narrow: drop the separators' spaces, then the speed keys (the
-	// README and -help list them), never ? or q; then cut.
-	if line := strings.Join(plain, "·"); visibleWidth(line) <= w {
-		return line
-	}
-	var first, rest []string // ? and q first, where a cut cannot reach them
-	for i, k := range keys.helpKeys() {
-		switch k.Keys()[0] {
-		case keys.Faster.Keys()[0]:
-		case keys.Legend.Keys()[0], keys.Quit.Keys()[0]:
-			first = append(first, plain[i])
-		default:
-			rest = append(rest, plain[i])
+	return helpBar(items, w)
+}
+
+// isOneOf says whether binding k is one of bs (by its first key).
+func isOneOf(k key.Binding, bs ...key.Binding) bool {
+	for _, b := range bs {
+		if k.Keys()[0] == b.Keys()[0] {
+			return true
 		}
 	}
-	if line := strings.Join(append(slices.Clip(rest), first...), "·"); visibleWidth(line) <= w {
-		return line
-	}
-	return fit(strings.Join(append(first, rest...), "·"), w)
+	return false
 }
 
 // chapterKeys is the keys that switch chapter, "1-7": the first and last

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -27,7 +26,7 @@ var keys = keyMap{
 	Down:    key.NewBinding(key.WithKeys("down", "tab"), key.WithHelp("↓", "select")),
 	Kill:    key.NewBinding(key.WithKeys("k"), key.WithHelp("k", "kill")),
 	Expire:  key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "expire")),
-	Chapter: key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", "chapter")),
+	Chapter: key.NewBinding(key.WithKeys("0", "1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", "chapter")),
 	Legend:  key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "legend")),
 	Quit:    key.NewBinding(key.WithKeys("q", "ctrl+c", "esc"), key.WithHelp("q", "quit")),
 }
@@ -39,6 +38,9 @@ func (k keyMap) helpKeys() []key.Binding {
 
 // key handles a key press. The side effect, if any, goes out as a command.
 func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	if !key.Matches(msg, keys.Chapter) {
+		m.typed = "" // a chapter half typed is forgotten at any other key
+	}
 	switch {
 	case key.Matches(msg, keys.Quit):
 		return m, tea.Quit
@@ -87,7 +89,7 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			m.status = fmt.Sprintf(m.say().StatusNobody, strings.ToLower(m.words.Holds), m.words.Worker)
 			return m, nil
 		}
-		if !m.workers[target].state.alive() {
+		if !m.workers[target].state.Alive() {
 			m.status = fmt.Sprintf(m.say().StatusGone, target)
 			return m, nil
 		}
@@ -98,18 +100,54 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.status = fmt.Sprintf(m.say().StatusExpiring, target)
 		return m, m.do(func(c Controller) { c.Expire(target) })
 	case key.Matches(msg, keys.Chapter):
-		k := "0" + msg.String()
-		if !slices.Contains(m.available, k) {
-			m.status = fmt.Sprintf(m.say().StatusNoScene, k)
-			return m, nil
-		}
-		if k == m.chapter.Key {
-			return m, nil
-		}
-		m.status = fmt.Sprintf(m.say().StatusSwitching, k)
-		return m, m.do(func(c Controller) { c.Switch(k) })
+		return m.chapterDigit(msg.String())
 	}
 	return m, nil
+}
+
+// chapterDigit takes one digit of a chapter's number. The digits typed so
+// far are taken as soon as no longer chapter key starts with them: with
+// chapters 01 to 09, 4 is chapter 04 at once, as is 04; with a chapter 10
+// or 12 too, 1 waits for the next digit (0 or 2), and chapter 01 is 01.
+func (m Model) chapterDigit(d string) (tea.Model, tea.Cmd) {
+	typed := m.typed + d
+	var longer []string // keys that start with what is typed and go on
+	for _, k := range m.available {
+		if len(k) > len(typed) && strings.HasPrefix(k, typed) {
+			longer = append(longer, k)
+		}
+	}
+	if len(longer) > 0 {
+		m.typed = typed
+		m.status = fmt.Sprintf(m.say().StatusTyped, typed, strings.Join(longer, ", "))
+		return m, nil
+	}
+	m.typed = ""
+	k := chapterKey(m.available, typed)
+	if k == "" {
+		if len(typed) == 1 {
+			typed = "0" + typed // as the chapters are numbered
+		}
+		m.status = fmt.Sprintf(m.say().StatusNoScene, typed)
+		return m, nil
+	}
+	if k == m.chapter.Key {
+		return m, nil
+	}
+	m.status = fmt.Sprintf(m.say().StatusSwitching, k)
+	return m, m.do(func(c Controller) { c.Switch(k) })
+}
+
+// chapterKey is the key of available whose number is typed ("4" and "04"
+// are 04), "" if none.
+func chapterKey(available []string, typed string) string {
+	n := strings.TrimLeft(typed, "0")
+	for _, k := range available {
+		if n != "" && strings.TrimLeft(k, "0") == n {
+			return k
+		}
+	}
+	return ""
 }
 
 // do runs f on the controller inside a command, off the UI goroutine.

@@ -5,7 +5,9 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/lockstep-zk/lockstep/internal/scene"
+	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/visualizer/scene"
+	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
 
 // Controller is what the keys act on: the running workers. Update never
@@ -24,31 +26,30 @@ type Controller interface {
 // Source delivers what happened since the last call, blocking until
 // something did. It returns nil when the world has stopped.
 type Source interface {
-	Next() []Msg
+	Next() []worldmsg.Msg
 }
 
 // lockEventMsg is one batch of what happened in the world, each a Msg:
 // ChapterStarted, QueueSnapshot, WorkerChange, Notice, LockEvent.
-type lockEventMsg struct{ items []Msg }
+type lockEventMsg struct{ items []worldmsg.Msg }
 
 // tickMsg drives the only animation: notification flashes fading out.
 type tickMsg time.Time
 
 const (
-	flashFor     = 900 * time.Millisecond
-	tickEvery    = 100 * time.Millisecond
-	logKeep      = 200
-	minHold      = 25 * time.Millisecond
-	maxHold      = 5 * time.Second
-	defaultWidth = 80
+	flashFor  = 900 * time.Millisecond
+	tickEvery = 100 * time.Millisecond
+	logKeep   = 200
+	minHold   = 25 * time.Millisecond
+	maxHold   = 5 * time.Second
 )
 
 // worker is one worker as the view knows it.
 type worker struct {
 	name       string
-	state      State
-	node       string            // its lock node while it holds (full path)
-	watching   map[string]string // node (full path) → watch op
+	state      worldmsg.State
+	node       string              // its lock node while it holds (full path)
+	watching   map[string]event.Op // node (full path) → watch op
 	acquired   int
 	requests   int
 	notified   int
@@ -66,6 +67,7 @@ type Model struct {
 	ctl       Controller
 	src       Source
 	available []string // chapter keys that are wired in
+	typed     string   // the digits of a chapter key typed so far, while a longer key starts with them
 
 	chapter  scene.Scene
 	words    scene.Words // the chapter's words in lang, defaults filled in
@@ -84,7 +86,7 @@ type Model struct {
 	// theirs that arrives late (a lock's goroutine that told its last
 	// event after the stop) must not bring the row back.
 	gone  map[string]bool
-	queue QueueSnapshot
+	queue worldmsg.QueueSnapshot
 	log   []string
 
 	// totals
@@ -114,7 +116,7 @@ type Model struct {
 // only feed messages.
 func NewModel(ctl Controller, src Source, available []string) Model {
 	return Model{ctl: ctl, src: src, available: available, workers: map[string]*worker{},
-		words: scene.Words{}.WithDefaults(), cursor: -1, width: defaultWidth, height: 24}
+		words: scene.Words{}.WithDefaults(), cursor: -1, width: FrameWidth, height: FrameHeight}
 }
 
 // Init starts listening for the world.
@@ -191,7 +193,7 @@ func (m Model) selected() string {
 		return m.order[m.cursor]
 	}
 	for _, n := range m.order {
-		if m.workers[n].state == Holding {
+		if m.workers[n].state == worldmsg.Holding {
 			return n
 		}
 	}
@@ -199,7 +201,7 @@ func (m Model) selected() string {
 }
 
 // count is how many workers are in state s.
-func (m Model) count(s State) int {
+func (m Model) count(s worldmsg.State) int {
 	n := 0
 	for _, w := range m.workers {
 		if w.state == s {
@@ -213,7 +215,7 @@ func (m Model) count(s State) int {
 func (m Model) holders() []string {
 	var hs []string
 	for _, n := range m.order {
-		if m.workers[n].state == Holding {
+		if m.workers[n].state == worldmsg.Holding {
 			hs = append(hs, n)
 		}
 	}

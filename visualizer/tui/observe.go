@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -12,6 +11,8 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
+
+	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
 
 // The observe mode (go run ./visualizer -observe DIR) shows a lock
@@ -21,24 +22,6 @@ import (
 // shows an outsider: the children (visualizer/observe's child watch), their
 // sequence, their owner. The lowest holds; a hand-off is the holder's node
 // leaving and the next one becoming the lowest.
-
-// Observed is one look at the observed directory: its children as
-// ZooKeeper had them At (when the watch fired and the list was read).
-type Observed struct {
-	At    time.Time
-	Queue QueueSnapshot
-}
-
-func (Observed) worldMsg() {}
-
-// Link says the observer's connection to ZooKeeper dropped (Up false) or
-// serves again: while it is down the view says what it shows may be stale.
-type Link struct {
-	At time.Time
-	Up bool
-}
-
-func (Link) worldMsg() {}
 
 // rateWindow is how far back hand-offs per second are counted.
 const rateWindow = 10 * time.Second
@@ -54,9 +37,9 @@ type ObserveModel struct {
 	first    bool      // no snapshot yet
 	since    time.Time // the first snapshot
 	now      time.Time
-	queue    QueueSnapshot
-	holder   QueueNode // the lowest node; Name "" when nobody holds
-	heldFrom time.Time // when holder became the lowest (zero: held before we looked)
+	queue    worldmsg.QueueSnapshot
+	holder   worldmsg.QueueNode // the lowest node; Name "" when nobody holds
+	heldFrom time.Time          // when holder became the lowest (zero: held before we looked)
 	handoffs []time.Time
 	total    int // hand-offs since the first snapshot
 	joins    int
@@ -69,7 +52,7 @@ type ObserveModel struct {
 // English). src may be nil in tests that only feed messages.
 func NewObserveModel(src Source, dir, lang string) ObserveModel {
 	v := NewModel(nil, nil, nil).inLang(lang)
-	v.queue = QueueSnapshot{Dir: dir}
+	v.queue = worldmsg.QueueSnapshot{Dir: dir}
 	return ObserveModel{src: src, view: v, dir: dir, first: true}
 }
 
@@ -119,15 +102,15 @@ func (m ObserveModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 // apply folds a batch of what was observed into the model.
-func (m ObserveModel) apply(items []Msg) ObserveModel {
+func (m ObserveModel) apply(items []worldmsg.Msg) ObserveModel {
 	m.view.log = append([]string(nil), m.view.log...)
 	for _, it := range items {
 		switch it := it.(type) {
-		case Observed:
+		case worldmsg.Observed:
 			m = m.observe(it)
-		case Notice:
+		case worldmsg.Notice:
 			m.view.addLog(it.Text)
-		case Link:
+		case worldmsg.Link:
 			if it.Up == m.offline {
 				m.offline = !it.Up
 				say := m.say().Reconnected
@@ -143,13 +126,13 @@ func (m ObserveModel) apply(items []Msg) ObserveModel {
 
 // observe compares one look at the directory with the last: who joined,
 // who left, whether the holder changed hands.
-func (m ObserveModel) observe(o Observed) ObserveModel {
+func (m ObserveModel) observe(o worldmsg.Observed) ObserveModel {
 	t := m.say()
 	if o.At.After(m.now) {
 		m.now = o.At
 	}
 	at := o.At.Format("15:04:05.000")
-	prev := map[string]QueueNode{}
+	prev := map[string]worldmsg.QueueNode{}
 	for _, n := range m.queue.Nodes {
 		prev[n.Name] = n
 	}
@@ -157,7 +140,7 @@ func (m ObserveModel) observe(o Observed) ObserveModel {
 	for _, n := range o.Queue.Nodes {
 		next[n.Name] = true
 	}
-	var lowest QueueNode
+	var lowest worldmsg.QueueNode
 	if len(o.Queue.Nodes) > 0 {
 		lowest = o.Queue.Nodes[0]
 	}
@@ -222,7 +205,7 @@ func (m ObserveModel) observe(o Observed) ObserveModel {
 }
 
 // who is a node's owner for the log.
-func who(n QueueNode) string {
+func who(n worldmsg.QueueNode) string {
 	if n.Owner == "" {
 		return "?"
 	}
@@ -256,7 +239,7 @@ func (m ObserveModel) rate() float64 {
 // stands in for a worker — the lowest node's owner holding, the others
 // waiting — so the queue panel marks the holder as it does live. Nobody's
 // watches are known to an outsider: no arrows.
-func (m Model) asObserved(q QueueSnapshot) Model {
+func (m Model) asObserved(q worldmsg.QueueSnapshot) Model {
 	m.queue = q
 	m.workers = map[string]*worker{}
 	m.order = nil
@@ -264,9 +247,9 @@ func (m Model) asObserved(q QueueSnapshot) Model {
 		if n.Owner == "" || m.workers[n.Owner] != nil {
 			continue
 		}
-		st := Waiting
+		st := worldmsg.Waiting
 		if i == 0 {
-			st = Holding
+			st = worldmsg.Holding
 		}
 		m.workers[n.Owner] = &worker{name: n.Owner, state: st, node: q.Dir + "/" + n.Name}
 		m.order = append(m.order, n.Owner)
@@ -295,7 +278,7 @@ func (m ObserveModel) View() string {
 		holderStyle.Render(fit(holder, w)),
 		fit(fmt.Sprintf(t.Counters, m.rate(), int(rateWindow.Seconds()), m.total, m.joins, m.leaves), w),
 	}
-	footer := []string{fit(statusOf(m.status), w), helpKeyStyle.Render("q") + " " + fit(t.Help, w-2)}
+	footer := []string{fit(statusOf(m.status), w), helpBar([]helpItem{{key: "q", desc: t.Help, keep: true}}, w)}
 	panelH := max(3, min(len(m.queue.Nodes)+2, h-len(header)-len(footer)-4))
 	logH := h - len(header) - len(footer) - panelH
 	lines := append([]string{}, header...)
@@ -322,7 +305,7 @@ func statusOf(s string) string {
 // Observer): Next blocks, Pending does not (-frames).
 type ObserveSource interface {
 	Source
-	Pending() []Msg
+	Pending() []worldmsg.Msg
 }
 
 // ObserveOptions says how to show an observed directory; the zero values
@@ -340,15 +323,7 @@ type ObserveOptions struct {
 
 // RunObserve shows src's directory until the person quits or ctx ends.
 func RunObserve(ctx context.Context, src ObserveSource, o ObserveOptions) error {
-	if o.Interval == 0 {
-		o.Interval = 500 * time.Millisecond
-	}
-	if o.Width == 0 {
-		o.Width, o.Height = 100, 30
-	}
-	if o.Out == nil {
-		o.Out = os.Stdout
-	}
+	frameDefaults(&o.Width, &o.Height, &o.Interval, &o.Out)
 	if o.Frames > 0 {
 		lipgloss.SetColorProfile(termenv.Ascii)
 		m := NewObserveModel(nil, o.Dir, o.Lang)

@@ -11,31 +11,35 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/muesli/termenv"
+
+	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
 
 const curatorDir = "/orders/lock"
 
 // curatorNode is a Curator InterProcessMutex node: a protected prefix with a
 // uuid, so its name does not sort by its sequence.
-func curatorNode(uuid string, seq int) QueueNode {
-	return QueueNode{Name: fmt.Sprintf("_c_%s-lock-%010d", uuid, seq), Seq: int64(seq), Owner: "127.0.0.1"}
+func curatorNode(uuid string, seq int) worldmsg.QueueNode {
+	return worldmsg.QueueNode{Name: fmt.Sprintf("_c_%s-lock-%010d", uuid, seq), Seq: int64(seq), Owner: "127.0.0.1"}
 }
 
 // looks are four looks at a Curator directory, a second apart: three
 // queued (already sorted by sequence, as the observer sends them), the
 // holder leaves and the next holds, one more joins, a waiter gives up.
-func looks() []Msg {
+func looks() []worldmsg.Msg {
 	a := curatorNode("f3a1c2d4-0000-4000-8000-000000000001", 7)
 	b := curatorNode("0b9e7e10-0000-4000-8000-000000000002", 8)
 	b.Owner = "0x10000a1b2c30001" // no data: its session
 	c := curatorNode("9c0d5e2f-0000-4000-8000-000000000003", 9)
 	d := curatorNode("00000000-0000-4000-8000-000000000004", 10)
-	snap := func(ns ...QueueNode) QueueSnapshot { return QueueSnapshot{Dir: curatorDir, Nodes: ns} }
-	return []Msg{
-		Observed{At: t0, Queue: snap(a, b, c)},
-		Observed{At: t0.Add(time.Second), Queue: snap(b, c)},
-		Observed{At: t0.Add(2 * time.Second), Queue: snap(b, c, d)},
-		Observed{At: t0.Add(3 * time.Second), Queue: snap(b, d)},
+	snap := func(ns ...worldmsg.QueueNode) worldmsg.QueueSnapshot {
+		return worldmsg.QueueSnapshot{Dir: curatorDir, Nodes: ns}
+	}
+	return []worldmsg.Msg{
+		worldmsg.Observed{At: t0, Queue: snap(a, b, c)},
+		worldmsg.Observed{At: t0.Add(time.Second), Queue: snap(b, c)},
+		worldmsg.Observed{At: t0.Add(2 * time.Second), Queue: snap(b, c, d)},
+		worldmsg.Observed{At: t0.Add(3 * time.Second), Queue: snap(b, d)},
 	}
 }
 
@@ -103,9 +107,9 @@ func TestObserveModel(t *testing.T) {
 	})
 	t.Run("a free lock taken is no hand-off, and is told after its taker joined", func(t *testing.T) {
 		a := curatorNode("f3a1c2d4-0000-4000-8000-000000000001", 7)
-		m := NewObserveModel(nil, curatorDir, "en").apply([]Msg{
-			Observed{At: t0, Queue: QueueSnapshot{Dir: curatorDir, Missing: true}},
-			Observed{At: t0.Add(time.Second), Queue: QueueSnapshot{Dir: curatorDir, Nodes: []QueueNode{a}}},
+		m := NewObserveModel(nil, curatorDir, "en").apply([]worldmsg.Msg{
+			worldmsg.Observed{At: t0, Queue: worldmsg.QueueSnapshot{Dir: curatorDir, Missing: true}},
+			worldmsg.Observed{At: t0.Add(time.Second), Queue: worldmsg.QueueSnapshot{Dir: curatorDir, Nodes: []worldmsg.QueueNode{a}}},
 		})
 		log := strings.Join(m.view.log, "\n")
 		joins, takes := strings.Index(log, "+ lock-0000000007 joins"), strings.Index(log, "▶ lock-0000000007 (127.0.0.1) takes the free lock")
@@ -116,11 +120,11 @@ func TestObserveModel(t *testing.T) {
 	t.Run("a lost link says the queue may be stale, until it is back", func(t *testing.T) {
 		m := NewObserveModel(nil, curatorDir, "en").apply(looks()[:1])
 		m.view.width, m.view.height = 80, 20
-		m = m.apply([]Msg{Link{At: t0.Add(time.Second), Up: false}, Link{At: t0.Add(2 * time.Second), Up: false}})
+		m = m.apply([]worldmsg.Msg{worldmsg.Link{At: t0.Add(time.Second), Up: false}, worldmsg.Link{At: t0.Add(2 * time.Second), Up: false}})
 		if v := m.View(); !strings.HasPrefix(v, "NO CONNECTION TO ZOOKEEPER") || strings.Count(v, "connection to ZooKeeper is lost") != 1 {
 			t.Errorf("want the header to say so and the log once:\n%s", v)
 		}
-		m = m.apply([]Msg{Link{At: t0.Add(3 * time.Second), Up: true}})
+		m = m.apply([]worldmsg.Msg{worldmsg.Link{At: t0.Add(3 * time.Second), Up: true}})
 		if v := m.View(); !strings.HasPrefix(v, "lockstep observe") || !strings.Contains(v, "connected to ZooKeeper again") {
 			t.Errorf("want the header back and the log to say so:\n%s", v)
 		}

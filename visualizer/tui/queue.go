@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/lockstep-zk/lockstep/internal/zkpath"
+	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
 
 // protectedAnywhere finds the protected prefix's GUID (zkpath.ProtectedPrefix,
@@ -98,13 +99,13 @@ func (m Model) queueView(w, h int) []string {
 				}
 			}
 		}
-		st := Idle
+		st := worldmsg.Idle
 		if wk, ok := m.workers[owner]; ok {
 			st = wk.state
 			// A holder holds one node: an older one of its own that the
 			// snapshot still lists is not marked.
-			if st == Holding && wk.node != "" && wk.node != m.queue.Dir+"/"+q.Name {
-				st = Idle
+			if st == worldmsg.Holding && wk.node != "" && wk.node != m.queue.Dir+"/"+q.Name {
+				st = worldmsg.Idle
 			}
 		}
 		if owner == "" {
@@ -115,12 +116,12 @@ func (m Model) queueView(w, h int) []string {
 		}
 		mark, tag, style := "  ", "", stateStyle(st)
 		switch {
-		case st == Holding:
+		case st == worldmsg.Holding:
 			mark, tag = "▶ ", " "+m.words.Holds
 			if m.chapter.Watch {
 				mark, tag = "  ", ""
 			}
-		case !st.alive() || st == Expired || st == CutOff:
+		case !st.Alive() || st == worldmsg.Expired || st == worldmsg.CutOff:
 			tag = " (" + m.label(st) + ")"
 		}
 		if q.Kind != "" {
@@ -138,7 +139,7 @@ func (m Model) queueView(w, h int) []string {
 			continue
 		}
 		for _, n := range m.order {
-			if wk := m.workers[n]; n != owner && wk.state == Holding && wk.node == m.queue.Dir+"/"+q.Name && len(lines) < h {
+			if wk := m.workers[n]; n != owner && wk.state == worldmsg.Holding && wk.node == m.queue.Dir+"/"+q.Name && len(lines) < h {
 				lines = append(lines, holderStyle.Render(fit(fmt.Sprintf(m.say().AlsoHolds, n, m.words.Holds), w)))
 			}
 		}
@@ -151,7 +152,7 @@ func (m Model) queueView(w, h int) []string {
 
 // queueRow is a node's row, with after it (or under it) the workers that
 // watch the node, in at most room lines.
-func (m Model) queueRow(row string, q QueueNode, tag string, style lipgloss.Style, watchers map[string][]string, w, room int) []string {
+func (m Model) queueRow(row string, q worldmsg.QueueNode, tag string, style lipgloss.Style, watchers map[string][]string, w, room int) []string {
 	// The arrows: every waiter that set a watch on this node. (A
 	// holder may watch its own node to learn of its loss: not an arrow.)
 	var ws []string

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path"
 	"slices"
 	"strings"
@@ -14,10 +13,12 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/go-zookeeper/zk"
 	"github.com/muesli/termenv"
 
 	"github.com/lockstep-zk/lockstep/event"
-	"github.com/lockstep-zk/lockstep/internal/scene"
+	"github.com/lockstep-zk/lockstep/visualizer/scene"
+	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
 
 // A replay plays a recording (what a failing test's locks emitted, see
@@ -35,8 +36,8 @@ import (
 // the model (the event, and the queue when it changed).
 type Replay struct {
 	rec   event.Recording
-	start ChapterStarted
-	steps [][]Msg
+	start worldmsg.ChapterStarted
+	steps [][]worldmsg.Msg
 	// seen: the test did not mark where the property broke, and the replay
 	// found the first event against the chapter's expectation itself.
 	seen string
@@ -80,7 +81,7 @@ func NewReplay(rec event.Recording, sc scene.Scene) *Replay {
 			owners = append(owners, e.Owner)
 		}
 	}
-	r.start = ChapterStarted{Scene: sc, Path: lock, Dir: dir, Workers: owners}
+	r.start = worldmsg.ChapterStarted{Scene: sc, Path: lock, Dir: dir, Workers: owners}
 	if r.rec.Header.BrokeAt < 0 {
 		// The test failed without saying where (it gave up waiting, say):
 		// look for the first event against what the chapter expects.
@@ -100,8 +101,8 @@ func NewReplay(rec event.Recording, sc scene.Scene) *Replay {
 	r.steps = queueSteps(raw, dir, sc.Tag, sc.Single, sc.Dirs)
 	for _, step := range r.steps {
 		for j, it := range step {
-			if e, ok := it.(LockEvent); ok && sc.Recast != nil {
-				step[j] = LockEvent{sc.Recast(e.Event)}
+			if e, ok := it.(worldmsg.LockEvent); ok && sc.Recast != nil {
+				step[j] = worldmsg.LockEvent{Event: sc.Recast(e.Event)}
 			}
 		}
 	}
@@ -114,14 +115,14 @@ func NewReplay(rec event.Recording, sc scene.Scene) *Replay {
 //
 // dirs: the queue is the children of these subdirectories of dir, in this
 // order (09: leases, then the gate's locks), as the live view shows them.
-func queueSteps(events []event.Event, dir string, tag func(string) string, single bool, dirs []string) [][]Msg {
+func queueSteps(events []event.Event, dir string, tag func(string) string, single bool, dirs []string) [][]worldmsg.Msg {
 	type live struct {
-		QueueNode
+		worldmsg.QueueNode
 		at int // order of appearance, for nodes without a sequence; one per life of a node
 	}
 	present := map[string]*live{} // full path → node
 	n := 0
-	snapshot := func() QueueSnapshot {
+	snapshot := func() worldmsg.QueueSnapshot {
 		var nodes []*live
 		for _, q := range present {
 			nodes = append(nodes, q)
@@ -135,7 +136,7 @@ func queueSteps(events []event.Event, dir string, tag func(string) string, singl
 			}
 			return a.at - b.at
 		})
-		s := QueueSnapshot{Dir: dir}
+		s := worldmsg.QueueSnapshot{Dir: dir}
 		for _, q := range nodes {
 			s.Nodes = append(s.Nodes, q.QueueNode)
 		}
@@ -155,7 +156,7 @@ func queueSteps(events []event.Event, dir string, tag func(string) string, singl
 			return false
 		}
 		name := strings.TrimPrefix(node, dir+"/")
-		q := &live{QueueNode: QueueNode{Name: name, Seq: sequenceOf(name), Owner: owner}, at: n}
+		q := &live{QueueNode: worldmsg.QueueNode{Name: name, Seq: sequenceOf(name), Owner: owner}, at: n}
 		if tag != nil {
 			q.Kind = tag(event.Short(name))
 		}
@@ -174,7 +175,7 @@ func queueSteps(events []event.Event, dir string, tag func(string) string, singl
 			switch {
 			case e.Kind == event.Acquired || e.Kind == event.Released:
 				return e.Owner
-			case e.Kind == event.Notified && e.Detail == "EventNodeDeleted":
+			case e.Kind == event.Notified && e.Fired == zk.EventNodeDeleted:
 				return ""
 			}
 		}
@@ -191,11 +192,11 @@ func queueSteps(events []event.Event, dir string, tag func(string) string, singl
 		}
 		return ""
 	}
-	steps := make([][]Msg, len(events))
+	steps := make([][]worldmsg.Msg, len(events))
 	for i, e := range events {
 		var before, after bool
 		switch {
-		case e.Kind == event.Request && e.Op == "create" && e.Detail != "container" && under(e.Node):
+		case e.Kind == event.Request && effects[e.Op] == adds && e.Detail != "container" && under(e.Node):
 			// A sequential create names its prefix: the node it made is
 			// the first later one that starts with it.
 			for _, later := range events[i+1:] {
@@ -216,7 +217,7 @@ func queueSteps(events []event.Event, dir string, tag func(string) string, singl
 		case (e.Kind == event.WatchSet || e.Kind == event.Waiting) && under(e.Node):
 			before = add(e.Node, ownerAhead(i, e.Node))
 			watched[e.Owner+" "+e.Node] = present[e.Node].at
-		case e.Kind == event.Notified && e.Detail == "EventNodeDeleted":
+		case e.Kind == event.Notified && e.Fired == zk.EventNodeDeleted:
 			// A watcher is told of the delete of the node it watched; one
 			// told late, when the node is there again (03's one node,
 			// created anew by the next holder), is told of an older one.
@@ -225,7 +226,7 @@ func queueSteps(events []event.Event, dir string, tag func(string) string, singl
 				delete(present, e.Node)
 				after = true
 			}
-		case e.Kind == event.Request && e.Op == "delete":
+		case e.Kind == event.Request && effects[e.Op] == removes:
 			// Its owner deletes it: a waiter that gives up (a lease taken
 			// with TryLock that is not ours to keep), or a holder letting go.
 			if q, ok := present[e.Node]; ok && q.Owner == e.Owner {
@@ -249,11 +250,11 @@ func queueSteps(events []event.Event, dir string, tag func(string) string, singl
 		}
 		switch {
 		case before:
-			steps[i] = []Msg{snapshot(), LockEvent{e}}
+			steps[i] = []worldmsg.Msg{snapshot(), worldmsg.LockEvent{Event: e}}
 		case after:
-			steps[i] = []Msg{LockEvent{e}, snapshot()}
+			steps[i] = []worldmsg.Msg{worldmsg.LockEvent{Event: e}, snapshot()}
 		default:
-			steps[i] = []Msg{LockEvent{e}}
+			steps[i] = []worldmsg.Msg{worldmsg.LockEvent{Event: e}}
 		}
 	}
 	return steps
@@ -278,7 +279,7 @@ func (r *Replay) BrokeAt() int { return r.rec.Header.BrokeAt }
 // At is the model after the first k events (0 ≤ k ≤ Len).
 func (r *Replay) At(k int) Model {
 	k = max(0, min(k, len(r.steps)))
-	items := []Msg{r.start}
+	items := []worldmsg.Msg{r.start}
 	for _, s := range r.steps[:k] {
 		items = append(items, s...)
 	}
@@ -314,7 +315,7 @@ type ReplayModel struct {
 
 // NewReplayModel returns the model at the start of the recording, playing.
 func NewReplayModel(rp *Replay) ReplayModel {
-	m := ReplayModel{rp: rp, playing: true, width: defaultWidth, height: 24}
+	m := ReplayModel{rp: rp, playing: true, width: FrameWidth, height: FrameHeight}
 	return m.at(0)
 }
 
@@ -464,22 +465,15 @@ func (m Model) replayHeader(w int) []string {
 
 // replayHelp is the help bar in a replay.
 func (m Model) replayHelp(w int) string {
-	var parts, plain []string
 	t := m.say()
 	desc := map[string]string{replayKeys.Back.Keys()[0]: t.KeyStep, replayKeys.Play.Keys()[0]: t.KeyPlay,
 		replayKeys.Start.Keys()[0]: t.KeyEnds, replayKeys.Break.Keys()[0]: t.KeyBreak, keys.Legend.Keys()[0]: t.KeyLegend,
 		replayKeys.Quit.Keys()[0]: t.KeyQuit}
+	var items []helpItem
 	for _, k := range []key.Binding{replayKeys.Back, replayKeys.Play, replayKeys.Start, replayKeys.Break, keys.Legend, replayKeys.Quit} {
-		h := k.Help()
-		h.Desc = desc[k.Keys()[0]]
-		parts = append(parts, helpKeyStyle.Render(h.Key)+" "+h.Desc)
-		plain = append(plain, h.Key+" "+h.Desc)
+		items = append(items, helpItem{key: k.Help().Key, desc: desc[k.Keys()[0]], keep: isOneOf(k, keys.Legend, replayKeys.Quit)})
 	}
-	line := strings.Join(parts, " · ")
-	if visibleWidth(line) <= w {
-		return line
-	}
-	return fit(strings.Join(plain, "·"), w)
+	return helpBar(items, w)
 }
 
 // ReplayOptions says how to play a recording.
@@ -490,7 +484,7 @@ type ReplayOptions struct {
 	// prints its frames. For docs and tests: the same recording always
 	// gives the same bytes.
 	Frames        int
-	Width, Height int // default 80×24
+	Width, Height int // default FrameWidth×FrameHeight
 	Out           io.Writer
 	Lang          string // "zh": the view in Chinese (Options.Lang)
 }
@@ -504,15 +498,7 @@ func RunReplay(ctx context.Context, rec event.Recording, sc scene.Scene, o Repla
 	rp := NewReplay(rec, sc)
 	rp.lang = o.Lang
 	if o.Frames > 0 {
-		if o.Width == 0 {
-			o.Width = 80
-		}
-		if o.Height == 0 {
-			o.Height = 24
-		}
-		if o.Out == nil {
-			o.Out = os.Stdout
-		}
+		frameDefaults(&o.Width, &o.Height, nil, &o.Out)
 		lipgloss.SetColorProfile(termenv.Ascii)
 		m := NewReplayModel(rp)
 		m.width, m.height, m.playing = o.Width, o.Height, false

@@ -3,10 +3,10 @@ package tui
 import (
 	"strings"
 
-	"github.com/lockstep-zk/lockstep/internal/scene"
+	"github.com/lockstep-zk/lockstep/visualizer/scene"
 )
 
-// A Scene is what a chapter hands the engine (internal/scene); the engine
+// A Scene is what a chapter hands the engine (visualizer/scene); the engine
 // knows chapters only as the scenes visualizer/main.go gives it in Options.
 
 // keysOf lists the scenes' keys, in the order given.

@@ -10,7 +10,7 @@ import (
 	rwscene "github.com/lockstep-zk/lockstep/05-rwlock/scene"
 	reentrantscene "github.com/lockstep-zk/lockstep/06-reentrant/scene"
 	leaderscene "github.com/lockstep-zk/lockstep/07-leader/scene"
-	"github.com/lockstep-zk/lockstep/internal/scene"
+	"github.com/lockstep-zk/lockstep/visualizer/scene"
 )
 
 // The engine knows no chapter; its tests feed it the chapters' real scenes,

@@ -1,5 +1,7 @@
 package tui
 
+import "github.com/lockstep-zk/lockstep/visualizer/worldmsg"
+
 import "github.com/charmbracelet/lipgloss"
 
 // Colours carry nothing the text doesn't already say: with NO_COLOR every
@@ -20,19 +22,19 @@ var (
 )
 
 // stateStyle is how a worker's state is drawn.
-func stateStyle(s State) lipgloss.Style {
+func stateStyle(s worldmsg.State) lipgloss.Style {
 	switch s {
-	case Holding:
+	case worldmsg.Holding:
 		return holderStyle
-	case Waiting:
+	case worldmsg.Waiting:
 		return waitingStyle
-	case Requesting:
+	case worldmsg.Requesting:
 		return requestStyle
-	case Crashed, CutOff:
+	case worldmsg.Crashed, worldmsg.CutOff:
 		return deadStyle
-	case Expired:
+	case worldmsg.Expired:
 		return expiredStyle
-	case Idle, Stopped:
+	case worldmsg.Idle, worldmsg.Stopped:
 		return dimStyle
 	}
 	return lipgloss.NewStyle()

@@ -1,5 +1,7 @@
 package tui
 
+import "github.com/lockstep-zk/lockstep/visualizer/worldmsg"
+
 // Texts is every word of the engine's own — the header, the verdict line
 // beside the scene's Expect, the counters, the panels' titles, the key bar
 // and the status line — as format strings: english and chinese are its two
@@ -30,7 +32,7 @@ type Texts struct {
 	// The status line, after a key.
 	StatusPaused, StatusRunning, StatusHold, StatusAdding, StatusRemoving,
 	StatusNobody, StatusGone, StatusKilled, StatusExpiring, StatusNewSession, StatusNoScene,
-	StatusSwitching string
+	StatusSwitching, StatusTyped string
 	// A replay (-replay FILE, the runner's p): its header, its status
 	// line and its keys. What the test said (its why) stays as the test
 	// wrote it.
@@ -41,7 +43,7 @@ type Texts struct {
 	// worker's node, and the world's notices (NoticeKind: %[1]s the
 	// worker, %[2]s the argument).
 	WorkerChanged, DetailStopped, DetailCrashed, DetailCutOff, DetailExpired, ServerDeleted string
-	Notices                                                                                 map[NoticeKind]string
+	Notices                                                                                 map[worldmsg.NoticeKind]string
 }
 
 var english = Texts{
@@ -100,6 +102,7 @@ var english = Texts{
 	StatusNewSession: "%s is back on a new session %#x (the old one expired)",
 	StatusNoScene:    "chapter %s has no scene in the visualizer",
 	StatusSwitching:  "switching to chapter %s",
+	StatusTyped:      "chapter %s…: type the next digit (%s)",
 
 	Playing: "playing", ReplayHeader: "replay %s · event %d/%d · %s", TheTest: "the test: %s",
 	TheTestAndSeen: "the test: %s · %s", TestFailed: "the test failed: play its events to see what its locks did",
@@ -111,11 +114,11 @@ var english = Texts{
 	DetailCutOff:  "link cut; the server expires the session after %v",
 	DetailExpired: "the server dropped its session: its ephemeral node and watches are gone",
 	ServerDeleted: "server deleted %s: %s's session expired",
-	Notices: map[NoticeKind]string{
-		NoticeNoChapter: "no chapter %[2]s", NoticeStartFailed: "start %[2]s", NoticeAddFailed: "add a worker: %[2]s",
-		NoticeExpireFailed: "%[1]s expire: %[2]s", NoticeNewSession: "%[1]s has a new session %[2]s (its conn opened it)",
-		NoticeNewSessionFailed: "%[1]s new session: %[2]s", NoticeLockFailed: "%[1]s lock: %[2]s",
-		NoticeUnlockFailed: "%[1]s unlock: %[2]s",
+	Notices: map[worldmsg.NoticeKind]string{
+		worldmsg.NoticeNoChapter: "no chapter %[2]s", worldmsg.NoticeStartFailed: "start %[2]s", worldmsg.NoticeAddFailed: "add a worker: %[2]s",
+		worldmsg.NoticeExpireFailed: "%[1]s expire: %[2]s", worldmsg.NoticeNewSession: "%[1]s has a new session %[2]s (its conn opened it)",
+		worldmsg.NoticeNewSessionFailed: "%[1]s new session: %[2]s", worldmsg.NoticeLockFailed: "%[1]s lock: %[2]s",
+		worldmsg.NoticeUnlockFailed: "%[1]s unlock: %[2]s",
 	},
 }
 
@@ -174,6 +177,7 @@ var chinese = Texts{
 	StatusNewSession: "%s 已换上新会话 %#x（旧会话已过期）",
 	StatusNoScene:    "第 %s 章在可视化工具里没有场景",
 	StatusSwitching:  "切换到第 %s 章",
+	StatusTyped:      "第 %s… 章：请再输入一位数字（%s）",
 
 	Playing: "播放中", ReplayHeader: "回放 %s · 事件 %d/%d · %s", TheTest: "测试：%s",
 	TheTestAndSeen: "测试：%s · %s", TestFailed: "测试未通过：播放它的事件，看看它的锁做了什么",
@@ -185,11 +189,11 @@ var chinese = Texts{
 	DetailCutOff:  "连接已切断；%v 后服务器判定会话过期",
 	DetailExpired: "服务器已丢弃它的会话：它的临时节点和监听都没了",
 	ServerDeleted: "服务器删除了 %s：%s 的会话已过期",
-	Notices: map[NoticeKind]string{
-		NoticeNoChapter: "没有第 %[2]s 章", NoticeStartFailed: "启动失败：%[2]s", NoticeAddFailed: "添加客户端失败：%[2]s",
-		NoticeExpireFailed: "%[1]s 的会话过期失败：%[2]s", NoticeNewSession: "%[1]s 有了新会话 %[2]s（由它的连接建立）",
-		NoticeNewSessionFailed: "%[1]s 建立新会话失败：%[2]s", NoticeLockFailed: "%[1]s 加锁出错：%[2]s",
-		NoticeUnlockFailed: "%[1]s 解锁出错：%[2]s",
+	Notices: map[worldmsg.NoticeKind]string{
+		worldmsg.NoticeNoChapter: "没有第 %[2]s 章", worldmsg.NoticeStartFailed: "启动失败：%[2]s", worldmsg.NoticeAddFailed: "添加客户端失败：%[2]s",
+		worldmsg.NoticeExpireFailed: "%[1]s 的会话过期失败：%[2]s", worldmsg.NoticeNewSession: "%[1]s 有了新会话 %[2]s（由它的连接建立）",
+		worldmsg.NoticeNewSessionFailed: "%[1]s 建立新会话失败：%[2]s", worldmsg.NoticeLockFailed: "%[1]s 加锁出错：%[2]s",
+		worldmsg.NoticeUnlockFailed: "%[1]s 解锁出错：%[2]s",
 	},
 }
 

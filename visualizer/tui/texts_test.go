@@ -16,6 +16,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
 
 var verbs = regexp.MustCompile(`%[-+# 0-9.*]*[a-zA-Z%]`)
@@ -69,15 +70,15 @@ func TestChineseFramesFitTheLearnersTerminal(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		start  Model
-		items  []Msg
+		items  []worldmsg.Msg
 		keys   []string
 		wants  []string
 		banned []string
 	}{
-		{"04 holder killed zh 80x24", zh(NewModel(nil, nil, testKeys)), append([]Msg{
-			ChapterStarted{Scene: sceneOf(t, "04"), Path: dir, Dir: dir, Hold: 200 * time.Millisecond},
-			WorkerChange{Name: "worker-1", State: Idle}, WorkerChange{Name: "worker-2", State: Idle},
-			WorkerChange{Name: "worker-3", State: Idle}}, handOff()...), []string{"k"},
+		{"04 holder killed zh 80x24", zh(NewModel(nil, nil, testKeys)), append([]worldmsg.Msg{
+			worldmsg.ChapterStarted{Scene: sceneOf(t, "04"), Path: dir, Dir: dir, Hold: 200 * time.Millisecond},
+			worldmsg.WorkerChange{Name: "worker-1", State: worldmsg.Idle}, worldmsg.WorkerChange{Name: "worker-2", State: worldmsg.Idle},
+			worldmsg.WorkerChange{Name: "worker-3", State: worldmsg.Idle}}, handOff()...), []string{"k"},
 			[]string{"运行中", "持有 ", "队列", "状态", "请求 通知 无效", "事件", "暂停", "退出", "已杀掉 worker-1",
 				"前驱节点排队", "顺序节点：每个等待者只监听它的前驱节点"},
 			[]string{"running", "QUEUE", "state", "EVENTS", "quit"}},

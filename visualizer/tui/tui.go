@@ -6,7 +6,7 @@
 // change the pace, or switch chapter.
 //
 // The engine knows no chapter and no server: it shows the scenes
-// (internal/scene) it is given, and a World (visualizer/world is the live
+// (visualizer/scene) it is given, and a World (visualizer/world is the live
 // one) tells it what happens and does what its keys ask.
 // visualizer/main.go is the one place that lists the scenes and builds
 // the world:
@@ -30,7 +30,8 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
-	"github.com/lockstep-zk/lockstep/internal/scene"
+	"github.com/lockstep-zk/lockstep/visualizer/scene"
+	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
 
 // World is what Run shows: the keys act on it (Controller) and it tells
@@ -41,7 +42,7 @@ type World interface {
 	// Start runs chapter ch with n workers, the first chapter shown.
 	Start(ch scene.Scene, n int) error
 	// Pending is what happened so far, without waiting (-frames).
-	Pending() []Msg
+	Pending() []worldmsg.Msg
 	// Failed is closed when the scenes' code panicked; Err then returns
 	// the panic (nil before).
 	Failed() <-chan struct{}
@@ -66,9 +67,35 @@ type Options struct {
 	// Interval, colour off, Width×Height, to Out (default os.Stdout), then
 	// return. For docs and tests.
 	Frames        int
-	Interval      time.Duration // default 500ms
-	Width, Height int           // default 100×30
+	Interval      time.Duration // default FrameInterval
+	Width, Height int           // default FrameWidth×FrameHeight
 	Out           io.Writer
+}
+
+// Every frame mode (Run's, RunReplay's, RunObserve's: the visualizer's
+// -frames) prints at this size and pace unless told otherwise, and a view
+// has this size until its terminal says its own.
+const (
+	FrameWidth    = 100
+	FrameHeight   = 30
+	FrameInterval = 500 * time.Millisecond
+)
+
+// frameDefaults fills in the zero values of a frame mode's size, pace and
+// output.
+func frameDefaults(width, height *int, interval *time.Duration, out *io.Writer) {
+	if *width == 0 {
+		*width = FrameWidth
+	}
+	if *height == 0 {
+		*height = FrameHeight
+	}
+	if interval != nil && *interval == 0 {
+		*interval = FrameInterval
+	}
+	if *out == nil {
+		*out = os.Stdout
+	}
 }
 
 // Check fills in o's defaults and says what is wrong with it, before
@@ -95,18 +122,7 @@ func (o *Options) defaults() error {
 	if o.Workers == 0 {
 		o.Workers = 5
 	}
-	if o.Interval == 0 {
-		o.Interval = 500 * time.Millisecond
-	}
-	if o.Width == 0 {
-		o.Width = 100
-	}
-	if o.Height == 0 {
-		o.Height = 30
-	}
-	if o.Out == nil {
-		o.Out = os.Stdout
-	}
+	frameDefaults(&o.Width, &o.Height, &o.Interval, &o.Out)
 	switch {
 	case o.Workers < 1 || o.Workers > 256:
 		return fmt.Errorf("tui: %d workers: want 1 to 256", o.Workers)
@@ -139,7 +155,7 @@ func Run(ctx context.Context, w World, opts Options) error {
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithFPS(30))
 	go func() {
 		if err := w.Start(ch, opts.Workers); err != nil {
-			p.Send(lockEventMsg{[]Msg{Notice{Text: "start: " + err.Error()}}})
+			p.Send(lockEventMsg{[]worldmsg.Msg{worldmsg.Notice{Text: "start: " + err.Error()}}})
 		}
 	}()
 	go func() {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/lockstep-zk/lockstep/internal/scene"
+	"github.com/lockstep-zk/lockstep/visualizer/scene"
 )
 
 // View draws the whole screen: header, the queue and workers panels side
@@ -73,7 +73,7 @@ func (m Model) headerLines(w int) []string {
 	}
 	alive := 0
 	for _, n := range m.order {
-		if m.workers[n].state.alive() {
+		if m.workers[n].state.Alive() {
 			alive++
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
 
 func TestEachChapterSpeaksItsOwnWords(t *testing.T) {
@@ -66,7 +67,7 @@ func TestAHolderNeverFlashes(t *testing.T) {
 	// set as a waiter fires late): its row still says what its node's row
 	// says.
 	m := started(t, nil).apply(handOff())
-	m = m.apply([]Msg{ev("worker-1", event.Notified, "", node(1), "EventNodeDataChanged")})
+	m = m.apply([]worldmsg.Msg{ev("worker-1", event.Notified, "", node(1), "EventNodeDataChanged")})
 	v := m.View()
 	if !strings.Contains(v, "worker-1 HOLDS") || !regexp.MustCompile(`worker-1\s+holding`).MatchString(v) {
 		t.Errorf("the holder's two rows disagree:\n%s", v)
@@ -90,8 +91,8 @@ func TestOnlyTheHeldNodeIsMarked(t *testing.T) {
 	// worker-1 released node 1 and holds node 4; the snapshot still lists
 	// both for a moment.
 	m := started(t, nil).apply(handOff())
-	m = m.apply([]Msg{ev("worker-1", event.Released, "", node(1), ""), ev("worker-1", event.Acquired, "", node(4), ""),
-		QueueSnapshot{Dir: dir, Nodes: []QueueNode{{Name: node(1), Seq: 1, Owner: "worker-1"}, {Name: node(4), Seq: 4, Owner: "worker-1"}}}})
+	m = m.apply([]worldmsg.Msg{ev("worker-1", event.Released, "", node(1), ""), ev("worker-1", event.Acquired, "", node(4), ""),
+		worldmsg.QueueSnapshot{Dir: dir, Nodes: []worldmsg.QueueNode{{Name: node(1), Seq: 1, Owner: "worker-1"}, {Name: node(4), Seq: 4, Owner: "worker-1"}}}})
 	v := m.View()
 	if strings.Count(v, "HOLDS") != 1 || !strings.Contains(v, node(4)+" worker-1 HOLDS") {
 		t.Errorf("want only %s marked:\n%s", node(4), v)
@@ -103,13 +104,13 @@ func TestAnArrowNeverCutsTheLeadersMark(t *testing.T) {
 	// its longer names the row and the arrow do not fit in 80 columns.
 	items := electionBatch(t)
 	for i, it := range items {
-		if q, ok := it.(QueueSnapshot); ok {
+		if q, ok := it.(worldmsg.QueueSnapshot); ok {
 			for j := range q.Nodes {
 				q.Nodes[j].Name = strings.Replace(q.Nodes[j].Name, "-n_", "-latch-", 1)
 			}
 			items[i] = q
 		}
-		if e, ok := it.(LockEvent); ok {
+		if e, ok := it.(worldmsg.LockEvent); ok {
 			e.Node = strings.Replace(e.Node, "-n_", "-latch-", 1)
 			items[i] = e
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
 
 // workersView is the WORKERS panel: one row per worker with its state,
@@ -57,7 +59,7 @@ func (m Model) workersView(w, h int) []string {
 		// A notification flashes on a worker that was woken and has not
 		// got the lock (yet, or again): a holder's row says it holds, as
 		// its node's row in the queue does.
-		flashing := wk.flashUntil.After(m.now) && wk.state != Holding
+		flashing := wk.flashUntil.After(m.now) && wk.state != worldmsg.Holding
 		if flashing {
 			state, style = m.words.Notified, flashStyle
 		}
@@ -65,7 +67,7 @@ func (m Model) workersView(w, h int) []string {
 		if showWatch {
 			var ns []string
 			for n := range wk.watching {
-				if !own[lastElem(n)] || wk.state == Holding { // a waiter's watch on its own node is not what it waits for
+				if !own[lastElem(n)] || wk.state == worldmsg.Holding { // a waiter's watch on its own node is not what it waits for
 					ns = append(ns, shortNode(lastElem(n)))
 				}
 			}

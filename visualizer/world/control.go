@@ -9,13 +9,13 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/lockstep-zk/lockstep/internal/scene"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/internal/znode"
-	"github.com/lockstep-zk/lockstep/visualizer/tui"
+	"github.com/lockstep-zk/lockstep/visualizer/scene"
+	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
 
-// The keys' calls (tui.Controller) return at once, whatever the world is
+// The keys' calls (the view's Controller) return at once, whatever the world is
 // doing: the view runs each in a command of its own, and none may wait
 // behind another's dial or stop. Changing the cast (a chapter, a new
 // worker) is the director's job: one goroutine that makes one change at a
@@ -70,13 +70,13 @@ func (w *World) Switch(key string) {
 		}
 	}
 	if ch.Key == "" {
-		w.inbox.put(tui.Notice{Of: tui.NoticeNoChapter, Arg: key})
+		w.inbox.put(worldmsg.Notice{Of: worldmsg.NoticeNoChapter, Arg: key})
 		return
 	}
 	w.ask(func() {
 		n := w.stopAll()
 		if err := w.start(ch, max(n, 1)); err != nil {
-			w.inbox.put(tui.Notice{Of: tui.NoticeStartFailed, Arg: ch.Name + ": " + err.Error()})
+			w.inbox.put(worldmsg.Notice{Of: worldmsg.NoticeStartFailed, Arg: ch.Name + ": " + err.Error()})
 		}
 	})
 }
@@ -89,7 +89,7 @@ func (w *World) AddWorker() {
 			return // no chapter started: nothing to join
 		}
 		if err := w.addWorker(w.gen.Load()); err != nil {
-			w.inbox.put(tui.Notice{Of: tui.NoticeAddFailed, Arg: err.Error()})
+			w.inbox.put(worldmsg.Notice{Of: worldmsg.NoticeAddFailed, Arg: err.Error()})
 		}
 	})
 }
@@ -118,7 +118,7 @@ func (w *World) RemoveWorker() {
 	wk.stop()
 	wk.dead.Store(true)
 	if w.gen.Load() == gen { // a chapter switched meanwhile: its workers of the same names are others
-		w.inbox.put(tui.WorkerChange{Name: wk.name, State: tui.Stopped})
+		w.inbox.put(worldmsg.WorkerChange{Name: wk.name, State: worldmsg.Stopped})
 	}
 }
 
@@ -130,7 +130,7 @@ func (w *World) Kill(name string) {
 	if wk == nil || wk.dead.Swap(true) {
 		return
 	}
-	w.inbox.put(tui.WorkerChange{Name: name, State: tui.Crashed, Timeout: wk.current().timeout})
+	w.inbox.put(worldmsg.WorkerChange{Name: name, State: worldmsg.Crashed, Timeout: wk.current().timeout})
 	wk.crash()
 }
 
@@ -141,11 +141,11 @@ func (w *World) Expire(name string) {
 		return
 	}
 	s := wk.current()
-	w.inbox.put(tui.WorkerChange{Name: name, State: tui.CutOff, Timeout: s.timeout})
+	w.inbox.put(worldmsg.WorkerChange{Name: name, State: worldmsg.CutOff, Timeout: s.timeout})
 	wk.cut.Store(true)
 	err := wk.proxy.Expire(w.ctx, s.conn, s.timeout)
 	if err != nil && w.ctx.Err() == nil {
-		w.inbox.put(tui.Notice{Of: tui.NoticeExpireFailed, Worker: name, Arg: err.Error()})
+		w.inbox.put(worldmsg.Notice{Of: worldmsg.NoticeExpireFailed, Worker: name, Arg: err.Error()})
 		return
 	}
 	// The session is gone. A worker on a Session says so itself (live)
@@ -157,8 +157,8 @@ func (w *World) Expire(name string) {
 	}
 }
 
-func expired(name string) tui.WorkerChange {
-	return tui.WorkerChange{Name: name, State: tui.Expired}
+func expired(name string) worldmsg.WorkerChange {
+	return worldmsg.WorkerChange{Name: name, State: worldmsg.Expired}
 }
 
 func (w *World) find(name string) *worker {
@@ -199,7 +199,7 @@ func (w *World) start(ch scene.Scene, n int) error {
 	if ch.Single {
 		dir = path.Dir(w.path)
 	}
-	w.inbox.put(tui.ChapterStarted{Scene: ch, Path: w.path, Dir: dir, Hold: w.holdTime(), Workshop: w.cfg.Workshop})
+	w.inbox.put(worldmsg.ChapterStarted{Scene: ch, Path: w.path, Dir: dir, Hold: w.holdTime(), Workshop: w.cfg.Workshop})
 	w.watchChapter(gen, ch)
 	w.nextID = 0
 	for range n {

@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lockstep-zk/lockstep/visualizer/tui"
+	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
 
 // inbox collects what happens between two frames; Next hands it over at
@@ -12,7 +12,7 @@ import (
 // one per event.
 type inbox struct {
 	mu     sync.Mutex // guards items, last and closed; never held while waiting
-	items  []tui.Msg
+	items  []worldmsg.Msg
 	last   time.Time
 	frame  time.Duration
 	wake   chan struct{}
@@ -24,7 +24,7 @@ func newInbox(frame time.Duration) *inbox {
 	return &inbox{frame: frame, wake: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
-func (b *inbox) put(it tui.Msg) {
+func (b *inbox) put(it worldmsg.Msg) {
 	b.mu.Lock()
 	if b.closed {
 		b.mu.Unlock()
@@ -40,7 +40,7 @@ func (b *inbox) put(it tui.Msg) {
 
 // Next blocks until something happened and a frame has passed since the
 // last batch; nil once closed.
-func (b *inbox) Next() []tui.Msg {
+func (b *inbox) Next() []worldmsg.Msg {
 	for {
 		b.mu.Lock()
 		if b.closed {
@@ -70,7 +70,7 @@ func (b *inbox) Next() []tui.Msg {
 }
 
 // take returns what is there without waiting (the -frames mode).
-func (b *inbox) take() []tui.Msg {
+func (b *inbox) take() []worldmsg.Msg {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	items := b.items

@@ -8,7 +8,7 @@ import (
 	seqscene "github.com/lockstep-zk/lockstep/04-sequential-lock/scene"
 	"github.com/lockstep-zk/lockstep/event"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
-	"github.com/lockstep-zk/lockstep/visualizer/tui"
+	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
 
 // A worker's session is one ZooKeeper session: when the server expires it,
@@ -28,8 +28,8 @@ func TestAnExpiredWorkerComesBackWithANewSessionAndLocksAgain(t *testing.T) {
 	if err := w.Start(ch, 1); err != nil {
 		t.Fatal(err)
 	}
-	acquired := func(it tui.Msg) bool {
-		e, ok := it.(tui.LockEvent)
+	acquired := func(it worldmsg.Msg) bool {
+		e, ok := it.(worldmsg.LockEvent)
 		return ok && e.Event.Owner == "worker-1" && e.Event.Kind == event.Acquired
 	}
 	await(t, feed, "worker-1 holding", acquired)
@@ -44,9 +44,9 @@ func TestAnExpiredWorkerComesBackWithANewSessionAndLocksAgain(t *testing.T) {
 	// hear it, which is seconds more (a handshake begun during the cut
 	// waits for its deadline): a limit, never an expectation.
 	within := zktest.Patience
-	awaitWithin(t, feed, within, "worker-1 cut off", change("worker-1", tui.CutOff))
+	awaitWithin(t, feed, within, "worker-1 cut off", change("worker-1", worldmsg.CutOff))
 	cut := time.Now()
-	awaitWithin(t, feed, within, "worker-1's session expired", change("worker-1", tui.Expired))
+	awaitWithin(t, feed, within, "worker-1's session expired", change("worker-1", worldmsg.Expired))
 	t.Logf("the view heard of the expiry %v after the cut (session timeout granted: %v)", time.Since(cut).Round(time.Millisecond), old.timeout)
 	select {
 	case <-old.ended:
@@ -54,8 +54,8 @@ func TestAnExpiredWorkerComesBackWithANewSessionAndLocksAgain(t *testing.T) {
 		t.Fatal("the view says expired, but the worker's old session has not ended")
 	}
 	var id int64
-	await(t, feed, "worker-1 with a new session", func(it tui.Msg) bool {
-		c, ok := it.(tui.WorkerChange)
+	await(t, feed, "worker-1 with a new session", func(it worldmsg.Msg) bool {
+		c, ok := it.(worldmsg.WorkerChange)
 		if ok && c.Name == "worker-1" && c.Session != 0 {
 			id = c.Session
 		}
@@ -71,7 +71,7 @@ func TestAnExpiredWorkerComesBackWithANewSessionAndLocksAgain(t *testing.T) {
 }
 
 // awaitWithin is await with a bound of its own.
-func awaitWithin(t *testing.T, feed <-chan tui.Msg, d time.Duration, what string, want func(tui.Msg) bool) {
+func awaitWithin(t *testing.T, feed <-chan worldmsg.Msg, d time.Duration, what string, want func(worldmsg.Msg) bool) {
 	t.Helper()
 	deadline := time.After(d)
 	for {

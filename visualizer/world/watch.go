@@ -11,14 +11,14 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/lockstep-zk/lockstep/internal/scene"
 	"github.com/lockstep-zk/lockstep/internal/zkpath"
-	"github.com/lockstep-zk/lockstep/visualizer/tui"
+	"github.com/lockstep-zk/lockstep/visualizer/scene"
+	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
 
 // The queue panel shows the lock directory as ZooKeeper has it, never as
 // the events suggest: a children watch on it, re-set after each change,
-// sends a tui.QueueSnapshot each time.
+// sends a worldmsg.QueueSnapshot each time.
 
 // watchChapter starts the directory watch of chapter ch (the director's).
 func (w *World) watchChapter(gen int64, ch scene.Scene) {
@@ -74,15 +74,15 @@ func (w *World) watchSession(ctx context.Context, wk *worker, events <-chan zk.E
 			w.mu.Lock()
 			w.sessions[id] = wk.name
 			w.mu.Unlock()
-			w.inbox.put(tui.Notice{Of: tui.NoticeNewSession, Worker: wk.name, Arg: fmt.Sprintf("%#x", id)})
+			w.inbox.put(worldmsg.Notice{Of: worldmsg.NoticeNewSession, Worker: wk.name, Arg: fmt.Sprintf("%#x", id)})
 		}
 	}
 }
 
 // putQueue hands a queue snapshot to the view, unless the chapter changed
 // since the watch began.
-func (w *World) putQueue(gen int64) func(tui.QueueSnapshot) {
-	return func(s tui.QueueSnapshot) {
+func (w *World) putQueue(gen int64) func(worldmsg.QueueSnapshot) {
+	return func(s worldmsg.QueueSnapshot) {
 		if w.gen.Load() == gen {
 			w.inbox.put(s)
 		}
@@ -94,21 +94,21 @@ func (w *World) putQueue(gen int64) func(tui.QueueSnapshot) {
 // subdirectory's nodes in turn, named "sub/node".
 func (w *World) watchDirs(ctx context.Context, gen int64, dir string, subs []string, tag func(string) string) {
 	var mu sync.Mutex // guards parts; held only to merge, never across a ZooKeeper call
-	parts := make([]tui.QueueSnapshot, len(subs))
+	parts := make([]worldmsg.QueueSnapshot, len(subs))
 	put := w.putQueue(gen)
 	var wg sync.WaitGroup
 	for i, sub := range subs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w.watchDir(ctx, dir+"/"+sub, "", tag, func(s tui.QueueSnapshot) {
+			w.watchDir(ctx, dir+"/"+sub, "", tag, func(s worldmsg.QueueSnapshot) {
 				mu.Lock()
 				defer mu.Unlock()
 				for j := range s.Nodes {
 					s.Nodes[j].Name = sub + "/" + s.Nodes[j].Name
 				}
 				parts[i] = s
-				merged := tui.QueueSnapshot{Dir: dir}
+				merged := worldmsg.QueueSnapshot{Dir: dir}
 				for _, p := range parts {
 					merged.Nodes = append(merged.Nodes, p.Nodes...)
 				}
@@ -122,12 +122,12 @@ func (w *World) watchDirs(ctx context.Context, gen int64, dir string, subs []str
 // watchDir keeps the queue panel true to ZooKeeper: a children watch on
 // dir, re-set after each change; each new child is read once for its owner.
 // Each snapshot goes to put.
-func (w *World) watchDir(ctx context.Context, dir, only string, tag func(string) string, put func(tui.QueueSnapshot)) {
-	known := map[string]tui.QueueNode{}
+func (w *World) watchDir(ctx context.Context, dir, only string, tag func(string) string, put func(worldmsg.QueueSnapshot)) {
+	known := map[string]worldmsg.QueueNode{}
 	for ctx.Err() == nil {
 		children, _, changed, err := w.admin.ChildrenW(dir)
 		if errors.Is(err, zk.ErrNoNode) {
-			put(tui.QueueSnapshot{Dir: dir, Missing: true})
+			put(worldmsg.QueueSnapshot{Dir: dir, Missing: true})
 			ok, _, created, err := w.admin.ExistsW(dir)
 			if err != nil || ok {
 				if !sleep(ctx, 100*time.Millisecond) {
@@ -148,7 +148,7 @@ func (w *World) watchDir(ctx context.Context, dir, only string, tag func(string)
 			}
 			continue
 		}
-		snap := tui.QueueSnapshot{Dir: dir}
+		snap := worldmsg.QueueSnapshot{Dir: dir}
 		seen := map[string]bool{}
 		for _, c := range children {
 			if only != "" && c != only {
@@ -181,12 +181,12 @@ func (w *World) watchDir(ctx context.Context, dir, only string, tag func(string)
 
 // readNode reads one child for the queue: its owner (the worker whose
 // session created it), kind and data. The read happens before mu is taken.
-func (w *World) readNode(dir, name string, tag func(string) string) (tui.QueueNode, bool) {
+func (w *World) readNode(dir, name string, tag func(string) string) (worldmsg.QueueNode, bool) {
 	data, st, err := w.admin.Get(dir + "/" + name)
 	if err != nil {
-		return tui.QueueNode{}, false
+		return worldmsg.QueueNode{}, false
 	}
-	q := tui.QueueNode{Name: name, Seq: -1, Persistent: st.EphemeralOwner == 0}
+	q := worldmsg.QueueNode{Name: name, Seq: -1, Persistent: st.EphemeralOwner == 0}
 	if seq, ok := zkpath.SequenceOf(name); ok {
 		q.Seq = seq // the view sorts and shortens by it
 	}

@@ -11,10 +11,10 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/event"
-	"github.com/lockstep-zk/lockstep/internal/scene"
 	"github.com/lockstep-zk/lockstep/internal/zkproxy"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
-	"github.com/lockstep-zk/lockstep/visualizer/tui"
+	"github.com/lockstep-zk/lockstep/visualizer/scene"
+	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
 
 // stopWait bounds a worker's clean stop (its Unlock included) and the
@@ -90,7 +90,7 @@ func (w *World) addWorker(gen int64) error {
 		onSession: w.chapter.Open != nil}
 	wk.obs = event.Observer(func(e event.Event) {
 		if !wk.dead.Load() && w.gen.Load() == gen {
-			w.inbox.put(tui.LockEvent{Event: e})
+			w.inbox.put(worldmsg.LockEvent{Event: e})
 		}
 	}).WithOwner(name)
 	if wk.onSession {
@@ -107,7 +107,7 @@ func (w *World) addWorker(gen int64) error {
 	w.sessions[s.conn.SessionID()] = name
 	w.workers = append(w.workers, wk)
 	w.mu.Unlock()
-	w.inbox.put(tui.WorkerChange{Name: name, State: tui.Idle})
+	w.inbox.put(worldmsg.WorkerChange{Name: name, State: worldmsg.Idle})
 	w.wg.Add(2)
 	go func() { defer w.wg.Done(); w.watchSession(ctx, wk, events, gen) }()
 	go func() { defer w.wg.Done(); defer close(wk.done); w.live(ctx, wk, part, gen) }()
@@ -199,7 +199,7 @@ func (w *World) reopen(ctx context.Context, wk *worker, gen int64) scene.Part {
 			w.mu.Lock()
 			w.sessions[id] = wk.name
 			w.mu.Unlock()
-			w.tell(wk, gen, tui.WorkerChange{Name: wk.name, State: tui.Idle, Session: id})
+			w.tell(wk, gen, worldmsg.WorkerChange{Name: wk.name, State: worldmsg.Idle, Session: id})
 			return part
 		}
 		if errors.As(err, new(*PanicError)) {
@@ -209,7 +209,7 @@ func (w *World) reopen(ctx context.Context, wk *worker, gen int64) scene.Part {
 		if ctx.Err() != nil {
 			return nil
 		}
-		w.tell(wk, gen, tui.Notice{Of: tui.NoticeNewSessionFailed, Worker: wk.name, Arg: err.Error()})
+		w.tell(wk, gen, worldmsg.Notice{Of: worldmsg.NoticeNewSessionFailed, Worker: wk.name, Arg: err.Error()})
 		if !sleep(ctx, time.Second) {
 			return nil
 		}
@@ -227,7 +227,7 @@ func hasEnded(ended <-chan struct{}) bool {
 }
 
 // tell hands the view m, unless wk is dead or the chapter changed.
-func (w *World) tell(wk *worker, gen int64, m tui.Msg) {
+func (w *World) tell(wk *worker, gen int64, m worldmsg.Msg) {
 	if !wk.dead.Load() && w.gen.Load() == gen {
 		w.inbox.put(m)
 	}
@@ -237,8 +237,8 @@ func (w *World) tell(wk *worker, gen int64, m tui.Msg) {
 // again, until ctx ends or the session does (ended; nil: never). Pausing
 // stops it at the next step, so a holder keeps holding while paused.
 func (w *World) work(ctx context.Context, ended <-chan struct{}, wk *worker, part scene.Part, gen int64) {
-	say := func(of tui.NoticeKind, err error) {
-		w.tell(wk, gen, tui.Notice{Of: of, Worker: wk.name, Arg: err.Error()})
+	say := func(of worldmsg.NoticeKind, err error) {
+		w.tell(wk, gen, worldmsg.Notice{Of: of, Worker: wk.name, Arg: err.Error()})
 	}
 	// sctx ends with ctx or with the session: a Lock or an Unlock on a
 	// session that ended returns, and so do the waits between steps. The
@@ -281,7 +281,7 @@ func (w *World) work(ctx context.Context, ended <-chan struct{}, wk *worker, par
 			if ended != nil && hasEnded(ended) {
 				return // the session's end reached Lock before sctx
 			}
-			say(tui.NoticeLockFailed, err)
+			say(worldmsg.NoticeLockFailed, err)
 			sleep(sctx, w.holdTime())
 			continue
 		}
@@ -306,7 +306,7 @@ func (w *World) work(ctx context.Context, ended <-chan struct{}, wk *worker, par
 // takes up to 5 s, even once the world is closing (a clean stop unlocks),
 // but no longer than the session lives (ended; nil: no end to wait for):
 // once it has ended there is nothing left to release.
-func (w *World) unlock(ended <-chan struct{}, wk *worker, part scene.Part, say func(tui.NoticeKind, error)) bool {
+func (w *World) unlock(ended <-chan struct{}, wk *worker, part scene.Part, say func(worldmsg.NoticeKind, error)) bool {
 	uctx, cancel := context.WithTimeout(context.WithoutCancel(w.ctx), 5*time.Second)
 	defer cancel()
 	if ended != nil {
@@ -324,7 +324,7 @@ func (w *World) unlock(ended <-chan struct{}, wk *worker, part scene.Part, say f
 		return false
 	}
 	if err != nil && (ended == nil || !hasEnded(ended)) {
-		say(tui.NoticeUnlockFailed, err)
+		say(worldmsg.NoticeUnlockFailed, err)
 	}
 	return true
 }

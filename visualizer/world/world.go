@@ -3,10 +3,11 @@
 // killed or cut off), run a chapter's real lock against a real server,
 // while a children watch on the lock directory reads the queue as
 // ZooKeeper has it. The view (visualizer/tui) learns what happens from the
-// world's typed messages (tui.ChapterStarted, tui.QueueSnapshot, …), in
-// batches of at most one a frame, and its keys act on the world through
-// tui.Controller. The world knows no chapter: it runs the scenes
-// (internal/scene) it is given.
+// world's typed messages (visualizer/worldmsg: ChapterStarted,
+// QueueSnapshot, …), in batches of at most one a frame, and its keys act on
+// the world through the view's Controller interface, which World
+// implements; the world does not import the view. The world knows no
+// chapter: it runs the scenes (visualizer/scene) it is given.
 //
 // The files, one concern each:
 //
@@ -32,9 +33,9 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/internal/randhex"
-	"github.com/lockstep-zk/lockstep/internal/scene"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
-	"github.com/lockstep-zk/lockstep/visualizer/tui"
+	"github.com/lockstep-zk/lockstep/visualizer/scene"
+	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
 
 // Config is what a World runs. Servers is required; the zero values of
@@ -73,7 +74,9 @@ func (c *Config) Check() error {
 	return nil
 }
 
-// World is the running world. It implements tui.World.
+// World is the running world. It implements the view's World interface
+// (visualizer/tui): visualizer/run.go hands it to tui.Run, which the
+// compiler checks.
 //
 // Who owns what. Three kinds of goroutine touch a World: the view's
 // commands (the Controller calls), the director (control.go: the one
@@ -148,10 +151,10 @@ func New(ctx context.Context, cfg Config) (*World, error) {
 
 // Next implements tui.Source: what happened since the last batch, at most
 // one batch a frame; nil once the world is closed.
-func (w *World) Next() []tui.Msg { return w.inbox.Next() }
+func (w *World) Next() []worldmsg.Msg { return w.inbox.Next() }
 
 // Pending is what happened so far, without waiting (the -frames mode).
-func (w *World) Pending() []tui.Msg { return w.inbox.take() }
+func (w *World) Pending() []worldmsg.Msg { return w.inbox.take() }
 
 func (w *World) holdTime() time.Duration { return time.Duration(w.hold.Load()) }
 
@@ -175,5 +178,3 @@ func (w *World) Close() {
 	w.inbox.close()
 	w.wg.Wait()
 }
-
-var _ tui.World = (*World)(nil)

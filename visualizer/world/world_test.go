@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/lockstep-zk/lockstep/event"
-	"github.com/lockstep-zk/lockstep/internal/scene"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
-	"github.com/lockstep-zk/lockstep/visualizer/tui"
+	"github.com/lockstep-zk/lockstep/visualizer/scene"
+	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
 
 // zktest.Main also fails the package if a goroutine is left running.
@@ -68,7 +68,7 @@ func (p part) Unlock(context.Context) error {
 
 // start makes a world on the test's server and root, and a feed of what
 // it tells the view. Cleanup ends the scenes' waits first, then closes it.
-func start(t *testing.T, g *gated, hold time.Duration, scenes ...scene.Scene) (*World, <-chan tui.Msg) {
+func start(t *testing.T, g *gated, hold time.Duration, scenes ...scene.Scene) (*World, <-chan worldmsg.Msg) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	w, err := New(ctx, Config{Servers: zktest.Servers(t), Scenes: scenes, Base: zktest.Root(t), Hold: hold})
@@ -86,8 +86,8 @@ func start(t *testing.T, g *gated, hold time.Duration, scenes ...scene.Scene) (*
 }
 
 // feedOf is what w tells the view, until the test ends (then w is closed).
-func feedOf(t *testing.T, w *World) <-chan tui.Msg {
-	feed, stop, done := make(chan tui.Msg), make(chan struct{}), make(chan struct{})
+func feedOf(t *testing.T, w *World) <-chan worldmsg.Msg {
+	feed, stop, done := make(chan worldmsg.Msg), make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
 		for items := w.Next(); items != nil; items = w.Next() {
@@ -108,7 +108,7 @@ func feedOf(t *testing.T, w *World) <-chan tui.Msg {
 }
 
 // await reads the feed until want says yes; it fails after bound.
-func await(t *testing.T, feed <-chan tui.Msg, what string, want func(tui.Msg) bool) {
+func await(t *testing.T, feed <-chan worldmsg.Msg, what string, want func(worldmsg.Msg) bool) {
 	t.Helper()
 	deadline := time.After(bound)
 	for {
@@ -148,8 +148,11 @@ func built(t *testing.T, g *gated, i int) {
 	}
 }
 
-func change(name string, s tui.State) func(tui.Msg) bool {
-	return func(it tui.Msg) bool { c, ok := it.(tui.WorkerChange); return ok && c.Name == name && c.State == s }
+func change(name string, s worldmsg.State) func(worldmsg.Msg) bool {
+	return func(it worldmsg.Msg) bool {
+		c, ok := it.(worldmsg.WorkerChange)
+		return ok && c.Name == name && c.State == s
+	}
 }
 
 // While a new worker is still being built (its session dialled, its lock
@@ -163,12 +166,12 @@ func TestAKillGoesThroughWhileAnotherWorkerIsStillBeingBuilt(t *testing.T) {
 	built(t, g, 2) // and it hangs there
 
 	within(t, "Kill, while worker-2's NewWorker hangs,", func() { w.Kill("worker-1") })
-	await(t, feed, "worker-1 crashed", change("worker-1", tui.Crashed))
+	await(t, feed, "worker-1 crashed", change("worker-1", worldmsg.Crashed))
 	within(t, "SetPaused", func() { w.SetPaused(true) })
 	within(t, "RemoveWorker", w.RemoveWorker) // nobody is left to remove: worker-1 is dead, worker-2 not yet there
 
 	g.open()
-	await(t, feed, "worker-2 joining once built", change("worker-2", tui.Idle))
+	await(t, feed, "worker-2 joining once built", change("worker-2", worldmsg.Idle))
 }
 
 // A chapter switch waits for the old chapter's workers to unlock (up to
@@ -180,7 +183,7 @@ func TestTheKeysGoThroughWhileASwitchWaitsForAStop(t *testing.T) {
 	// The hold outlasts the test: worker-1 unlocks only when stopped.
 	w, feed := start(t, g, time.Hour, g.scene("90"), g.scene("91"))
 	built(t, g, 1)
-	await(t, feed, "worker-1 started", change("worker-1", tui.Idle))
+	await(t, feed, "worker-1 started", change("worker-1", worldmsg.Idle))
 
 	within(t, "Switch", func() { w.Switch("91") })
 	select {
@@ -201,8 +204,8 @@ func TestTheKeysGoThroughWhileASwitchWaitsForAStop(t *testing.T) {
 	}
 
 	g.open()
-	await(t, feed, "chapter 91", func(it tui.Msg) bool { c, ok := it.(tui.ChapterStarted); return ok && c.Scene.Key == "91" })
-	await(t, feed, "91's worker-2, added during the switch", change("worker-2", tui.Idle))
+	await(t, feed, "chapter 91", func(it worldmsg.Msg) bool { c, ok := it.(worldmsg.ChapterStarted); return ok && c.Scene.Key == "91" })
+	await(t, feed, "91's worker-2, added during the switch", change("worker-2", worldmsg.Idle))
 }
 
 // x: a removed worker unlocks on its way out, and its lock says so (its
@@ -214,21 +217,21 @@ func TestARemovedWorkerIsReportedStoppedAfterItsLastEvent(t *testing.T) {
 		NewWorker: func(w scene.Worker) (scene.Part, error) { return telling{w.Observer}, nil }}
 	// The hold outlasts the test: worker-1 unlocks only when removed.
 	w, feed := start(t, newGated(), time.Hour, released)
-	await(t, feed, "worker-1 holding", func(it tui.Msg) bool {
-		e, ok := it.(tui.LockEvent)
+	await(t, feed, "worker-1 holding", func(it worldmsg.Msg) bool {
+		e, ok := it.(worldmsg.LockEvent)
 		return ok && e.Owner == "worker-1" && e.Kind == event.Acquired
 	})
 	within(t, "RemoveWorker", w.RemoveWorker)
-	await(t, feed, "worker-1's Released, then its stop", func(it tui.Msg) bool {
-		if e, ok := it.(tui.LockEvent); ok && e.Owner == "worker-1" && e.Kind == event.Released {
+	await(t, feed, "worker-1's Released, then its stop", func(it worldmsg.Msg) bool {
+		if e, ok := it.(worldmsg.LockEvent); ok && e.Owner == "worker-1" && e.Kind == event.Released {
 			return true
 		}
-		if c, ok := it.(tui.WorkerChange); ok && c.Name == "worker-1" && c.State == tui.Stopped {
+		if c, ok := it.(worldmsg.WorkerChange); ok && c.Name == "worker-1" && c.State == worldmsg.Stopped {
 			t.Fatal("worker-1 was reported stopped before its lock said it released")
 		}
 		return false
 	})
-	await(t, feed, "worker-1 stopped", change("worker-1", tui.Stopped))
+	await(t, feed, "worker-1 stopped", change("worker-1", worldmsg.Stopped))
 }
 
 // telling is a lock that reports its hold and its release.

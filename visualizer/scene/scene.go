@@ -5,10 +5,11 @@
 // The visualizer's engine (visualizer/tui) knows no chapter. Each chapter
 // has a small NN-name/scene package that builds a Scene from the chapter's
 // own lock, and visualizer/main.go lists those scenes. A chapter's scene
-// imports its chapter, earlier chapters and internal/ only, so showing a
-// chapter never compiles a later one, and never an exercise: the learner's
-// lock is shown by building the visualizer with an -overlay that puts the
-// exercise's files in place of the reference's (make exercise CH=04 VISUAL=1).
+// imports its chapter, earlier chapters, this package and internal/ only,
+// so showing a chapter never compiles a later one, and never an exercise:
+// the learner's lock is shown by building the visualizer with an -overlay
+// that puts the exercise's files in place of the reference's (make
+// exercise CH=04 VISUAL=1).
 package scene
 
 import (

@@ -1,4 +1,9 @@
-package tui
+// Package worldmsg is what the visualizer's view (visualizer/tui) learns
+// from a world, and all it learns: the live world (visualizer/world), a
+// replay, the observe mode (visualizer/observe) and the tests deliver these
+// values in batches, and the view folds them. The world and the view both
+// import this package and not each other.
+package worldmsg
 
 import (
 	"cmp"
@@ -7,17 +12,13 @@ import (
 	"time"
 
 	"github.com/lockstep-zk/lockstep/event"
-
-	"github.com/lockstep-zk/lockstep/internal/scene"
+	"github.com/lockstep-zk/lockstep/visualizer/scene"
 )
 
-// The model learns what happens in the world only through these values,
-// which the world (visualizer/world, a replay, or a test) delivers in
-// batches, at most one a frame (lockEventMsg).
-
 // Msg is one thing that happened in the world: a ChapterStarted, a
-// QueueSnapshot, a WorkerChange, a Notice or a LockEvent, and nothing
-// else (the unexported method closes the list).
+// QueueSnapshot, a WorkerChange, a Notice or a LockEvent (the observe
+// mode's: an Observed or a Link), and nothing else (the unexported method
+// closes the list).
 type Msg interface{ worldMsg() }
 
 // LockEvent is what a worker's lock reported through its event.Observer.
@@ -107,3 +108,51 @@ const (
 	NoticeLockFailed                         // Worker, Arg: the error
 	NoticeUnlockFailed                       // Worker, Arg: the error
 )
+
+// State is what a worker is doing, as the visualizer shows it.
+type State int
+
+const (
+	Idle       State = iota // between rounds, no lock, no node
+	Requesting              // talking to ZooKeeper to get the lock
+	Waiting                 // blocked behind another node, a watch set
+	Holding                 // holds the lock
+	CutOff                  // its link to ZooKeeper is cut (an expiry in progress)
+	Expired                 // its session expired: everything it had is gone
+	Crashed                 // killed: its session will time out on the server
+	Stopped                 // removed by the user, closed cleanly
+)
+
+var stateNames = [...]string{Idle: "idle", Requesting: "requesting", Waiting: "waiting", Holding: "holding",
+	CutOff: "cut off", Expired: "session expired", Crashed: "crashed", Stopped: "stopped"}
+
+func (s State) String() string {
+	if s >= 0 && int(s) < len(stateNames) {
+		return stateNames[s]
+	}
+	return "unknown"
+}
+
+// Alive says whether the worker still takes part in the lock.
+func (s State) Alive() bool { return s != Crashed && s != Stopped }
+
+// The observe mode's own messages: it has no workers, only what ZooKeeper
+// shows an outsider.
+
+// Observed is one look at the observed directory: its children as
+// ZooKeeper had them At (when the watch fired and the list was read).
+type Observed struct {
+	At    time.Time
+	Queue QueueSnapshot
+}
+
+func (Observed) worldMsg() {}
+
+// Link says the observer's connection to ZooKeeper dropped (Up false) or
+// serves again: while it is down the view says what it shows may be stale.
+type Link struct {
+	At time.Time
+	Up bool
+}
+
+func (Link) worldMsg() {}

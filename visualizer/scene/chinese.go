@@ -42,9 +42,9 @@ func ChineseLine(e event.Event) string {
 	var what string
 	switch e.Kind {
 	case event.Request:
-		what = "请求 " + e.Op + " " + node
+		what = "请求 " + string(e.Op) + " " + node
 	case event.WatchSet:
-		what = "监听 " + node + "（" + e.Op + "）"
+		what = "监听 " + node + "（" + string(e.Op) + "）"
 	case event.Notified:
 		what = "收到通知：" + strings.TrimPrefix(e.Detail, "Event") + " " + node
 	case event.Waiting:
