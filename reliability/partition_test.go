@@ -209,8 +209,10 @@ func TestSlowLinks(t *testing.T) {
 					if err != nil {
 						tb.Fatal(err)
 					}
-					// Toxics off before the conn closes: a slow close would
-					// outlive the test (and the goroutine-leak check).
+					// Faults off before the Session closes (cleanups run
+					// last first), so that they do not slow its close down;
+					// the proxy's Close, registered by SessionViaProxy and
+					// run after, ends whatever the relay still holds.
 					tb.Cleanup(proxy.Restore)
 					return cs.Conn(), func(dir string, obs event.Observer) (locktest.Locker, error) {
 						return k.new(cs, dir, obs)

@@ -3,10 +3,7 @@ package leader_test
 import (
 	"context"
 	"errors"
-	"io"
-	"net"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +13,7 @@ import (
 	"github.com/lockstep-zk/lockstep/04-sequential-lock/seqlock/seqlocktest"
 	"github.com/lockstep-zk/lockstep/07-leader/leader"
 	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/zkproxy"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
 	"github.com/lockstep-zk/lockstep/internal/zkwire"
 )
@@ -25,7 +23,8 @@ import (
 // on their way fail with zk.ErrConnectionClosed, requests sent before a
 // server answers fail with zk.ErrNoServer — yet the session, and the
 // candidate's node, live on. These tests drop the connection at the exact
-// request that matters, with a proxy that reads the client's requests.
+// request that matters, with a proxy that reads the client's requests
+// (zkproxy's DropOn).
 func TestCampaignSurvivesAConnectionThatDrops(t *testing.T) {
 	const sessionTimeout = 15 * time.Second // far longer than any outage below
 
@@ -34,26 +33,27 @@ func TestCampaignSurvivesAConnectionThatDrops(t *testing.T) {
 		ctx := zktest.Context(t)
 		admin := zktest.Connect(t)
 		holder := leadNow(t, seqlocktest.Session(t), dir, "holder")
-		trip := newTripwire(t)
-		conn := dialVia(t, trip, sessionTimeout)
+		conn, proxy := seqlocktest.SessionViaProxy(t, sessionTimeout)
 		sessionID := conn.Conn().SessionID()
 		// The waiter's first listing (getChildren2) and its first watch
 		// (getData) each lose their connection on the way to the server.
-		trip.dropOn(zkwire.OpGetChildren2, zkwire.OpGetData)
+		if err := proxy.DropOn(zkwire.OpGetChildren2, zkwire.OpGetData); err != nil {
+			t.Fatal(err)
+		}
 		tally := &event.Tally{}
 		waiter := newElection(t, conn, dir, seqlock.WithObserver(tally.Observe))
 		res := campaignInBackground(ctx, waiter, "waiter")
 		waitUntilWaiting(t, tally, res)
-		if n := trip.drops(); n != 2 {
+		if n := proxy.Dropped(); n != 2 {
 			t.Fatalf("the proxy dropped %d connections, want 2 (one listing, one watch)", n)
 		}
 		if conn.Conn().SessionID() != sessionID {
 			t.Fatal("the waiter's session changed: this test needs it to survive")
 		}
-		if n := trip.seen(zkwire.OpGetChildren2); n != 2 {
+		if n := proxy.Requests(zkwire.OpGetChildren2); n != 2 {
 			t.Errorf("%d listings reached the proxy, want 2 (the one cut off, asked again)", n)
 		}
-		if n := trip.seen(zkwire.OpGetData); n != 2 {
+		if n := proxy.Requests(zkwire.OpGetData); n != 2 {
 			t.Errorf("%d watch requests reached the proxy, want 2 (the one cut off, asked again)", n)
 		}
 		holderToken := holder.Token()
@@ -78,8 +78,7 @@ func TestCampaignSurvivesAConnectionThatDrops(t *testing.T) {
 		admin := zktest.Connect(t)
 		holder := leadNow(t, seqlocktest.Session(t), dir, "holder")
 		holderNodes := zktest.Tree(t, admin, dir)
-		trip := newTripwire(t)
-		conn := dialVia(t, trip, sessionTimeout)
+		conn, proxy := seqlocktest.SessionViaProxy(t, sessionTimeout)
 		sessionID := conn.Conn().SessionID()
 		tally := &event.Tally{}
 		waiter := newElection(t, conn, dir, seqlock.WithObserver(tally.Observe))
@@ -91,12 +90,14 @@ func TestCampaignSurvivesAConnectionThatDrops(t *testing.T) {
 		// client fails it (zk.ErrNoServer) after a round through its
 		// server list. Only once the waiter has sent it again does the
 		// server come back.
-		trip.down()
+		proxy.Down()
 		cancel()
 		zktest.Eventually(t, zktest.Patience, "the delete that found no server is sent again", func() bool {
 			return tally.Requests("delete") >= 2
 		})
-		trip.up(t)
+		if err := proxy.Up(); err != nil {
+			t.Fatal(err)
+		}
 		select {
 		case r := <-res:
 			if !errors.Is(r.err, context.Canceled) {
@@ -134,187 +135,6 @@ func waitUntilWaiting(t testing.TB, tally *event.Tally, res <-chan campaignResul
 	}
 }
 
-// dialVia opens a session through trip; it is closed when the test ends.
-func dialVia(t testing.TB, trip *tripwire, sessionTimeout time.Duration) *seqlock.Session {
-	t.Helper()
-	s, err := seqlock.NewSession(zktest.Context(t), []string{trip.addr}, seqlock.WithSessionTimeout(sessionTimeout))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	return s
-}
-
-// tripwire is a TCP proxy in front of the test server that reads the
-// client's requests as they pass. (Not toxiproxy, which the other fault
-// tests use: its toxics act on time and bytes, and cannot cut a connection
-// exactly under one ZooKeeper opcode, which is what makes these tests
-// deterministic.) dropOn makes it close the connection
-// instead of forwarding the next request with a given opcode, so that one
-// exact request is cut off on its way, as when a server dies under it.
-// down and up stop and restart it, as a server that goes away and comes
-// back on the same address.
-type tripwire struct {
-	addr     string
-	upstream string
-
-	mu      sync.Mutex
-	ln      net.Listener
-	conns   map[net.Conn]bool
-	traps   []int32 // opcodes still to drop, in order
-	dropped int
-	counts  map[int32]int // requests seen, dropped or forwarded, by opcode
-	wg      sync.WaitGroup
-}
-
-func newTripwire(t testing.TB) *tripwire {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := &tripwire{addr: ln.Addr().String(), upstream: zktest.Servers(t)[0], conns: map[net.Conn]bool{}, counts: map[int32]int{}}
-	w.serve(ln)
-	t.Cleanup(func() {
-		w.down()
-		w.wg.Wait()
-	})
-	return w
-}
-
-// dropOn arms the traps: the next request with opcodes[0] loses its
-// connection, then the next one with opcodes[1], and so on.
-func (w *tripwire) dropOn(opcodes ...int32) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.traps = append(w.traps, opcodes...)
-}
-
-func (w *tripwire) drops() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.dropped
-}
-
-// down closes the listener and every connection: clients can no longer
-// connect. up listens again on the same address.
-func (w *tripwire) down() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.ln != nil {
-		w.ln.Close()
-		w.ln = nil
-	}
-	for c := range w.conns {
-		c.Close()
-	}
-}
-
-func (w *tripwire) up(t testing.TB) {
-	t.Helper()
-	ln, err := net.Listen("tcp", w.addr)
-	if err != nil {
-		t.Fatalf("listen again on %s: %v", w.addr, err)
-	}
-	w.serve(ln)
-}
-
-func (w *tripwire) serve(ln net.Listener) {
-	w.mu.Lock()
-	w.ln = ln
-	w.mu.Unlock()
-	w.wg.Add(1)
-	go func() {
-		defer w.wg.Done()
-		for {
-			client, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			w.wg.Add(1)
-			go func() {
-				defer w.wg.Done()
-				w.pipe(client)
-			}()
-		}
-	}()
-}
-
-// track remembers c so that down can close it; false if w is down.
-func (w *tripwire) track(c net.Conn) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.ln == nil {
-		return false
-	}
-	w.conns[c] = true
-	return true
-}
-
-func (w *tripwire) untrack(c net.Conn) {
-	c.Close()
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	delete(w.conns, c)
-}
-
-// seen is how many requests with this opcode reached the proxy.
-func (w *tripwire) seen(opcode int32) int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.counts[opcode]
-}
-
-// trip counts a request and reports whether it must be dropped.
-func (w *tripwire) trip(opcode int32) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.counts[opcode]++
-	if len(w.traps) == 0 || w.traps[0] != opcode {
-		return false
-	}
-	w.traps = w.traps[1:]
-	w.dropped++
-	return true
-}
-
-// pipe forwards one client connection. Server to client is copied as is;
-// client to server frame by frame (a 4-byte length, then the body), so that
-// each request's header (xid, opcode) can be read. The first frame of a
-// connection is the session handshake, which has no opcode.
-func (w *tripwire) pipe(client net.Conn) {
-	defer w.untrack(client)
-	if !w.track(client) {
-		return
-	}
-	server, err := net.Dial("tcp", w.upstream)
-	if err != nil {
-		return
-	}
-	defer w.untrack(server)
-	if !w.track(server) {
-		return
-	}
-	w.wg.Add(1)
-	go func() {
-		defer w.wg.Done()
-		io.Copy(client, server)
-		client.Close()
-	}()
-	for first := true; ; first = false {
-		frame, err := zkwire.ReadFrame(client)
-		if err != nil {
-			return
-		}
-		if op, ok := zkwire.Opcode(frame); !first && ok && w.trip(op) {
-			return // the request is never sent; both connections close
-		}
-		if _, err := server.Write(frame); err != nil {
-			return
-		}
-	}
-}
-
 // A question to the election can lose its connection too: the asker's
 // listing, or its read of the leader's data, is cut on its way. That is no
 // answer. Leader must say it could not tell — not that nobody leads, not a
@@ -327,9 +147,9 @@ func TestAQuestionCutByADroppedConnectionIsNoAnswer(t *testing.T) {
 	// an observer can report only after that.
 	const reconnectedWithin = reportWithin + time.Second
 
-	// cut makes a candidate lead, opens an asker through a tripwire that
+	// cut makes a candidate lead, opens an asker through a proxy that
 	// drops the asker's next request with opcode op, and returns both.
-	cut := func(t *testing.T, op int32) (*leader.Election, *leader.Election, *tripwire) {
+	cut := func(t *testing.T, op int32) (*leader.Election, *leader.Election, *zkproxy.Proxy) {
 		t.Helper()
 		dir := zktest.Root(t) + "/election"
 		alpha := leadNow(t, seqlocktest.Session(t), dir, "alpha")
@@ -340,18 +160,20 @@ func TestAQuestionCutByADroppedConnectionIsNoAnswer(t *testing.T) {
 				t.Error(err)
 			}
 		})
-		trip := newTripwire(t)
-		asker := newElection(t, dialVia(t, trip, sessionTimeout), dir)
-		trip.dropOn(op)
-		return alpha, asker, trip
+		conn, proxy := seqlocktest.SessionViaProxy(t, sessionTimeout)
+		asker := newElection(t, conn, dir)
+		if err := proxy.DropOn(op); err != nil {
+			t.Fatal(err)
+		}
+		return alpha, asker, proxy
 	}
-	dropped := func(t *testing.T, trip *tripwire) {
+	dropped := func(t *testing.T, proxy *zkproxy.Proxy) {
 		t.Helper()
-		if n := trip.drops(); n != 1 {
+		if n := proxy.Dropped(); n != 1 {
 			t.Fatalf("the proxy dropped %d connections, want 1", n)
 		}
 	}
-	observe := func(t *testing.T, asker, alpha *leader.Election, trip *tripwire, why string) {
+	observe := func(t *testing.T, asker, alpha *leader.Election, proxy *zkproxy.Proxy, why string) {
 		t.Helper()
 		octx, stop := context.WithCancel(zktest.Context(t))
 		defer stop()
@@ -366,31 +188,31 @@ func TestAQuestionCutByADroppedConnectionIsNoAnswer(t *testing.T) {
 		case <-time.After(reconnectedWithin):
 			t.Fatalf("Observe reported nothing within %v while alpha leads: %s", reconnectedWithin, why)
 		}
-		dropped(t, trip)
+		dropped(t, proxy)
 	}
 
 	t.Run("Leader whose listing is cut says it could not tell, not that nobody leads", func(t *testing.T) {
-		_, asker, trip := cut(t, zkwire.OpGetChildren2)
+		_, asker, proxy := cut(t, zkwire.OpGetChildren2)
 		l, err := asker.Leader(zktest.Context(t))
-		dropped(t, trip)
+		dropped(t, proxy)
 		if errors.Is(err, leader.ErrNoLeader) || !errors.Is(err, zk.ErrConnectionClosed) {
 			t.Fatalf("Leader = %+v, %v; want zk.ErrConnectionClosed: alpha leads, the asker just could not see it", l, err)
 		}
 	})
 	t.Run("Leader whose read of the leader's data is cut returns the error, not a leader without a value", func(t *testing.T) {
-		_, asker, trip := cut(t, zkwire.OpGetData)
+		_, asker, proxy := cut(t, zkwire.OpGetData)
 		l, err := asker.Leader(zktest.Context(t))
-		dropped(t, trip)
+		dropped(t, proxy)
 		if !errors.Is(err, zk.ErrConnectionClosed) || l != (leader.Leadership{}) {
 			t.Fatalf("Leader = %+v, %v; want no leadership and zk.ErrConnectionClosed: the leader's value was never read", l, err)
 		}
 	})
 	t.Run("Observe whose listing is cut lists again once reconnected and reports the leader", func(t *testing.T) {
-		alpha, asker, trip := cut(t, zkwire.OpGetChildren2)
-		observe(t, asker, alpha, trip, "a listing that failed set no watch, so only a new listing can report a leader; and while ctx lives, a lost connection is no reason to stop")
+		alpha, asker, proxy := cut(t, zkwire.OpGetChildren2)
+		observe(t, asker, alpha, proxy, "a listing that failed set no watch, so only a new listing can report a leader; and while ctx lives, a lost connection is no reason to stop")
 	})
 	t.Run("Observe whose read of the leader's data is cut reads again and reports the leader with its value", func(t *testing.T) {
-		alpha, asker, trip := cut(t, zkwire.OpGetData)
-		observe(t, asker, alpha, trip, "the read failed, so the leader's value is unknown: ask again, do not report it empty")
+		alpha, asker, proxy := cut(t, zkwire.OpGetData)
+		observe(t, asker, alpha, proxy, "the read failed, so the leader's value is unknown: ask again, do not report it empty")
 	})
 }

@@ -1,7 +1,8 @@
 // Package zkproxy stands between ZooKeeper clients and a server, in the
 // process that runs them, and can hurt the link: cut it (a partition, or a
 // stop-the-world pause as the server sees one), slow it down, close its
-// connections slowly or at once, or have a session expired for real. The
+// connections slowly or at once, close one under a given request (as a
+// server that dies under it), or have a session expired for real. The
 // tests, the visualizer's kill and expire keys and the chapters' demos all
 // go through it.
 //
@@ -28,6 +29,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/lockstep-zk/lockstep/internal/zksession"
+	"github.com/lockstep-zk/lockstep/internal/zkwire"
 )
 
 // ErrClosed is returned by a Link or Proxy that was closed.
@@ -46,13 +48,16 @@ type Link struct {
 	latency   time.Duration // of what the server sends
 	jitter    time.Duration
 	slowClose time.Duration // of the client's side, once the server's closed
+	traps     []int32       // DropOn's opcodes still to spring, in order
+	requests  map[int32]int // what the clients sent, by opcode
+	dropped   int           // connections a trap closed
 	pairs     map[*pair]struct{}
 }
 
 // NewLink returns a Link that lets everything through.
 func NewLink() *Link {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Link{ctx: ctx, cancel: cancel, changed: make(chan struct{}), pairs: map[*pair]struct{}{}}
+	return &Link{ctx: ctx, cancel: cancel, changed: make(chan struct{}), requests: map[int32]int{}, pairs: map[*pair]struct{}{}}
 }
 
 // Cut makes the link silent in both directions without closing anything —
@@ -65,9 +70,10 @@ func (l *Link) Cut() error {
 	return l.set(func() { l.cut = true })
 }
 
-// Restore ends every fault: the held bytes, and every later one, flow.
+// Restore ends every fault: the held bytes, and every later one, flow,
+// and DropOn's traps that have not sprung are disarmed.
 func (l *Link) Restore() {
-	l.set(func() { l.cut, l.latency, l.jitter, l.slowClose = false, 0, 0, 0 })
+	l.set(func() { l.cut, l.latency, l.jitter, l.slowClose, l.traps = false, 0, 0, 0, nil })
 }
 
 // Latency delays every chunk the server sends by d, give or take up to
@@ -88,6 +94,46 @@ func (l *Link) SlowClose(d time.Duration) error {
 		return fmt.Errorf("zkproxy: slow close %v: the delay must not be negative", d)
 	}
 	return l.set(func() { l.slowClose = d })
+}
+
+// DropOn arms a trap per opcode (zkwire's Op constants), in order: the
+// next request a client sends with opcodes[0] is not forwarded, and its
+// connection closes at once both ways, as when a server dies under that
+// one request; then the next with opcodes[1], and so on. What the client
+// sent before it goes through first (under a cut, the close waits with it
+// for Restore); the client reconnects as after Drop.
+func (l *Link) DropOn(opcodes ...int32) error {
+	return l.set(func() { l.traps = append(l.traps, opcodes...) })
+}
+
+// Requests is how many requests with opcode the link has read from its
+// clients, whether forwarded, held or dropped (the handshake is none, and
+// what follows a dropped request on its connection is never read).
+func (l *Link) Requests(opcode int32) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.requests[opcode]
+}
+
+// Dropped is how many connections DropOn's traps have closed.
+func (l *Link) Dropped() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.dropped
+}
+
+// request counts a request the client sent and reports whether a trap
+// drops it.
+func (l *Link) request(opcode int32) (drop bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.requests[opcode]++
+	if len(l.traps) == 0 || l.traps[0] != opcode {
+		return false
+	}
+	l.traps = l.traps[1:]
+	l.dropped++
+	return true
 }
 
 // Drop closes every connection through the link at once, as a server
@@ -177,9 +223,9 @@ func (l *Link) relay(client, server net.Conn) error {
 	up := make(chan chunk, queueLen)
 	down := make(chan chunk, queueLen)
 	l.wg.Add(4)
-	go p.run(func() { p.read(client, up) })
+	go p.run(func() { p.read(client, up, p.requests()) })
 	go p.run(func() { p.write(up, server, false) })
-	go p.run(func() { p.read(server, down) })
+	go p.run(func() { p.read(server, down, nil) })
 	go p.run(func() { p.write(down, client, true) })
 	return nil
 }
@@ -197,12 +243,14 @@ type pair struct {
 	live           atomic.Int32 // goroutines still running
 }
 
-// A chunk is what one read returned, or the end of the stream (eof).
+// A chunk is what one read returned, or the end of the stream (eof), or
+// what came before a request that a trap drops (drop: then the pair ends).
 type chunk struct {
 	b      []byte
 	at     time.Time
 	jitter float64 // in [-1, 1): the share of the jitter this chunk gets
 	eof    bool
+	drop   bool
 }
 
 func (p *pair) run(f func()) {
@@ -226,13 +274,46 @@ func (p *pair) abort() {
 	})
 }
 
+// requests splits what the client sends into requests, each counted by
+// the link; at the first one a trap drops, it stops and says how much of
+// the request's start it read (its length, xid and opcode).
+func (p *pair) requests() *requestSplitter {
+	r := &requestSplitter{}
+	r.Splitter = zkwire.Splitter{Head: 8, Frame: func(index int, head []byte) bool {
+		op, ok := zkwire.Opcode(head)
+		if index == 0 || !ok { // the handshake, or too short to be a request
+			return true
+		}
+		if p.link.request(op) {
+			r.dropAfter = 4 + len(head)
+			return false
+		}
+		return true
+	}}
+	return r
+}
+
+type requestSplitter struct {
+	zkwire.Splitter
+	dropAfter int // > 0: a trap sprang this many bytes into its request
+}
+
 // read passes what src sends to its writer, then the end of the stream
-// (an error reading is an end too).
-func (p *pair) read(src net.Conn, out chan<- chunk) {
+// (an error reading is an end too). With reqs, src is the client: a
+// request a trap drops, and whatever follows it, is not passed on, and
+// the chunk before it ends the pair once written.
+func (p *pair) read(src net.Conn, out chan<- chunk, reqs *requestSplitter) {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := src.Read(buf)
 		c := chunk{at: time.Now(), jitter: 2*rand.Float64() - 1, eof: err != nil}
+		if reqs != nil {
+			if read := reqs.Feed(buf[:n]); reqs.dropAfter > 0 {
+				// The request's first bytes may have gone out with an
+				// earlier chunk: a server does nothing with half a request.
+				n, c.eof, c.drop = max(0, read-reqs.dropAfter), false, true
+			}
+		}
 		if n > 0 {
 			c.b = append([]byte(nil), buf[:n]...)
 		}
@@ -241,14 +322,15 @@ func (p *pair) read(src net.Conn, out chan<- chunk) {
 		case <-p.done:
 			return
 		}
-		if c.eof {
+		if c.eof || c.drop {
 			return
 		}
 	}
 }
 
 // write sends each chunk to dst once the faults let it through; at the
-// end of the stream it closes dst. An error writing aborts the pair.
+// end of the stream it closes dst, after a dropping chunk it aborts the
+// pair. An error writing aborts the pair.
 // downstream says dst is the client: latency and slow close apply.
 func (p *pair) write(in <-chan chunk, dst net.Conn, downstream bool) {
 	for {
@@ -266,6 +348,10 @@ func (p *pair) write(in <-chan chunk, dst net.Conn, downstream bool) {
 				p.abort()
 				return
 			}
+		}
+		if c.drop {
+			p.abort()
+			return
 		}
 		if c.eof {
 			dst.Close()

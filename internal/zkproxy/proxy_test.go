@@ -2,6 +2,7 @@ package zkproxy_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/lockstep-zk/lockstep/internal/zkproxy"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/internal/zktest"
+	"github.com/lockstep-zk/lockstep/internal/zkwire"
 )
 
 func TestMain(m *testing.M) { zktest.Main(m) }
@@ -53,6 +55,30 @@ func TestProxy(t *testing.T) {
 		}
 		if ok, _, _ := observer.Exists(root + "/kept"); !ok || conn.SessionID() != old {
 			t.Fatalf("exists=%v session %#x→%#x: a short cut must not end the session", ok, old, conn.SessionID())
+		}
+	})
+	t.Run("DropOn fails the one request under it with ErrConnectionClosed, and the session lives on", func(t *testing.T) {
+		conn, proxy := zktest.ConnectViaProxy(t, 4*time.Second)
+		old := conn.SessionID()
+		if _, _, err := conn.Get(root); err != nil { // not trapped: it passes
+			t.Fatal(err)
+		}
+		if err := proxy.DropOn(zkwire.OpGetChildren2); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := conn.Children(root); !errors.Is(err, zk.ErrConnectionClosed) {
+			t.Fatalf("Children under the trap = %v, want zk.ErrConnectionClosed", err)
+		}
+		// go-zookeeper reconnects on its own; the listing is asked again.
+		zktest.Eventually(t, 30*time.Second, "a listing never succeeded after the drop", func() bool {
+			_, _, err := conn.Children(root)
+			return err == nil
+		})
+		if conn.SessionID() != old {
+			t.Fatalf("session %#x→%#x: a dropped connection must not end the session", old, conn.SessionID())
+		}
+		if n, m := proxy.Dropped(), proxy.Requests(zkwire.OpGetChildren2); n != 1 || m < 2 {
+			t.Fatalf("Dropped = %d, Requests(getChildren2) = %d; want 1 and at least 2", n, m)
 		}
 	})
 	t.Run("Latency slows every reply down", func(t *testing.T) {

@@ -1,6 +1,7 @@
 package zkproxy_test
 
 import (
+	"encoding/binary"
 	"errors"
 	"io"
 	"net"
@@ -11,6 +12,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/lockstep-zk/lockstep/internal/zkproxy"
+	"github.com/lockstep-zk/lockstep/internal/zkwire"
 )
 
 // These tests put the relay in front of a plain TCP server of their own,
@@ -130,6 +132,23 @@ func closed(t *testing.T, c net.Conn, what string) {
 	if err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("%s: read %q, %v; want the connection closed", what, b[:n], err)
 	}
+}
+
+// handshake is a connection's first frame, a ConnectRequest, which has no
+// opcode: protocol version 0, then the last zxid the client saw, here of
+// epoch 12 (its high 32 bits), where a request would have its opcode —
+// getChildren2's.
+var handshake = frame(append(binary.BigEndian.AppendUint64([]byte{0, 0, 0, 0}, 12<<32), make([]byte, 32)...))
+
+// request is a request frame: xid, opcode and a body.
+func request(xid, op int32, body string) string {
+	b := binary.BigEndian.AppendUint32(nil, uint32(xid))
+	b = binary.BigEndian.AppendUint32(b, uint32(op))
+	return frame(append(b, body...))
+}
+
+func frame(body []byte) string {
+	return string(binary.BigEndian.AppendUint32(nil, uint32(len(body)))) + string(body)
 }
 
 func TestRelay(t *testing.T) {
@@ -294,6 +313,84 @@ func TestRelay(t *testing.T) {
 		expect(t, c, "held too")
 	})
 
+	t.Run("DropOn closes the connection at the trapped request: what came before reaches the server, it and what follows do not", func(t *testing.T) {
+		u := newUpstream(t)
+		p := newProxy(t, u)
+		if err := p.DropOn(zkwire.OpGetChildren2); err != nil {
+			t.Fatal(err)
+		}
+		before := goleak.IgnoreCurrent()
+		c := dialProxy(t, p)
+		s := u.accept(t)
+		ping, read := request(1, zkwire.OpPing, ""), request(2, zkwire.OpGetData, "/a")
+		send(t, c, handshake+ping+read)
+		expect(t, s, handshake+ping+read) // passed: no trap on them
+		// In one write, so that the relay reads them at once: a request
+		// before the listing, the listing, a request after it.
+		send(t, c, ping+request(3, zkwire.OpGetChildren2, "/a")+read)
+		expect(t, s, ping)
+		closed(t, s, "the server after the trapped listing")
+		closed(t, c, "the client after the trapped listing")
+		if n := p.Dropped(); n != 1 {
+			t.Errorf("Dropped = %d, want 1", n)
+		}
+		for op, want := range map[int32]int{zkwire.OpPing: 2, zkwire.OpGetData: 1, zkwire.OpGetChildren2: 1} {
+			if n := p.Requests(op); n != want {
+				t.Errorf("Requests(%d) = %d, want %d (the read after the listing was never read)", op, n, want)
+			}
+		}
+		c.Close()
+		goleak.VerifyNone(t, before) // the dropped pair's goroutines have ended
+	})
+
+	t.Run("DropOn's traps spring in order, once each, on any connection, and Restore disarms the rest", func(t *testing.T) {
+		u := newUpstream(t)
+		p := newProxy(t, u)
+		if err := p.DropOn(zkwire.OpGetData, zkwire.OpGetChildren2, zkwire.OpGetData); err != nil {
+			t.Fatal(err)
+		}
+		list, read := request(1, zkwire.OpGetChildren2, "/a"), request(2, zkwire.OpGetData, "/a")
+		c := dialProxy(t, p)
+		s := u.accept(t)
+		send(t, c, handshake+list) // not the first trap's opcode: it passes
+		expect(t, s, handshake+list)
+		send(t, c, read)
+		closed(t, s, "the server after the first trap")
+		c = dialProxy(t, p)
+		s = u.accept(t)
+		send(t, c, handshake+read+list) // the second trap is for the listing
+		expect(t, s, handshake+read)
+		closed(t, s, "the server after the second trap")
+		p.Restore()
+		c = dialProxy(t, p)
+		s = u.accept(t)
+		send(t, c, handshake+read+list)
+		expect(t, s, handshake+read+list) // the third trap was disarmed
+		if n := p.Dropped(); n != 2 {
+			t.Errorf("Dropped = %d, want 2", n)
+		}
+	})
+
+	t.Run("a trapped request held by a cut closes its connection only on Restore", func(t *testing.T) {
+		u := newUpstream(t)
+		p := newProxy(t, u)
+		c := dialProxy(t, p)
+		s := u.accept(t)
+		send(t, c, handshake)
+		expect(t, s, handshake)
+		for _, err := range []error{p.DropOn(zkwire.OpGetData), p.Cut()} {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		ping := request(1, zkwire.OpPing, "")
+		send(t, c, ping+request(2, zkwire.OpGetData, "/a"))
+		silent(t, s, "the server during a cut")
+		p.Restore()
+		expect(t, s, ping)
+		closed(t, s, "the server after Restore")
+	})
+
 	t.Run("bad input gets an error: negative durations, and any fault or dial after Close", func(t *testing.T) {
 		u := newUpstream(t)
 		p := newProxy(t, u)
@@ -307,7 +404,7 @@ func TestRelay(t *testing.T) {
 			t.Error("SlowClose(-1s) = nil")
 		}
 		p.Close()
-		for name, err := range map[string]error{"Cut": p.Cut(), "Latency": p.Latency(time.Second, 0), "Drop": p.Drop(), "Up": p.Up()} {
+		for name, err := range map[string]error{"Cut": p.Cut(), "Latency": p.Latency(time.Second, 0), "Drop": p.Drop(), "DropOn": p.DropOn(zkwire.OpPing), "Up": p.Up()} {
 			if !errors.Is(err, zkproxy.ErrClosed) {
 				t.Errorf("%s after Close = %v, want ErrClosed", name, err)
 			}

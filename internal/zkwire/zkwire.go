@@ -1,8 +1,9 @@
 // Package zkwire reads ZooKeeper's framing as it passes on a connection,
 // for the code that must see the wire: the session's read of the timeout
 // the server granted (zksession), the tests' count of notifications
-// (zktest), the bench's count of requests, and the test proxy that cuts a
-// connection under one request (07's tripwire).
+// (zktest), the bench's count of requests, and the relay's count of the
+// requests it forwards, which can close a connection under one of them
+// (zkproxy's DropOn).
 //
 // Every frame is a 4-byte big-endian length and that many bytes. The first
 // frame each way is the connect handshake (ConnectRequest, ConnectResponse);
@@ -14,8 +15,6 @@ package zkwire
 import (
 	"bufio"
 	"encoding/binary"
-	"fmt"
-	"io"
 	"net"
 	"time"
 
@@ -36,6 +35,8 @@ const (
 // frame's index (0: the handshake) and the first Head bytes of its body
 // (all of it, if the body is shorter), as soon as it has them. Once Frame
 // returns false, the Splitter stops listening.
+//
+// Head 8 gives a request's xid and opcode (Opcode reads it).
 type Splitter struct {
 	Head  int
 	Frame func(index int, head []byte) (more bool)
@@ -49,15 +50,20 @@ type Splitter struct {
 	told    bool    // Frame has had the current frame
 }
 
-// Feed gives s the next bytes of its direction.
-func (s *Splitter) Feed(p []byte) {
+// Feed gives s the next bytes of its direction and returns how many it
+// read: all of them, unless a Frame call returned false, and then those up
+// to the end of the head that call was given (none if s had stopped
+// before). That frame starts 4+len(head) bytes earlier: in p at
+// n-4-len(head), or in an earlier Feed if that is negative.
+func (s *Splitter) Feed(p []byte) (n int) {
+	all := len(p)
 	for len(p) > 0 && !s.stopped {
 		if s.body == 0 {
 			k := copy(s.lenBuf[s.lenN:], p)
 			s.lenN += k
 			p = p[k:]
 			if s.lenN < 4 {
-				return
+				break
 			}
 			s.lenN = 0
 			s.body = int(binary.BigEndian.Uint32(s.lenBuf[:]))
@@ -68,16 +74,21 @@ func (s *Splitter) Feed(p []byte) {
 				continue
 			}
 		}
-		k := min(len(p), s.body)
-		if !s.told {
-			s.head = append(s.head, p[:min(k, s.Head-len(s.head))]...)
+		if !s.told { // read up to the end of the head, and no further
+			k := min(len(p), s.body, s.Head-len(s.head))
+			s.head = append(s.head, p[:k]...)
+			s.body -= k
+			p = p[k:]
+			if len(s.head) == s.Head || s.body == 0 {
+				s.tell()
+			}
+			continue
 		}
+		k := min(len(p), s.body)
 		s.body -= k
 		p = p[k:]
-		if !s.told && (len(s.head) == s.Head || s.body == 0) {
-			s.tell()
-		}
 	}
+	return all - len(p)
 }
 
 func (s *Splitter) tell() {
@@ -145,33 +156,12 @@ func Dialer(base zk.Dialer, wrap func(net.Conn) net.Conn) zk.Dialer {
 	}
 }
 
-// MaxFrame bounds ReadFrame: go-zookeeper's own buffer is 1.5 MiB.
-const MaxFrame = 4 << 20
-
-// ReadFrame reads one whole frame from r, its length included, for a
-// proxy that forwards frame by frame.
-func ReadFrame(r io.Reader) ([]byte, error) {
-	var size [4]byte
-	if _, err := io.ReadFull(r, size[:]); err != nil {
-		return nil, err
-	}
-	n := binary.BigEndian.Uint32(size[:])
-	if n > MaxFrame {
-		return nil, fmt.Errorf("zkwire: a frame of %d bytes, more than %d", n, MaxFrame)
-	}
-	frame := make([]byte, 4+n)
-	copy(frame, size[:])
-	if _, err := io.ReadFull(r, frame[4:]); err != nil {
-		return nil, err
-	}
-	return frame, nil
-}
-
-// Opcode is a request frame's opcode (ReadFrame's frame, after the
-// handshake); ok is false if the frame is too short to have one.
-func Opcode(frame []byte) (op int32, ok bool) {
-	if len(frame) < 12 {
+// Opcode reads a request's opcode from the start of its body (a
+// Splitter's head of 8 bytes or more, after the handshake); ok is false if
+// head is too short to hold one.
+func Opcode(head []byte) (op int32, ok bool) {
+	if len(head) < 8 {
 		return 0, false
 	}
-	return int32(binary.BigEndian.Uint32(frame[8:12])), true
+	return int32(binary.BigEndian.Uint32(head[4:8])), true
 }

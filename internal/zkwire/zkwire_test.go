@@ -40,20 +40,60 @@ func TestASplitterTellsEachFrameOnceWithItsHead(t *testing.T) {
 	})
 }
 
-func TestReadFrameReadsOneWholeFrame(t *testing.T) {
-	req := frame(0, 0, 0, 1, 0, 0, 0, 12, 42) // xid 1, getChildren2, a byte of body
-	r := bytes.NewReader(slices.Concat(req, frame(5)))
-	got, err := ReadFrame(r)
-	if err != nil || !bytes.Equal(got, req) {
-		t.Fatalf("ReadFrame = %v, %v; want %v", got, err, req)
+func TestFeedSaysWhereTheFrameThatStoppedItEnds(t *testing.T) {
+	// A ping, then a getChildren2 with a byte of path, then a ping again:
+	// a proxy that stops at the listing must forward the first ping only.
+	ping := frame(0, 0, 0, 1, 0, 0, 0, byte(OpPing))
+	listing := frame(0, 0, 0, 2, 0, 0, 0, byte(OpGetChildren2), 42)
+	stream := slices.Concat(frame(7), ping, listing, ping) // the handshake first
+	for _, chunk := range []int{len(stream), 1, 3, 7, 13} {
+		t.Run(fmt.Sprintf("read %d bytes at a time", chunk), func(t *testing.T) {
+			var head []byte
+			s := Splitter{Head: 8, Frame: func(i int, h []byte) bool {
+				op, ok := Opcode(h)
+				if i > 0 && ok && op == OpGetChildren2 {
+					head = h
+					return false
+				}
+				return true
+			}}
+			var forwarded []byte
+			for p := stream; len(p) > 0; p = p[min(chunk, len(p)):] {
+				b := p[:min(chunk, len(p))]
+				n := s.Feed(b)
+				if head != nil {
+					forwarded = append(forwarded, b[:max(0, n-4-len(head))]...)
+					break
+				}
+				if n != len(b) {
+					t.Fatalf("Feed read %d bytes of %d, and no Frame call stopped it", n, len(b))
+				}
+				forwarded = append(forwarded, b...)
+			}
+			if head == nil {
+				t.Fatal("the listing was never told")
+			}
+			// Everything before the listing goes out, and nothing after it;
+			// bytes of the listing itself only if an earlier chunk carried
+			// them, before its opcode could be read.
+			before := len(frame(7)) + len(ping)
+			headEnd := before + 4 + 8
+			want := stream[:max(before, (headEnd-1)/chunk*chunk)]
+			if !bytes.Equal(forwarded, want) {
+				t.Fatalf("forwarded %v, want %v", forwarded, want)
+			}
+			if s.Feed(ping) != 0 {
+				t.Fatal("a stopped Splitter read more bytes")
+			}
+		})
 	}
-	if op, ok := Opcode(got); !ok || op != OpGetChildren2 {
+}
+
+func TestOpcodeReadsARequestsHead(t *testing.T) {
+	if op, ok := Opcode([]byte{0, 0, 0, 1, 0, 0, 0, 12}); !ok || op != OpGetChildren2 {
 		t.Fatalf("Opcode = %d, %v; want %d", op, ok, OpGetChildren2)
 	}
-	if _, ok := Opcode(frame(5)); ok {
-		t.Fatal("Opcode of a frame too short to have one said ok")
-	}
-	if _, err := ReadFrame(bytes.NewReader(binary.BigEndian.AppendUint32(nil, MaxFrame+1))); err == nil {
-		t.Fatal("ReadFrame took a length past MaxFrame")
+	if _, ok := Opcode([]byte{0, 0, 0, 1, 0, 0, 0}); ok {
+		t.Fatal("Opcode of a head too short to have one said ok")
 	}
 }
