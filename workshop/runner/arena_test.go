@@ -81,7 +81,7 @@ func TestTheArenaIsOfferedInAClassOnce04Passes(t *testing.T) {
 			t.Errorf("a catch: want %q in the header: %q", want, header(m))
 		}
 		m = update(m, key("l"))
-		if want := "竞技场：3 轮 · 计数器 45 · 被抓到 1 次"; !strings.Contains(header(m), want) {
+		if want := "竞技场：3 轮 · 计数器 45 · 写入被拒 1 次"; !strings.Contains(header(m), want) {
 			t.Errorf("in Chinese, want %q in the header: %q", want, header(m))
 		}
 		m = update(m, key("l"), key("A"))

@@ -180,7 +180,7 @@ var chinese = Texts{
 	Changed: "上次检查后文件已改动", ChangedEnter: "（按 enter）", Passing: "通过",
 	LessonPasses: "本课测试通过", FullNotRun: " · 完整测试未运行（f）", ToWrite: "待完成：%s",
 	NoBuild: "无法编译", Failing: "未通过：%s",
-	Tiers: [5]string{"本课测试", "完整测试", "自定义测试", "录制", "规则的表格测试"},
+	Tiers: [5]string{"本课测试", "完整测试", "自定义测试", "录制", "规则的表驱动测试"},
 	Goal:  "目标：%s", Holds: "要保证：%s",
 
 	DiffFooter: "参考实现对比你的文件 · 第 %d-%d 行，共 %d 行 · ↑↓ pgup pgdn · esc 返回",
@@ -236,7 +236,7 @@ var chinese = Texts{
 	HeadCopy:          "%s 里的 %s 副本",
 	HeadCustom:        "== %s：go test %s，检查%s",
 	HeadLesson:        "== %s：本课测试（-run '%s'），检查%s",
-	HeadRule:          "== %s：先运行规则的表格测试（-run '%s'），再运行本课测试（-run '%s'），检查%s",
+	HeadRule:          "== %s：先运行规则的表驱动测试（-run '%s'），再运行本课测试（-run '%s'），检查%s",
 	HeadFull:          "== %s：本课测试通过（%s）；现在运行完整测试",
 	VerdictNone:       "练习 %s：没有结论 —— 检查期间 %s 有改动：请重新运行",
 	TimeLesson:        "本课测试 %s",
@@ -262,13 +262,13 @@ var chinese = Texts{
 
 	ArenaOffer:    "A：进竞技场",
 	ArenaQueued:   "竞技场：已排队，等待全班的锁",
-	ArenaPlaying:  "竞技场：%d 轮 · 计数器 %d · 被抓到 %d 次",
+	ArenaPlaying:  "竞技场：%d 轮 · 计数器 %d · 写入被拒 %d 次",
 	ArenaLocked:   "你的第 %s 章通过之后，才能进全班的竞技场",
 	ArenaEntering: "正在像检查那样编译你的第 04 章，然后进入全班的竞技场（再按 A 退出）",
 	ArenaLeaving:  "正在退出竞技场……",
 	ArenaLeft:     "你已退出竞技场：你的锁节点随会话一起删除了",
 	ArenaEnded:    "你的 worker 离开了竞技场：%v",
-	ArenaCaught:   "竞技场抓到了你的锁：%s",
+	ArenaCaught:   "竞技场发现你的锁出了错：%s",
 
 	Usage: `workshop：lockstep 工作坊的 runner 和检查。
 
