@@ -299,7 +299,10 @@ func Run(ctx context.Context, root string, all []Exercise, ex Exercise, tier Tie
 	var rep *report
 	if tier != Custom {
 		rep = newReport(opts.Out)
-		err = command(ctx, root, env, rep, "go", append(append([]string{"test", "-c", "-json", "-o", bin}, build...), pkg)...)
+		// -s -w: no symbol table and no DWARF, as go test links a
+		// binary it runs itself (a panic's frames stay: they come from
+		// the pclntab); the link is the slowest part of the build.
+		err = command(ctx, root, env, rep, "go", append(append([]string{"test", "-c", "-json", "-ldflags=-s -w", "-o", bin}, build...), pkg)...)
 		if err == nil {
 			if _, serr := os.Stat(bin); serr != nil {
 				// go test -c writes no binary for a package without
