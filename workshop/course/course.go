@@ -331,7 +331,9 @@ func Run(ctx context.Context, root string, all []Exercise, ex Exercise, tier Tie
 			}
 			rep.summary = importPath(root, ex)
 			flags := append([]string{"-t", "-p", rep.summary, bin, "-test.v=test2json", "-test.paniconexit0"}, binaryFlags(extra.args)...)
-			err = command(ctx, filepath.Join(root, ex.Pkg), env, rep, tool, flags...)
+			dir := filepath.Join(root, ex.Pkg)
+			// PWD too, as go test sets it for the binary it runs.
+			err = command(ctx, dir, append(slices.Clip(env), "PWD="+dir), rep, tool, flags...)
 		}
 		if err != nil {
 			break
