@@ -48,10 +48,26 @@ func waitQueue(t testing.TB, conn *zk.Conn, dir string, n int) []seqlock.Partici
 // knowDir has s make dir once, so that its Session skips creating it on
 // the next Lock (a Session remembers the directories it made), and a test
 // that slows the link down slows the lock's own requests alone.
+//
+// A TryLock that waits says so before it waits (event.Waiting, once its
+// watch is set): that is the first evidence, and the test stops there,
+// not 3 s later (tryLock).
 func knowDir(t testing.TB, s *seqlock.Session, dir string) {
 	t.Helper()
-	m := newMutex(t, s, dir)
-	switch err := tryLock(t, zktest.Context(t), m, dir); {
+	ctx, cancel := context.WithCancel(zktest.Context(t))
+	defer cancel()
+	var waited atomic.Value // the node it watched
+	m := newMutex(t, s, dir, seqlock.WithObserver(func(e event.Event) {
+		if e.Kind == event.Waiting {
+			waited.CompareAndSwap(nil, e.Node)
+			cancel()
+		}
+	}))
+	err := tryLock(t, ctx, m, dir)
+	if node, ok := waited.Load().(string); ok {
+		t.Fatalf("TryLock on a held lock was still waiting: on %s it set a watch on %s and waited (event.Waiting) instead of giving up with ErrLocked: with wait false, waitTurn must not wait", dir, node)
+	}
+	switch {
 	case errors.Is(err, seqlock.ErrLocked):
 	case err != nil:
 		t.Fatal(err)

@@ -86,6 +86,11 @@ func diagnose(q []seqlock.Node, ours int, isWriter, holds bool, watch string, ow
 		return "our own write node blocks our reader: a downgrade would wait for itself"
 	}
 	if ours > 0 && watch == q[ours-1].Name && !writer(q[ours-1]) {
+		for i := ours - 1; i >= 0; i-- {
+			if writer(q[i]) && i != own {
+				return "a reader behind a writer watches the node just before it, a reader, not the last writer ahead: when that writer goes, the readers behind it come in one at a time instead of together"
+			}
+		}
 		return "a reader waits for the node just before it, like a writer: readers can never share"
 	}
 	for i := ours - 1; i >= 0; i-- {

@@ -1,5 +1,6 @@
 // Package zktest is the test harness every package with ZooKeeper tests
-// uses: one server per package (started in TestMain), one random root znode
+// uses: one server per package (started by the first test that needs it:
+// a run of table tests only starts none), one random root znode
 // per test, connections that close themselves, and a goroutine-leak check.
 //
 //	func TestMain(m *testing.M) { zktest.Main(m) }
@@ -48,13 +49,11 @@ import (
 	"github.com/lockstep-zk/lockstep/internal/znode"
 )
 
-var server *zkserver.Server
-
-// Main starts a ZooKeeper for the package (see zkserver.Start), runs the
-// tests, stops the server and, if the tests passed, fails on goroutines
-// left running (go.uber.org/goleak). Last it runs atExit: what the
-// package's tests made once for all of them and must remove (the interop
-// tests' compiled Java).
+// Main runs the tests; the first test that asks for the package's server
+// starts it (see zkserver.Start, and start.go), and Main stops it after the
+// tests. Then, if the tests passed, it fails on goroutines left running
+// (go.uber.org/goleak). Last it runs atExit: what the package's tests made
+// once for all of them and must remove (the interop tests' compiled Java).
 func Main(m *testing.M, atExit ...func()) {
 	os.Exit(run(m, atExit))
 }
@@ -63,17 +62,10 @@ func run(m *testing.M, atExit []func()) int {
 	for _, f := range atExit {
 		defer f()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	srv, err := zkserver.Start(ctx)
-	cancel()
-	defer srv.Close()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	server = srv
+	shared.main = true
+	defer stopSharedServer()
 	code := m.Run()
-	srv.Close() // before the leak check: its process watcher is a goroutine too
+	stopSharedServer() // before the leak check: its process watcher is a goroutine too
 	if code == 0 {
 		if err := findLeaks(); err != nil {
 			fmt.Fprintf(os.Stderr, "zktest: goroutines still running after the tests:\n%v\n", err)
@@ -88,14 +80,17 @@ func run(m *testing.M, atExit []func()) int {
 // (internal/zkproxy) end theirs when they are closed.
 func findLeaks() error { return goleak.Find() }
 
-// Server returns the package's server. Main must have started it.
+// Server returns the package's server, started by the first test that
+// asks (the package's TestMain must call Main). If it cannot be started,
+// the test fails with why, as does every later test that asks.
 func Server(tb testing.TB) *zkserver.Server {
 	tb.Helper()
 	recordEnv()
-	if server == nil {
-		tb.Fatal("zktest: no server; does the package's TestMain call zktest.Main?")
+	srv, err := sharedServer()
+	if err != nil {
+		tb.Fatal(err)
 	}
-	return server
+	return srv
 }
 
 // Servers is Server(tb).Servers.
@@ -335,13 +330,15 @@ func Describe(nodes []string) string {
 }
 
 // ExampleServers is Servers for Example functions, which get no testing.TB.
-// It panics if the package's TestMain did not call Main.
+// It panics if the server cannot be started (or the package's TestMain
+// does not call Main).
 func ExampleServers() []string {
 	recordEnv()
-	if server == nil {
-		panic("zktest: no server; does the package's TestMain call zktest.Main?")
+	srv, err := sharedServer()
+	if err != nil {
+		panic(err)
 	}
-	return server.Servers
+	return srv.Servers
 }
 
 // Patience bounds every single wait in a test: a limit, never an

@@ -19,6 +19,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -217,38 +218,45 @@ var timedOut = regexp.MustCompile(`panic: test timed out after \S+`)
 var createdBy = regexp.MustCompile(`(?m)^created by \S+?\.(Test[A-Za-z0-9_]*)`)
 
 // Run runs one tier of ex's tests. When ctx ends, the run ends at once, and
-// all of it: go test's process group, what its tests started (ZooKeeper
-// included) and the overlay directory are gone when Run returns.
+// all of it: the build or the test binary's process group, what its tests
+// started (ZooKeeper included) and the run's directory are gone when Run
+// returns.
 //
 // The Lesson tier is itself two tiers when the chapter has a rule (hints.json's
 // "rule": the rule's table tests, no ZooKeeper): the rule's tests first, then
 // the lesson's others, and the run stops at the first that fails; its
 // Result's Tier is then Rule.
+//
+// The chapter's test binary is built once per run (go test -c, vet
+// included, as go test runs it) and each of the run's tiers runs it, as go
+// test -json would (go tool test2json, in the package's directory): two go
+// tests would build and link it twice. A Custom run is go test itself,
+// with the caller's flags, whatever they are.
 func Run(ctx context.Context, root string, all []Exercise, ex Exercise, tier Tier, table *hint.Table, opts Options) Result {
 	start := time.Now()
 	judged := Hash(root, ex)
 	if bad := untagged(root, ex, opts); bad != "" {
 		return Result{Tier: tier, Kind: NoBuild, First: bad, Output: bad + "\n", Elapsed: time.Since(start), Hash: judged}
 	}
-	args := []string{"test", "-json", "-count=1"}
+	tmp, err := os.MkdirTemp(opts.TempDir, "lockstep-workshop-")
+	if err != nil {
+		return Result{Tier: tier, Kind: Failing, First: err.Error()}
+	}
+	defer os.RemoveAll(tmp)
+	var build []string // go's build flags
 	if !opts.Solution {
-		tmp, err := os.MkdirTemp(opts.TempDir, "lockstep-workshop-")
-		if err != nil {
-			return Result{Tier: tier, Kind: Failing, First: err.Error()}
-		}
-		defer os.RemoveAll(tmp)
 		overlay, err := Overlay(root, tmp, all, ex, opts.From)
 		if err != nil {
 			return Result{Tier: tier, Kind: Failing, First: err.Error()}
 		}
-		args = append(args, "-tags", "workshop", "-overlay", overlay)
+		build = append(build, "-tags", "workshop", "-overlay", overlay)
 	}
-	// Each run is one go test; the full suite is two: -failfast does not
-	// stop the examples, and an example on a broken lock can hang until
-	// -timeout, so they run only once every test has passed.
+	// Each step is one run of the tests; the full suite is two: -failfast
+	// does not stop the examples, and an example on a broken lock can hang
+	// until -timeout, so they run only once every test has passed.
 	type step struct {
 		tier Tier
-		args []string
+		args []string // go test's flags
 	}
 	var runs []step
 	rule, lesson := table.Rule(ex.Chapter), table.Lesson(ex.Chapter)
@@ -281,27 +289,52 @@ func Run(ctx context.Context, root string, all []Exercise, ex Exercise, tier Tie
 			runs[i].args = skipping(runs[i].args, "^Example")
 		}
 	}
-	var err error
+	env := os.Environ()
+	if opts.RecordDir != "" {
+		env = append(env, "LOCKSTEP_RECORD_DIR="+opts.RecordDir)
+	}
+	env = append(env, opts.Env...) // the last value of a name wins
+	pkg := "./" + ex.Pkg + "/"
+	bin := filepath.Join(tmp, filepath.Base(ex.Pkg)+".test")
 	var rep *report
+	if tier != Custom {
+		rep = newReport(opts.Out)
+		// -s -w: no symbol table and no DWARF, as go test links a
+		// binary it runs itself (a panic's frames stay: they come from
+		// the pclntab); the link is the slowest part of the build.
+		err = command(ctx, root, env, rep, "go", append(append([]string{"test", "-c", "-json", "-ldflags=-s -w", "-o", bin}, build...), pkg)...)
+		if err == nil {
+			if _, serr := os.Stat(bin); serr != nil {
+				// go test -c writes no binary for a package without
+				// test files, and says nothing.
+				err = fmt.Errorf("go test -c wrote no test binary for %s: %w", ex.Pkg, serr)
+			}
+		} else if len(rep.build) > 0 && !strings.Contains(rep.text.String(), "[build failed]") && !strings.Contains(rep.text.String(), "[setup failed]") {
+			rep.say("FAIL\t" + importPath(root, ex) + " [build failed]\n") // as go test says it
+		}
+		if err != nil {
+			runs = nil
+		}
+	}
 	ran := tier
 	for _, extra := range runs {
 		rep = newReport(opts.Out)
 		rep.verbose = slices.Contains(extra.args, "-v") || slices.Contains(extra.args, "-test.v")
 		rep.started, opts.Built = opts.Built, nil
 		ran = extra.tier
-		cmd := exec.CommandContext(ctx, "go", append(append(slices.Clip(args), extra.args...), "./"+ex.Pkg+"/")...)
-		cmd.Dir = root
-		cmd.Env = os.Environ()
-		if opts.RecordDir != "" {
-			cmd.Env = append(cmd.Env, "LOCKSTEP_RECORD_DIR="+opts.RecordDir)
+		if extra.tier == Custom {
+			err = command(ctx, root, env, rep, "go", append(append(append([]string{"test", "-json", "-count=1"}, build...), extra.args...), pkg)...)
+		} else {
+			var tool string
+			if tool, err = test2json(ctx, root); err != nil {
+				break
+			}
+			rep.summary = importPath(root, ex)
+			flags := append([]string{"-t", "-p", rep.summary, bin, "-test.v=test2json", "-test.paniconexit0"}, binaryFlags(extra.args)...)
+			dir := filepath.Join(root, ex.Pkg)
+			// PWD too, as go test sets it for the binary it runs.
+			err = command(ctx, dir, append(slices.Clip(env), "PWD="+dir), rep, tool, flags...)
 		}
-		cmd.Env = append(cmd.Env, opts.Env...) // the last value of a name wins
-		cmd.Stdout, cmd.Stderr = rep.stdout(), rep.stderr()
-		mark := fmt.Sprintf("%d-%d", os.Getpid(), runCount.Add(1))
-		startGroup(cmd, mark)
-		err = cmd.Run()
-		endRun(cmd, mark, 10*time.Second)
-		rep.flush()
 		if err != nil {
 			break
 		}
@@ -324,12 +357,81 @@ func Run(ctx context.Context, root string, all []Exercise, ex Exercise, tier Tie
 	return r
 }
 
+// command runs one command of a run in dir, its output read into rep, as
+// the leader of its own process group, and makes sure nothing it started
+// outlives it (endRun).
+func command(ctx context.Context, dir string, env []string, rep *report, name string, args ...string) error {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.Env = slices.Clip(env)
+	cmd.Stdout, cmd.Stderr = rep.stdout(), rep.stderr()
+	mark := fmt.Sprintf("%d-%d", os.Getpid(), runCount.Add(1))
+	startGroup(cmd, mark)
+	err := cmd.Run()
+	endRun(cmd, mark, 10*time.Second)
+	rep.flush()
+	return err
+}
+
+// test2json is the path of go's test2json, which go test -json runs the
+// test binary under (go tool -n test2json: the first time, go builds it
+// into its cache). Run calls it directly, not through go tool, which keeps
+// a build directory of its own while the tool runs, and leaves it behind
+// when the run is cancelled.
+func test2json(ctx context.Context, root string) (string, error) {
+	test2jsonPath.Lock()
+	defer test2jsonPath.Unlock()
+	if test2jsonPath.path != "" {
+		if _, err := os.Stat(test2jsonPath.path); err == nil {
+			return test2jsonPath.path, nil
+		}
+		// go clean -cache, or a trim of an old entry: ask again.
+	}
+	cmd := exec.CommandContext(ctx, "go", "tool", "-n", "test2json")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("go tool -n test2json: %w", err)
+	}
+	test2jsonPath.path = strings.TrimSpace(string(out))
+	return test2jsonPath.path, nil
+}
+
+var test2jsonPath struct {
+	sync.Mutex
+	path string
+}
+
+// binaryFlags are go test's flags of a step (-run, -skip, -failfast,
+// -timeout, -v) as the test binary takes them (-test.run, …).
+func binaryFlags(args []string) []string {
+	out := slices.Clone(args)
+	for i, a := range out {
+		if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "-test.") && (i == 0 || !takesValue(out[i-1])) {
+			out[i] = "-test." + strings.TrimPrefix(a, "-")
+		}
+	}
+	return out
+}
+
+// takesValue: the flag's value is the next argument.
+func takesValue(flag string) bool {
+	switch strings.TrimPrefix(strings.TrimPrefix(flag, "-"), "test.") {
+	case "run", "skip", "timeout":
+		return true
+	}
+	return false
+}
+
+// importPath is ex's package's import path.
+func importPath(root string, ex Exercise) string { return modulePath(root) + "/" + ex.Pkg }
+
 // skipping adds pattern to args' -skip (go test keeps only the last -skip
 // it is given, so one pattern says both).
 func skipping(args []string, pattern string) []string {
 	out := slices.Clone(args)
 	for i := 0; i+1 < len(out); i++ {
-		if out[i] == "-skip" {
+		if out[i] == "-skip" || out[i] == "-test.skip" {
 			out[i+1] += "|" + pattern
 			return out
 		}

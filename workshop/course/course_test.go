@@ -46,7 +46,22 @@ func TestWorkshopBuildGivesAnyFileTheWorkshopTag(t *testing.T) {
 	}
 }
 
+// A cancelled run leaves nothing behind, whether it ran go test (a Custom
+// run, the caller's flags) or the test binary it built (every other tier).
 func TestACancelledRunLeavesNoProcessAndNoOverlay(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		tier course.Tier
+		args []string
+	}{
+		{"go test, with the caller's flags", course.Custom, []string{"-run", "TestHangs", "-timeout", "10m"}},
+		{"the test binary built once, under test2json", course.Full, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) { cancelledRun(t, c.tier, c.args) })
+	}
+}
+
+func cancelledRun(t *testing.T, tier course.Tier, args []string) {
 	root, all := standin.Module(t)
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp) // go's build directory too
@@ -55,8 +70,8 @@ func TestACancelledRunLeavesNoProcessAndNoOverlay(t *testing.T) {
 	started := standin.Started(ctx, t)
 	done := make(chan course.Result, 1)
 	go func() {
-		done <- course.Run(ctx, root, all, all[0], course.Custom, hint.MustLoad(),
-			course.Options{Args: []string{"-run", "TestHangs", "-timeout", "10m"}, TempDir: tmp})
+		done <- course.Run(ctx, root, all, all[0], tier, hint.MustLoad(),
+			course.Options{Args: args, TempDir: tmp})
 	}()
 	var pids []int
 	select {
@@ -152,5 +167,31 @@ func TestAPanicInATestsGoroutineNamesThatTest(t *testing.T) {
 	}
 	if r.Kind != course.Mistake || r.Mistake.ID != "ignores-list-error" {
 		t.Errorf("kind %v, mistake %v; want 04's ignores-list-error named", r.Kind, r.Mistake)
+	}
+}
+
+// The rule tier runs the rule's table tests, which need no ZooKeeper, and
+// starts none (internal/zktest starts one only when a test asks): where no
+// server can be started, it still passes, and the lesson's tier after it
+// fails with the reason.
+func TestTheRuleTierStartsNoZooKeeper(t *testing.T) {
+	all, err := course.Discover(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := course.Find(all, "04")
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs, _ := filepath.Abs(root)
+	table := hint.MustLoad()
+	noServer := course.Options{Solution: true, Env: []string{"ZK_SERVERS=", "LOCKSTEP_ZK=podman"}}
+	r := course.Run(context.Background(), abs, all, ex, course.Rule, table, noServer)
+	if r.Kind != course.Pass {
+		t.Fatalf("04's rule tier where no ZooKeeper can start: %v %s; want it to pass without one\n%s", r.Kind, r.First, r.Output)
+	}
+	r = course.Run(context.Background(), abs, all, ex, course.Lesson, table, noServer)
+	if r.Kind == course.Pass || r.Tier != course.Lesson || !strings.Contains(r.First, "want docker or local") {
+		t.Errorf("04's lesson tier where no ZooKeeper can start: %v in the %v tier, %q; want the lesson's first test to fail saying why\n%s", r.Kind, r.Tier, r.First, r.Output)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -19,9 +20,10 @@ import (
 // testEvent is one line of go test -json (cmd/test2json's TestEvent, and
 // the build-output and build-fail lines go test adds since Go 1.24).
 type testEvent struct {
-	Action string
-	Test   string
-	Output string
+	Action  string
+	Test    string
+	Output  string
+	Elapsed float64 // seconds, on a test's or the package's pass and fail
 }
 
 // report is a run's go test -json, read.
@@ -40,6 +42,11 @@ type report struct {
 	// verbose: out gets every line, as go test -v prints them; else, as
 	// go test without -v: a test's lines only when it fails.
 	verbose bool
+	// summary, when set, is the package's import path, for the line go
+	// test prints after a test binary's end ("ok  \tpkg\t1.234s"):
+	// test2json, which a run reads when it runs the binary itself, does
+	// not print it.
+	summary string
 	pending map[string][]string // a running test's lines, not yet printed to out
 }
 
@@ -150,6 +157,9 @@ func (r *report) line(b []byte) {
 		r.running[ev.Test] = true
 		r.order = append(r.order, ev.Test)
 	case "fail":
+		if ev.Test == "" && r.summary != "" {
+			r.say(fmt.Sprintf("FAIL\t%s\t%.3fs\n", r.summary, ev.Elapsed))
+		}
 		if ev.Test != "" {
 			r.failed = append(r.failed, ev.Test)
 			r.showPending(ev.Test)
@@ -157,6 +167,9 @@ func (r *report) line(b []byte) {
 		delete(r.running, ev.Test)
 		r.ended[ev.Test] = true
 	case "pass", "skip":
+		if ev.Test == "" && r.summary != "" && ev.Action == "pass" {
+			r.say(fmt.Sprintf("ok  \t%s\t%.3fs\n", r.summary, ev.Elapsed))
+		}
 		delete(r.pending, ev.Test) // without -v, a passing test's lines are not printed
 		delete(r.running, ev.Test)
 		r.ended[ev.Test] = true

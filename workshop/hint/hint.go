@@ -174,6 +174,10 @@ type Table struct {
 type TestLine struct {
 	Chapter string `json:"chapter"`
 	Test    string `json:"test"`
+	// Step names the exercise step whose contract the test checks (its
+	// stub's function: "readRule"): when no mistake row knows a failure,
+	// h shows that step's hints.
+	Step string `json:"step"`
 	Text
 }
 
@@ -184,6 +188,23 @@ func (t *Table) TestLine(chapter, test string) *Text {
 	for i := range t.Tests {
 		if l := &t.Tests[i]; l.Chapter == chapter && l.Test == top {
 			return &l.Text
+		}
+	}
+	return nil
+}
+
+// StepOfTest returns the exercise step whose contract chapter's test
+// checks (tests.json's "step"; a subtest: its test's), or nil.
+func (t *Table) StepOfTest(chapter, test string) *Step {
+	top, _, _ := strings.Cut(test, "/")
+	for _, l := range t.Tests {
+		if l.Chapter != chapter || l.Test != top || l.Step == "" {
+			continue
+		}
+		for i := range t.Steps {
+			if s := &t.Steps[i]; s.Chapter == chapter && strings.HasPrefix(s.Todo, l.Step+" —") {
+				return s
+			}
 		}
 	}
 	return nil

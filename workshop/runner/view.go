@@ -203,6 +203,13 @@ func (m Model) details(w int, short bool, cut int) string {
 				if k := faultKey(ch, mk.ID, m.lang); k != "" {
 					b.WriteString(wrap(k, w) + "\n")
 				}
+			} else if s := m.failedStep(ch, cs); s != nil && m.hints[ch] > 0 {
+				// No row knows this failure: the hints of the step
+				// its test checks.
+				b.WriteString(dimStyle.Render(wrap(fmt.Sprintf(t.Goal, s.GoalIn(m.lang)), w)) + "\n")
+				for i := 0; i < m.hints[ch] && i < s.Stages(); i++ {
+					hint(i, s.Stages(), s.Hint(i, m.lang))
+				}
 			}
 		}
 	}
