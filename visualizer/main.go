@@ -77,7 +77,7 @@ func main() {
 	flag.IntVar(&o.Workers, "workers", 5, "workers, each with its own session")
 	flag.DurationVar(&cfg.Hold, "hold", 300*time.Millisecond, "time each holder keeps the lock")
 	flag.DurationVar(&cfg.Session, "session", zksession.DefaultTimeout, "ZooKeeper session timeout")
-	flag.StringVar(&cfg.Base, "path", "", "znode under which each chapter gets its own (default: a root of this run's own, /lockstep/visualizer/run-…, deleted on the way out)")
+	flag.StringVar(&cfg.Base, "path", "", "znode under which each chapter gets its own (default: a root of this run's own, /lockstep/visualizer/run-…, below $ZK_ROOT if set, deleted on the way out)")
 	flag.BoolVar(&persistent, "persistent", false, "chapter 02: use the persistent lock node (a killed holder leaves it stuck)")
 	flag.StringVar(&o.Script, "script", "", `keys to press at given times, e.g. "2s:k,6s:e"`)
 	flag.IntVar(&o.Frames, "frames", 0, "print this many frames without colour and exit (no TUI)")

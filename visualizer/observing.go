@@ -19,7 +19,9 @@ import (
 // does not own, on servers someone else runs (-servers, else $ZK_SERVERS),
 // with ZK_AUTH's credentials if set. It starts no server, runs no worker
 // and writes nothing, so it needs no supervisor: quitting leaves nothing
-// behind.
+// behind. When DIR is the class's arena, or its class lock's directory, it
+// watches the class lock and shows the arena's counter and catches too
+// (arena.go).
 func runObserve(dir, serversFlag string, o tui.Options) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
@@ -49,10 +51,20 @@ func observeDir(ctx context.Context, dir, serversFlag string, o tui.Options) err
 		return fmt.Errorf("observe %s: %w", dir, err)
 	}
 	defer conn.Close()
+	a, lockDir, isArena, err := findArena(ctx, conn, dir)
+	if err != nil {
+		return fmt.Errorf("observe %s: %w", dir, err)
+	}
+	dir = lockDir
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	obs := observe.Start(wctx, conn, dir)
 	go obs.Follow(events) // until the observer stops
+	if isArena {
+		done := make(chan struct{})
+		go func() { defer close(done); followArena(wctx, a, obs.Add) }()
+		defer func() { cancel(); <-done }()
+	}
 	ro := tui.ObserveOptions{Dir: dir, Lang: o.Lang, Frames: o.Frames, Interval: o.Interval}
 	if o.Frames > 0 {
 		ro.Width, ro.Height = o.Width, o.Height

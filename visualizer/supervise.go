@@ -15,10 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/go-zookeeper/zk"
-
 	"github.com/lockstep-zk/lockstep/internal/demo"
-	"github.com/lockstep-zk/lockstep/internal/randhex"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/internal/znode"
 	"github.com/lockstep-zk/lockstep/visualizer/scene"
@@ -64,7 +61,12 @@ func supervise(serversFlag, base string, scenes []scene.Scene, interactive bool)
 	cancel()
 	own := base == ""
 	if own {
-		base = "/lockstep/visualizer/run-" + randhex.String(4)
+		// Below $ZK_ROOT in a class: the learner's subtree, the only place
+		// their identity (ZK_AUTH) may create.
+		if base, err = demo.RunRoot("visualizer", 4); err != nil {
+			fmt.Fprintln(os.Stderr, "visualizer:", err)
+			return 1
+		}
 	}
 
 	exe, err := os.Executable()
@@ -130,7 +132,7 @@ func restoreTerminal(saved string) {
 }
 
 // removeRun deletes what the view may have left: the run's own root with
-// its parents while they are empty, or under a given -path the chapters'
+// its parents while they are empty (up to $ZK_ROOT, which stays), or under a given -path the chapters'
 // directories. The child does it itself unless it crashed.
 func removeRun(servers []string, base string, own bool, scenes []scene.Scene) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -148,15 +150,7 @@ func removeRun(servers []string, base string, own bool, scenes []scene.Scene) er
 		}
 		return errors.Join(errs...)
 	}
-	if err := znode.DeleteTree(conn, base); err != nil {
-		return err
-	}
-	for d := path.Dir(base); d != "/"; d = path.Dir(d) {
-		if err := conn.Delete(d, -1); err != nil && !errors.Is(err, zk.ErrNoNode) {
-			break // not empty: another run is under it
-		}
-	}
-	return nil
+	return demo.RemoveRunRoot(conn, base)
 }
 
 // panicOf finds, in a crashed child's stderr, the panic's value and where

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -257,4 +258,34 @@ func progressData(ctx context.Context, h *classroom.Host, root string) ([]byte, 
 func tail(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// The runner's v in a class: the visualizer runs on the class's servers,
+// in the learner's subtree, as the learner — what the checks get
+// (class.Env), last, so that a ZK_SERVERS or ZK_ROOT the laptop's shell had
+// does not win. Outside a class it inherits the runner's environment.
+func TestVisualCarriesTheClassEnv(t *testing.T) {
+	t.Setenv("ZK_SERVERS", "127.0.0.9:2181")
+	t.Setenv(rootEnv, "/somewhere/else")
+	e := newEnv(t.TempDir(), nil, nil)
+	if c := e.Visual("04"); c.Env != nil {
+		t.Errorf("outside a class the command sets its environment: %q", c.Env)
+	}
+	e.class = &class{servers: []string{"127.0.0.2:2181", "127.0.0.2:2182"}, learner: &classroom.Learner{}}
+	want := e.class.Env()
+	c := e.Visual("04")
+	if len(c.Env) < len(want) {
+		t.Fatalf("the command's environment %q lacks the class's %q", c.Env, want)
+	}
+	if got := c.Env[len(c.Env)-len(want):]; !slices.Equal(got, want) {
+		t.Errorf("the command's environment ends with %q, want the class's %q", got, want)
+	}
+	for _, k := range []string{"ZK_SERVERS=", rootEnv + "=", "ZK_AUTH="} {
+		if !slices.ContainsFunc(want, func(kv string) bool { return strings.HasPrefix(kv, k) }) {
+			t.Errorf("the class's environment %q has no %s", want, k)
+		}
+	}
+	if !strings.HasSuffix(c.Args[len(c.Args)-1], "04") || !strings.Contains(strings.Join(c.Args, " "), "--visual") {
+		t.Errorf("the command %q is not scripts/exercise 04 --visual", c.Args)
+	}
 }

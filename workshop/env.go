@@ -414,11 +414,18 @@ func (e *env) Diff(ch string) tea.Cmd {
 // Visual runs the visualizer on the learner's lock. When it cannot (the
 // exercise is not finished, or does not build) it says why on the terminal
 // and then the runner's screen would cover it at once: so it waits for
-// Enter first.
+// Enter first. In a class it runs, as the checks do, on the class's
+// servers inside the learner's subtree with their identity (class.Env):
+// the laptop needs no ZooKeeper of its own, and the visualizer's run root
+// is made below ZK_ROOT (internal/demo.RunRoot), the only place the
+// learner may create.
 func (e *env) Visual(ch string) *exec.Cmd {
 	c := exec.Command("bash", "-c", `"$0" "$1" --visual || { s=$?; printf '\npress Enter to go back to the workshop '; read -r _; exit $s; }`,
 		filepath.Join(e.root, "scripts", "exercise"), ch)
 	c.Dir = e.root
+	if e.class != nil {
+		c.Env = append(os.Environ(), e.class.Env()...)
+	}
 	return c
 }
 

@@ -4,9 +4,10 @@
 //   - the flags every demo has: -servers, -session, -path (where it has a
 //     lock), -tui (where the visualizer has a view of it), and -h;
 //   - a server: -servers, else $ZK_SERVERS, else one started for the run;
-//   - a root znode of the run's own, /lockstep/NN-name/run-<random>, said on
-//     the first line and deleted at the end, so thirty learners can share
-//     one server without meeting each other's nodes;
+//   - a root znode of the run's own, /lockstep/NN-name/run-<random> (below
+//     $ZK_ROOT in a class: root.go), said on the first line and deleted at
+//     the end, so thirty learners can share one server without meeting
+//     each other's nodes;
 //   - sessions dialled with -session (Env.Dial), closed at the end;
 //   - Ctrl-C, SIGTERM and SIGHUP (the terminal closed): the story's context
 //     ends, every lock is released, every session closed, the run's nodes
@@ -37,7 +38,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lockstep-zk/lockstep/internal/randhex"
 	"github.com/lockstep-zk/lockstep/internal/zkpath"
 	"github.com/lockstep-zk/lockstep/internal/zksession"
 	"github.com/lockstep-zk/lockstep/internal/znode"
@@ -135,8 +135,11 @@ func Execute(ctx context.Context, p Program, args []string, out io.Writer) (err 
 	env := &Env{Out: out, Session: session, Set: set, Path: pathFlag, Auth: auth}
 	owned := !set["path"]
 	if owned {
-		// 6 random hex digits: unique enough among the runs one server sees at once.
-		env.Root = "/lockstep/" + p.Name + "/run-" + randhex.String(3)
+		// 6 random hex digits: unique enough among the runs one server
+		// sees at once. Below ZK_ROOT in a class.
+		if env.Root, err = RunRoot(p.Name, 3); err != nil {
+			return err
+		}
 		if p.Path != "" {
 			env.Path = env.Root + "/" + p.Path
 		}
@@ -167,7 +170,7 @@ func Execute(ctx context.Context, p Program, args []string, out io.Writer) (err 
 		}
 		// A root we could not delete is part of the result, so that the
 		// last line never says the run's nodes are gone when they are not.
-		defer func() { err = errors.Join(err, removeRoot(env.Admin, env.Root)) }()
+		defer func() { err = errors.Join(err, RemoveRunRoot(env.Admin, env.Root)) }()
 	}
 	defer env.closeAll()
 	return p.Run(ctx, env)

@@ -183,6 +183,12 @@ func Owner(data string, session int64) string {
 	return ""
 }
 
+// Add hands the view a message read beside the queue (the class arena's
+// counter and catches, which the observing side reads on watches of its
+// own): it reaches the view in the same batches as the queue's, in the
+// order they were added.
+func (o *Observer) Add(m worldmsg.Msg) { o.put(m) }
+
 func (o *Observer) put(m worldmsg.Msg) {
 	o.mu.Lock()
 	o.items = append(o.items, m)

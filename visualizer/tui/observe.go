@@ -46,6 +46,12 @@ type ObserveModel struct {
 	leaves   int
 	status   string
 	offline  bool // the link to ZooKeeper is down: the queue may be stale
+
+	// The arena (arena.go): the last reading, nil unless the observed
+	// directory is the class's arena, and the counter's readings for
+	// rounds per second.
+	arena    *worldmsg.Arena
+	readings []reading
 }
 
 // NewObserveModel returns the observe model of dir in lang ("zh" or
@@ -108,6 +114,8 @@ func (m ObserveModel) apply(items []worldmsg.Msg) ObserveModel {
 		switch it := it.(type) {
 		case worldmsg.Observed:
 			m = m.observe(it)
+		case worldmsg.Arena:
+			m = m.applyArena(it)
 		case worldmsg.Notice:
 			m.view.addLog(it.Text)
 		case worldmsg.Link:
@@ -257,8 +265,8 @@ func (m Model) asObserved(q worldmsg.QueueSnapshot) Model {
 	return m
 }
 
-// View draws the header (the directory, the holder, the hand-offs), the
-// queue panel across the screen, the log, a status line and the help bar.
+// View draws the header (the directory, the holder, the hand-offs; the
+// arena's panel when there is one), the queue panel across the screen, the log, a status line and the help bar.
 func (m ObserveModel) View() string {
 	w, h := max(m.view.width, 40), max(m.view.height, 12)
 	t := m.say()
@@ -278,6 +286,7 @@ func (m ObserveModel) View() string {
 		holderStyle.Render(fit(holder, w)),
 		fit(fmt.Sprintf(t.Counters, m.rate(), int(rateWindow.Seconds()), m.total, m.joins, m.leaves), w),
 	}
+	header = append(header, m.arenaLines(w)...)
 	footer := []string{fit(statusOf(m.status), w), helpBar([]helpItem{{key: "q", desc: t.Help, keep: true}}, w)}
 	panelH := max(3, min(len(m.queue.Nodes)+2, h-len(header)-len(footer)-4))
 	logH := h - len(header) - len(footer) - panelH
@@ -355,6 +364,10 @@ type observeTexts struct {
 	Watching, NoDir, Joins, Leaves, Releases, HandOff, Takes string
 	KeysOff, Help                                            string
 	Offline, Disconnected, Reconnected                       string
+	// The arena panel (arena.go).
+	ArenaLine, ArenaRunning, ArenaPausedState, NoneCaught, CaughtHead string
+	CaughtLog, ArenaPaused, ArenaResumed                              string
+	TwoInside, OutOfTurn, NodeGone, WroteLast, NobodySince, NoWriter  string
 }
 
 var observeEnglish = observeTexts{
@@ -370,6 +383,15 @@ var observeEnglish = observeTexts{
 	Offline:      "NO CONNECTION TO ZOOKEEPER: the queue below is the last one seen",
 	Disconnected: "%s the connection to ZooKeeper is lost: the queue shown may be stale",
 	Reconnected:  "%s connected to ZooKeeper again",
+
+	ArenaLine:    "ARENA %s · count %d · %.1f rounds/s · last writer %s",
+	ArenaRunning: "running", ArenaPausedState: "PAUSED by the host",
+	NoneCaught: "no write refused yet: no two locks have been inside at once",
+	CaughtHead: "refused writes: %d, the latest:",
+	CaughtLog:  "%s ✗ %s", ArenaPaused: "%s the host paused the arena", ArenaResumed: "%s the host resumed the arena",
+	TwoInside: "two inside: %s's write found %s's (read %d)", OutOfTurn: "; %s entered out of turn",
+	NodeGone: "node gone: %s wrote after its lock node was gone; %s", WroteLast: "%s wrote last",
+	NobodySince: "nobody wrote since its read", NoWriter: "nobody yet",
 }
 
 var observeChinese = observeTexts{
@@ -385,4 +407,13 @@ var observeChinese = observeTexts{
 	Offline:      "和 ZooKeeper 的连接断了：下面是最后一次看到的队列",
 	Disconnected: "%s 和 ZooKeeper 的连接断了：画面上的队列可能已经过时",
 	Reconnected:  "%s 又连上了 ZooKeeper",
+
+	ArenaLine:    "竞技场 %s · 计数器 %d · 每秒 %.1f 轮 · 最后写入的是 %s",
+	ArenaRunning: "运行中", ArenaPausedState: "讲师已暂停",
+	NoneCaught: "还没有写入被拒绝：还没有两把锁同时在锁内",
+	CaughtHead: "竞技场拒绝了 %d 次写入，最近的：",
+	CaughtLog:  "%s ✗ %s", ArenaPaused: "%s 讲师暂停了竞技场", ArenaResumed: "%s 讲师恢复了竞技场",
+	TwoInside: "两人同时在锁内：%s 写入时发现 %s 已经写过（读到 %d）", OutOfTurn: "；%s 插队了",
+	NodeGone: "节点已不在：%s 的锁节点没了，它还在写入；%s", WroteLast: "最后写入的是 %s",
+	NobodySince: "它读过之后没有人写过", NoWriter: "还没有人",
 }

@@ -164,3 +164,90 @@ func TestObserveGolden(t *testing.T) {
 		})
 	}
 }
+
+// arenaLooks is the class's arena observed: its lock directory's queue
+// (ada holds, bob waits) and the arena's readings beside it — the counter
+// at 40, then 46 two seconds later with one write refused (ada's, after
+// the host took her out and bob wrote), then paused.
+func arenaLooks() []worldmsg.Msg {
+	const dir = "/lockstep-class/arena/lock"
+	ada := worldmsg.QueueNode{Name: "lock-0000000041", Seq: 41, Owner: "ada", Data: "ada"}
+	bob := worldmsg.QueueNode{Name: "lock-0000000042", Seq: 42, Owner: "bob", Data: "bob"}
+	caught := worldmsg.Catch{Kind: worldmsg.NodeGone, Writer: "ada", Other: "bob", Read: 45}
+	return []worldmsg.Msg{
+		worldmsg.Observed{At: t0, Queue: worldmsg.QueueSnapshot{Dir: dir, Nodes: []worldmsg.QueueNode{ada, bob}}},
+		worldmsg.Arena{At: t0, Dir: "/lockstep-class/arena", Count: 40, Writer: "bob"},
+		worldmsg.Arena{At: t0.Add(2 * time.Second), Dir: "/lockstep-class/arena", Count: 46, Writer: "bob",
+			Caught: 1, Catches: []worldmsg.Catch{caught}},
+		worldmsg.Arena{At: t0.Add(2 * time.Second), Dir: "/lockstep-class/arena", Paused: true, Count: 46, Writer: "bob",
+			Caught: 1, Catches: []worldmsg.Catch{caught}},
+	}
+}
+
+func TestObserveShowsTheArena(t *testing.T) {
+	t.Run("the counter, rounds per second, the pause and the catch with both names", func(t *testing.T) {
+		m := NewObserveModel(nil, "/lockstep-class/arena/lock", "en").apply(arenaLooks())
+		m.view.width, m.view.height = 100, 24
+		v := m.View()
+		for _, want := range []string{
+			"ARENA PAUSED by the host · count 46 · 3.0 rounds/s · last writer bob",
+			"refused writes: 1",
+			"✗ node gone: ada wrote after its lock node was gone; bob wrote last",
+			"00:00:02.000 ✗ node gone: ada wrote", // the log, as it came
+			"the host paused the arena",
+			"holder lock-0000000041 (ada)",
+		} {
+			if !strings.Contains(v, want) {
+				t.Errorf("the view lacks %q:\n%s", want, v)
+			}
+		}
+		if n := strings.Count(strings.Join(m.view.log, "\n"), "node gone: ada"); n != 1 {
+			t.Errorf("the catch is logged %d times, want once (the pause's reading carries it again)", n)
+		}
+	})
+	t.Run("rounds per second fall to 0 as the clock moves on", func(t *testing.T) {
+		m := NewObserveModel(nil, "/lockstep-class/arena/lock", "en").apply(arenaLooks())
+		next, _ := m.Update(clockMsg(t0.Add(30 * time.Second)))
+		if r := next.(ObserveModel).roundsPerSecond(); r != 0 {
+			t.Errorf("%.2f rounds/s 28 s after the last write, want 0", r)
+		}
+	})
+	t.Run("catches already there when it starts are listed, not logged", func(t *testing.T) {
+		m := NewObserveModel(nil, "/lockstep-class/arena/lock", "en").apply(arenaLooks()[2:3])
+		m.view.width, m.view.height = 100, 24
+		if v := m.View(); !strings.Contains(v, "bob wrote last") || strings.Contains(strings.Join(m.view.log, "\n"), "node gone") {
+			t.Errorf("want the catch in the panel only:\n%s", v)
+		}
+	})
+	t.Run("two inside names the one that entered out of turn; nobody since", func(t *testing.T) {
+		cs := []worldmsg.Catch{
+			{Kind: worldmsg.TwoInside, Writer: "cy", Other: "dee", Read: 7, OutOfTurn: "cy"},
+			{Kind: worldmsg.NodeGone, Writer: "ada"},
+		}
+		m := NewObserveModel(nil, "/a/lock", "en").apply([]worldmsg.Msg{worldmsg.Arena{At: t0, Count: 9, Caught: 2, Catches: cs}})
+		m.view.width, m.view.height = 100, 24
+		v := m.View()
+		for _, want := range []string{"two inside: cy's write found dee's (read 7); cy entered out of turn", "ada wrote after its lock node was gone; nobody wrote since its read", "refused writes: 2"} {
+			if !strings.Contains(v, want) {
+				t.Errorf("the view lacks %q:\n%s", want, v)
+			}
+		}
+	})
+	t.Run("a plain lock directory has no arena panel", func(t *testing.T) {
+		m := NewObserveModel(nil, curatorDir, "en").apply(looks())
+		m.view.width, m.view.height = 80, 24
+		if v := m.View(); strings.Contains(v, "ARENA") {
+			t.Errorf("an arena panel on a Curator directory:\n%s", v)
+		}
+	})
+	t.Run("in Chinese", func(t *testing.T) {
+		m := NewObserveModel(nil, "/lockstep-class/arena/lock", "zh").apply(arenaLooks())
+		m.view.width, m.view.height = 100, 24
+		v := m.View()
+		for _, want := range []string{"竞技场 讲师已暂停 · 计数器 46 · 每秒 3.0 轮", "竞技场拒绝了 1 次写入", "节点已不在：ada 的锁节点没了，它还在写入；最后写入的是 bob", "讲师暂停了竞技场"} {
+			if !strings.Contains(v, want) {
+				t.Errorf("the Chinese view lacks %q:\n%s", want, v)
+			}
+		}
+	})
+}

@@ -156,3 +156,42 @@ type Link struct {
 }
 
 func (Link) worldMsg() {}
+
+// Arena is what the observing side read beside the queue, when the
+// observed directory is the class's arena (workshop/class/arena): a shared
+// counter each holder reads and writes back plus one, on a condition, and
+// every write the server refused, naming both learners. The view knows
+// nothing of the arena's package: it shows these fields.
+type Arena struct {
+	At      time.Time // when it was read: rounds per second are counted between two
+	Dir     string    // the arena's directory
+	Paused  bool      // the host paused it: no round starts
+	Count   int64     // the counter
+	Writer  string    // who wrote the counter last
+	Caught  int       // how many writes were refused in all
+	Catches []Catch   // the latest of them, oldest first
+}
+
+func (Arena) worldMsg() {}
+
+// Catch is one write the arena refused, said with both names.
+type Catch struct {
+	Kind   CatchKind
+	Writer string // whose write was refused
+	// Other is who the counter named as its last writer when the write
+	// was refused: for TwoInside, the one it found inside with it; for
+	// NodeGone, who wrote since ("" when nobody did).
+	Other string
+	// OutOfTurn (TwoInside) names, of the two, the one whose lock node
+	// was further back in the queue: its lock entered out of turn.
+	OutOfTurn string
+	Read      int64 // the count the refused writer had read
+}
+
+// CatchKind is what a refused write proves.
+type CatchKind int
+
+const (
+	TwoInside CatchKind = iota // the counter moved between its read and its write: two held at once
+	NodeGone                   // its lock node was gone when it wrote: taken out, or its session expired
+)
