@@ -79,11 +79,7 @@ func catchMsg(c arena.Catch) worldmsg.Catch {
 		out.Kind, out.OutOfTurn = worldmsg.TwoInside, c.OutOfTurn()
 	default:
 		out.Kind = worldmsg.NodeGone
-		// Catch.String's reading: the counter names the writer itself, or
-		// nobody, or has not moved since the read: nobody wrote since.
-		if c.Other == "" || c.OtherNode == c.WriterNode || c.Version == c.ReadVersion {
-			out.Other = ""
-		}
+		out.Other = c.LastWriter()
 	}
 	return out
 }

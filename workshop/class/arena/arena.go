@@ -299,12 +299,22 @@ func (c Catch) String() string {
 		return s
 	case NodeGone:
 		last := c.Other + " wrote last"
-		if c.Other == "" || c.OtherNode == c.WriterNode || c.Version == c.ReadVersion {
+		if c.LastWriter() == "" {
 			last = "nobody wrote since its read"
 		}
 		return fmt.Sprintf("refused: %s wrote after its lock node was gone (taken out, or its session expired); %s", c.Writer, last)
 	}
 	return fmt.Sprintf("%s: %s, %s", c.Kind, c.Writer, c.Other)
+}
+
+// LastWriter is, for a NodeGone catch, who wrote the counter after the
+// refused writer read it: "" when nobody did (the counter still names
+// the writer itself, or nobody, or has not moved since the read).
+func (c Catch) LastWriter() string {
+	if c.Other == "" || c.OtherNode == c.WriterNode || c.Version == c.ReadVersion {
+		return ""
+	}
+	return c.Other
 }
 
 // record writes c under caught/, named after the writer's lock node: a

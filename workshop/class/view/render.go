@@ -67,7 +67,7 @@ var lexicon = map[Lang]words{
 				return s
 			case arena.NodeGone:
 				last := c.Other + " wrote last"
-				if c.Other == "" || c.OtherNode == c.WriterNode || c.Version == c.ReadVersion {
+				if c.LastWriter() == "" {
 					last = "nobody wrote since its read"
 				}
 				return fmt.Sprintf("node gone: %s wrote after its lock node was gone; %s", c.Writer, last)
@@ -122,7 +122,7 @@ var lexicon = map[Lang]words{
 				return s
 			case arena.NodeGone:
 				last := "最后写入的是 " + c.Other
-				if c.Other == "" || c.OtherNode == c.WriterNode || c.Version == c.ReadVersion {
+				if c.LastWriter() == "" {
 					last = "它读过之后没有人写过"
 				}
 				return fmt.Sprintf("节点已不在：%s 的锁节点没了，它还在写入；%s", c.Writer, last)
