@@ -16,7 +16,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 	"unicode"
 
@@ -35,19 +34,16 @@ type Observer struct {
 
 	lastErr string // the last failure said, so a long outage is one line, not two a second
 
-	mu    sync.Mutex // guards items and last; never held across a ZooKeeper call
-	items []worldmsg.Msg
-	last  time.Time
-	wake  chan struct{}
-	done  chan struct{} // closed when the watch has ended (ctx done)
+	box  *worldmsg.Inbox
+	done chan struct{} // closed when the watch has ended (ctx done)
 }
 
 // Start begins watching dir through conn until ctx ends.
 func Start(ctx context.Context, conn *zk.Conn, dir string) *Observer {
-	o := &Observer{conn: conn, dir: dir, frame: time.Second / 30,
-		wake: make(chan struct{}, 1), done: make(chan struct{})}
+	o := &Observer{conn: conn, dir: dir, box: worldmsg.NewInbox(time.Second / 30), done: make(chan struct{})}
 	go func() {
 		defer close(o.done)
+		defer o.box.Close()
 		o.watch(ctx)
 	}()
 	return o
@@ -189,53 +185,16 @@ func Owner(data string, session int64) string {
 // order they were added.
 func (o *Observer) Add(m worldmsg.Msg) { o.put(m) }
 
-func (o *Observer) put(m worldmsg.Msg) {
-	o.mu.Lock()
-	o.items = append(o.items, m)
-	o.mu.Unlock()
-	select {
-	case o.wake <- struct{}{}:
-	default:
-	}
-}
+func (o *Observer) put(m worldmsg.Msg) { o.box.Put(m) }
 
 // Pending is what happened since the last call, without waiting (-frames).
-func (o *Observer) Pending() []worldmsg.Msg {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	items := o.items
-	o.items = nil
-	return items
-}
+func (o *Observer) Pending() []worldmsg.Msg { return o.box.Take() }
 
 // Next blocks until something happened and a frame has passed since the
-// last batch; nil once the observer has stopped. It is the view's source,
-// read by a command re-armed after each batch.
-func (o *Observer) Next() []worldmsg.Msg {
-	for {
-		o.mu.Lock()
-		if len(o.items) > 0 {
-			if w := time.Until(o.last.Add(o.frame)); w > 0 {
-				o.mu.Unlock()
-				time.Sleep(w)
-				continue
-			}
-			items := o.items
-			o.items, o.last = nil, time.Now()
-			o.mu.Unlock()
-			return items
-		}
-		o.mu.Unlock()
-		select {
-		case <-o.wake:
-		case <-o.done:
-			if items := o.Pending(); len(items) > 0 {
-				return items
-			}
-			return nil
-		}
-	}
-}
+// last batch; nil once the observer has stopped and its last batch is
+// read. It is the view's source, read by a command re-armed after each
+// batch.
+func (o *Observer) Next() []worldmsg.Msg { return o.box.Next() }
 
 func wait(ctx context.Context, ev <-chan zk.Event) bool {
 	select {

@@ -70,13 +70,13 @@ func (w *World) Switch(key string) {
 		}
 	}
 	if ch.Key == "" {
-		w.inbox.put(worldmsg.Notice{Of: worldmsg.NoticeNoChapter, Arg: key})
+		w.inbox.Put(worldmsg.Notice{Of: worldmsg.NoticeNoChapter, Arg: key})
 		return
 	}
 	w.ask(func() {
 		n := w.stopAll()
 		if err := w.start(ch, max(n, 1)); err != nil {
-			w.inbox.put(worldmsg.Notice{Of: worldmsg.NoticeStartFailed, Arg: ch.Name + ": " + err.Error()})
+			w.inbox.Put(worldmsg.Notice{Of: worldmsg.NoticeStartFailed, Arg: ch.Name + ": " + err.Error()})
 		}
 	})
 }
@@ -89,7 +89,7 @@ func (w *World) AddWorker() {
 			return // no chapter started: nothing to join
 		}
 		if err := w.addWorker(w.gen.Load()); err != nil {
-			w.inbox.put(worldmsg.Notice{Of: worldmsg.NoticeAddFailed, Arg: err.Error()})
+			w.inbox.Put(worldmsg.Notice{Of: worldmsg.NoticeAddFailed, Arg: err.Error()})
 		}
 	})
 }
@@ -118,7 +118,7 @@ func (w *World) RemoveWorker() {
 	wk.stop()
 	wk.dead.Store(true)
 	if w.gen.Load() == gen { // a chapter switched meanwhile: its workers of the same names are others
-		w.inbox.put(worldmsg.WorkerChange{Name: wk.name, State: worldmsg.Stopped})
+		w.inbox.Put(worldmsg.WorkerChange{Name: wk.name, State: worldmsg.Stopped})
 	}
 }
 
@@ -130,7 +130,7 @@ func (w *World) Kill(name string) {
 	if wk == nil || wk.dead.Swap(true) {
 		return
 	}
-	w.inbox.put(worldmsg.WorkerChange{Name: name, State: worldmsg.Crashed, Timeout: wk.current().timeout})
+	w.inbox.Put(worldmsg.WorkerChange{Name: name, State: worldmsg.Crashed, Timeout: wk.current().timeout})
 	wk.crash()
 }
 
@@ -141,11 +141,11 @@ func (w *World) Expire(name string) {
 		return
 	}
 	s := wk.current()
-	w.inbox.put(worldmsg.WorkerChange{Name: name, State: worldmsg.CutOff, Timeout: s.timeout})
+	w.inbox.Put(worldmsg.WorkerChange{Name: name, State: worldmsg.CutOff, Timeout: s.timeout})
 	wk.cut.Store(true)
 	err := wk.proxy.Expire(w.ctx, s.conn, s.timeout)
 	if err != nil && w.ctx.Err() == nil {
-		w.inbox.put(worldmsg.Notice{Of: worldmsg.NoticeExpireFailed, Worker: name, Arg: err.Error()})
+		w.inbox.Put(worldmsg.Notice{Of: worldmsg.NoticeExpireFailed, Worker: name, Arg: err.Error()})
 		return
 	}
 	// The session is gone. A worker on a Session says so itself (live)
@@ -153,7 +153,7 @@ func (w *World) Expire(name string) {
 	// usually said so already, and if go-zookeeper dropped it, we say it
 	// here.
 	if !wk.onSession && wk.cut.Swap(false) && !wk.dead.Load() {
-		w.inbox.put(expired(name))
+		w.inbox.Put(expired(name))
 	}
 }
 
@@ -199,7 +199,7 @@ func (w *World) start(ch scene.Scene, n int) error {
 	if ch.Single {
 		dir = path.Dir(w.path)
 	}
-	w.inbox.put(worldmsg.ChapterStarted{Scene: ch, Path: w.path, Dir: dir, Hold: w.holdTime(), Workshop: w.cfg.Workshop})
+	w.inbox.Put(worldmsg.ChapterStarted{Scene: ch, Path: w.path, Dir: dir, Hold: w.holdTime(), Workshop: w.cfg.Workshop})
 	w.watchChapter(gen, ch)
 	w.nextID = 0
 	for range n {

@@ -64,7 +64,7 @@ func (w *World) watchSession(ctx context.Context, wk *worker, events <-chan zk.E
 		switch ev.State {
 		case zk.StateExpired:
 			wk.cut.Store(false)
-			w.inbox.put(expired(wk.name))
+			w.inbox.Put(expired(wk.name))
 		case zk.StateHasSession:
 			id := wk.current().conn.SessionID()
 			if id == 0 || id == last {
@@ -74,7 +74,7 @@ func (w *World) watchSession(ctx context.Context, wk *worker, events <-chan zk.E
 			w.mu.Lock()
 			w.sessions[id] = wk.name
 			w.mu.Unlock()
-			w.inbox.put(worldmsg.Notice{Of: worldmsg.NoticeNewSession, Worker: wk.name, Arg: fmt.Sprintf("%#x", id)})
+			w.inbox.Put(worldmsg.Notice{Of: worldmsg.NoticeNewSession, Worker: wk.name, Arg: fmt.Sprintf("%#x", id)})
 		}
 	}
 }
@@ -84,7 +84,7 @@ func (w *World) watchSession(ctx context.Context, wk *worker, events <-chan zk.E
 func (w *World) putQueue(gen int64) func(worldmsg.QueueSnapshot) {
 	return func(s worldmsg.QueueSnapshot) {
 		if w.gen.Load() == gen {
-			w.inbox.put(s)
+			w.inbox.Put(s)
 		}
 	}
 }

@@ -90,7 +90,7 @@ func (w *World) addWorker(gen int64) error {
 		onSession: w.chapter.Open != nil}
 	wk.obs = event.Observer(func(e event.Event) {
 		if !wk.dead.Load() && w.gen.Load() == gen {
-			w.inbox.put(worldmsg.LockEvent{Event: e})
+			w.inbox.Put(worldmsg.LockEvent{Event: e})
 		}
 	}).WithOwner(name)
 	if wk.onSession {
@@ -107,7 +107,7 @@ func (w *World) addWorker(gen int64) error {
 	w.sessions[s.conn.SessionID()] = name
 	w.workers = append(w.workers, wk)
 	w.mu.Unlock()
-	w.inbox.put(worldmsg.WorkerChange{Name: name, State: worldmsg.Idle})
+	w.inbox.Put(worldmsg.WorkerChange{Name: name, State: worldmsg.Idle})
 	w.wg.Add(2)
 	go func() { defer w.wg.Done(); w.watchSession(ctx, wk, events, gen) }()
 	go func() { defer w.wg.Done(); defer close(wk.done); w.live(ctx, wk, part, gen) }()
@@ -229,7 +229,7 @@ func hasEnded(ended <-chan struct{}) bool {
 // tell hands the view m, unless wk is dead or the chapter changed.
 func (w *World) tell(wk *worker, gen int64, m worldmsg.Msg) {
 	if !wk.dead.Load() && w.gen.Load() == gen {
-		w.inbox.put(m)
+		w.inbox.Put(m)
 	}
 }
 

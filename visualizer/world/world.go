@@ -15,7 +15,7 @@
 //	control.go  the keys' calls, and the director that changes the cast
 //	workers.go  one worker: its session, its lock's life, its stop
 //	watch.go    the lock directory's children and each session's state
-//	inbox.go    what happened, batched into one message a frame
+//	(worldmsg.Inbox: what happened, batched into one message a frame)
 //	gate.go     the pause gate
 //	panic.go    a scene's panic, caught and turned into a *PanicError
 package world
@@ -95,7 +95,7 @@ type World struct {
 	cfg      Config
 	ownBase  bool // cfg.Base is this run's own root: delete it on Close
 	admin    *zk.Conn
-	inbox    *inbox
+	inbox    *worldmsg.Inbox
 	wg       sync.WaitGroup
 	jobs     chan func() // the director's work, in order
 	directed chan struct{}
@@ -139,7 +139,7 @@ func New(ctx context.Context, cfg Config) (*World, error) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	w := &World{ctx: ctx, cancel: cancel, cfg: cfg, ownBase: ownBase, admin: admin,
-		inbox: newInbox(time.Second / 30), jobs: make(chan func(), 64), directed: make(chan struct{}),
+		inbox: worldmsg.NewInbox(time.Second / 30), jobs: make(chan func(), 64), directed: make(chan struct{}),
 		failed: make(chan struct{}), sessions: map[int64]string{}}
 	w.hold.Store(int64(cfg.Hold))
 	w.paused.set(false)
@@ -154,7 +154,7 @@ func New(ctx context.Context, cfg Config) (*World, error) {
 func (w *World) Next() []worldmsg.Msg { return w.inbox.Next() }
 
 // Pending is what happened so far, without waiting (the -frames mode).
-func (w *World) Pending() []worldmsg.Msg { return w.inbox.take() }
+func (w *World) Pending() []worldmsg.Msg { return w.inbox.Take() }
 
 func (w *World) holdTime() time.Duration { return time.Duration(w.hold.Load()) }
 
@@ -175,6 +175,6 @@ func (w *World) Close() {
 	}
 	w.paused.set(false)
 	w.admin.Close()
-	w.inbox.close()
+	w.inbox.Close()
 	w.wg.Wait()
 }
