@@ -19,7 +19,7 @@ func TestAnInboxHandsOverOneBatchAFrameAndDrainsWhenClosed(t *testing.T) {
 	b.Put(Notice{Text: "four"})
 	done := make(chan []Msg)
 	go func() { done <- b.Next() }() // waits for the hour-long frame…
-	b.Close()                         // …until the inbox closes: what is left comes out at once
+	b.Close()                        // …until the inbox closes: what is left comes out at once
 	if got := <-done; len(got) != 1 {
 		t.Fatalf("after Close, Next returned %d messages, want the one left", len(got))
 	}
