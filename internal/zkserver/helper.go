@@ -34,6 +34,9 @@ import (
 //
 // and, once ready, it answers each HelperRequest we send on its standard
 // input (stop or start ensemble member Member, 0-based) with ok or error.
+// Its arguments say what to start: -n N servers, or -kept and a
+// HelperRequest (op kept, one message of this protocol) for a kept
+// ensemble (StartKeptEnsemble).
 //
 // Closing its standard input (which also happens when this process dies)
 // or SIGTERM makes it remove its containers and exit. A helper killed with
