@@ -117,7 +117,7 @@ func dialDocker(ctx context.Context) error {
 // startDocker runs the helper for one server and waits until it serves.
 func startDocker(ctx context.Context, command helperCommand) (*Server, error) {
 	progress("starting ZooKeeper in Docker (%s); %s, then 5–15 s…", Image(), firstUse())
-	h, err := startHelper(ctx, command, 1)
+	h, err := startHelper(ctx, command, "-n", "1")
 	if err != nil {
 		return nil, err
 	}

@@ -39,6 +39,11 @@ func StartEnsemble(ctx context.Context, n int) (*Ensemble, error) {
 	if n < 3 || n%2 == 0 {
 		return nil, fmt.Errorf("zkserver: ensemble of %d servers: want an odd number ≥ 3", n)
 	}
+	return startEnsemble(ctx, ownProbes(), n)
+}
+
+// ownProbes are systemProbes without ZK_SERVERS: an ensemble of ours.
+func ownProbes() probes {
 	pr := systemProbes()
 	pr.getenv = func(k string) string {
 		if k == "ZK_SERVERS" {
@@ -46,7 +51,7 @@ func StartEnsemble(ctx context.Context, n int) (*Ensemble, error) {
 		}
 		return os.Getenv(k)
 	}
-	return startEnsemble(ctx, pr, n)
+	return pr
 }
 
 func startEnsemble(ctx context.Context, pr probes, n int) (*Ensemble, error) {
@@ -221,7 +226,7 @@ func (m *helperMember) running() bool { return m.up }
 // startDockerEnsemble runs n containers through the Docker helper.
 func startDockerEnsemble(ctx context.Context, command helperCommand, n int) (*Ensemble, error) {
 	progress("starting a %d-server ZooKeeper ensemble in Docker (%s); %s, then 10–30 s…", n, Image(), firstUse())
-	h, err := startHelper(ctx, command, n)
+	h, err := startHelper(ctx, command, "-n", fmt.Sprint(n))
 	if err != nil {
 		return nil, err
 	}

@@ -34,6 +34,9 @@ import (
 //
 // and, once ready, it answers each HelperRequest we send on its standard
 // input (stop or start ensemble member Member, 0-based) with ok or error.
+// Its arguments say what to start: -n N servers, or -kept and a
+// HelperRequest (op kept, one message of this protocol) for a kept
+// ensemble (StartKeptEnsemble).
 //
 // Closing its standard input (which also happens when this process dies)
 // or SIGTERM makes it remove its containers and exit. A helper killed with
@@ -44,10 +47,12 @@ import (
 // HelperRequest or HelperReply that an older reader would misread changes it.
 const HelperProtocol = 1
 
-// HelperRequest is what zkserver asks of a ready helper.
+// HelperRequest is what zkserver asks of a ready helper, or, op kept, the
+// kept ensemble it asks a helper to start (its -kept argument).
 type HelperRequest struct {
-	Op     HelperOp `json:"op"`
-	Member int      `json:"member"` // 0-based, < the number of servers
+	Op     HelperOp    `json:"op"`
+	Member int         `json:"member"`         // stop, start: 0-based, < the number of servers
+	Kept   *HelperKept `json:"kept,omitempty"` // kept: what to start
 }
 
 // HelperOp is what a HelperRequest asks for.
@@ -56,7 +61,28 @@ type HelperOp string
 const (
 	HelperStop  HelperOp = "stop"
 	HelperStart HelperOp = "start"
+	HelperKeep  HelperOp = "kept" // start a kept ensemble (StartKeptEnsemble)
 )
+
+// HelperKept is a kept ensemble for the helper to start: one container per
+// member on a network of their own (zk1, zk2, …), each with its data
+// directory bind-mounted from the host and its client port published on
+// the host's address.
+type HelperKept struct {
+	// Addr is the host IP address the client ports are published on.
+	Addr string `json:"addr"`
+	// User is the host's uid:gid, the containers' user, so that what
+	// ZooKeeper writes in the data directories belongs to whoever keeps
+	// them; "" keeps the image's user.
+	User    string             `json:"user,omitempty"`
+	Members []HelperKeptMember `json:"members"`
+}
+
+// HelperKeptMember is one member of a HelperKept.
+type HelperKeptMember struct {
+	Port int    `json:"port"` // the host port published on Addr
+	Data string `json:"data"` // absolute host directory: ZooKeeper's dataDir (snapshots, logs, myid)
+}
 
 // HelperReply is what the helper says: ready, then ok or error per request.
 type HelperReply struct {
@@ -105,8 +131,11 @@ func ReadHelperMessage[M HelperRequest | HelperReply](line []byte) (M, error) {
 	}
 	switch m := any(e.Msg).(type) {
 	case HelperRequest:
-		if m.Op != HelperStop && m.Op != HelperStart {
-			return e.Msg, fmt.Errorf("op %q, want %q or %q", m.Op, HelperStop, HelperStart)
+		switch {
+		case m.Op != HelperStop && m.Op != HelperStart && m.Op != HelperKeep:
+			return e.Msg, fmt.Errorf("op %q, want %q, %q or %q", m.Op, HelperStop, HelperStart, HelperKeep)
+		case (m.Op == HelperKeep) != (m.Kept != nil):
+			return e.Msg, fmt.Errorf("op %q with kept %v: only op %q describes a kept ensemble, and it must", m.Op, m.Kept != nil, HelperKeep)
 		}
 	case HelperReply:
 		switch m.Kind {
@@ -196,10 +225,11 @@ func (h *dockerHelper) watchHelper() {
 	}
 }
 
-// startHelper runs the helper (n servers) and waits until it says ready or
-// error, or ends, or ctx ends. Every failure is one line that says why.
-func startHelper(ctx context.Context, command helperCommand, n int) (*dockerHelper, error) {
-	cmd, err := command(ctx, "-n", fmt.Sprint(n))
+// startHelper runs the helper with args (-n N, or -kept and a request)
+// and waits until it says ready or error, or ends, or ctx ends. Every
+// failure is one line that says why.
+func startHelper(ctx context.Context, command helperCommand, args ...string) (*dockerHelper, error) {
+	cmd, err := command(ctx, args...)
 	if err != nil {
 		return nil, fmt.Errorf("zkserver: Docker: %w", err)
 	}

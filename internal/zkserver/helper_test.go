@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -194,6 +195,13 @@ func TestHelperMessages(t *testing.T) {
 			t.Fatalf("request %+v, %v", req, err)
 		}
 		b.Reset()
+		kept := HelperKept{Addr: "127.0.0.2", User: "1000:1000", Members: []HelperKeptMember{{Port: 2181, Data: "/class/zk1/data"}}}
+		WriteHelperMessage(&b, HelperRequest{Op: HelperKeep, Kept: &kept})
+		req, err = ReadHelperMessage[HelperRequest](b.Bytes())
+		if err != nil || req.Op != HelperKeep || req.Kept == nil || fmt.Sprint(*req.Kept) != fmt.Sprint(kept) {
+			t.Fatalf("kept request %+v, %v", req, err)
+		}
+		b.Reset()
 		WriteHelperMessage(&b, HelperReply{Kind: HelperReady, Servers: []string{"127.0.0.1:1", "127.0.0.1:2"}})
 		if strings.Count(b.String(), "\n") != 1 || !strings.HasSuffix(b.String(), "\n") {
 			t.Fatalf("not one line: %q", b.String())
@@ -210,7 +218,10 @@ func TestHelperMessages(t *testing.T) {
 			{`{"protocol":1,"msg":{"op":"stop","member":1,"force":true}}`, `unknown field "force"`},
 			{`{"op":"stop","member":1}`, `unknown field "op"`},
 			{`{"protocol":7,"msg":{"op":"stop","member":1}}`, "protocol version 7, want 1"},
-			{`{"protocol":1,"msg":{"op":"pause","member":1}}`, `op "pause", want "stop" or "start"`},
+			{`{"protocol":1,"msg":{"op":"pause","member":1}}`, `op "pause", want "stop", "start" or "kept"`},
+			{`{"protocol":1,"msg":{"op":"kept","member":0}}`, `only op "kept" describes a kept ensemble, and it must`},
+			{`{"protocol":1,"msg":{"op":"stop","member":0,"kept":{"addr":"127.0.0.2","members":[]}}}`, `only op "kept" describes a kept ensemble`},
+			{`{"protocol":1,"msg":{"op":"kept","member":0,"kept":{"addr":"127.0.0.2","members":[{"port":1,"dir":"/x"}]}}}`, `unknown field "dir"`},
 		} {
 			if _, err := ReadHelperMessage[HelperRequest]([]byte(c.line)); err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("%s: err = %v, want %q", c.line, err, c.want)

@@ -16,12 +16,23 @@ import (
 	"github.com/lockstep-zk/lockstep/internal/zksession"
 )
 
+// needKept skips when no path can start a kept ensemble here (no Docker
+// engine, no local install, or not the one LOCKSTEP_ZK forces).
+func needKept(t *testing.T) {
+	t.Helper()
+	if _, err := choose(context.Background(), ownProbes()); err != nil {
+		t.Skipf("no way to start a kept ensemble here: %v", err)
+	}
+}
+
 // A kept ensemble's data is ZooKeeper's own, in a directory the caller
 // keeps: a znode written before Close is read back from the ensemble
 // started again from the same directory, on the same ports, bound on the
 // address asked for (a second loopback address: no test reaches a LAN).
+// On Docker (make test-docker) the same holds through bind mounts, and
+// what the containers wrote belongs to this process's user.
 func TestAKeptEnsembleKeepsItsDataAcrossARestart(t *testing.T) {
-	needLocal(t)
+	needKept(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	dir := filepath.Join(t.TempDir(), "zookeeper")
@@ -121,4 +132,95 @@ func TestAKeptEnsembleRefusesBadInput(t *testing.T) {
 			t.Errorf("%+v left %s (%v)", c.k, dir, err)
 		}
 	}
+}
+
+// On Docker, StartKeptEnsemble asks the helper for the kept ensemble with
+// one typed request (-kept): the address, this process's uid:gid, and
+// each member's port and data directory, made here with its myid. A
+// helper that fails leaves no directory that was not there before.
+func TestAKeptEnsembleOnDockerAsksTheHelper(t *testing.T) {
+	quiet(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var ports []int
+	var servers []string
+	for range 3 {
+		l, err := net.Listen("tcp", "127.0.0.2:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+		servers = append(servers, l.Addr().String())
+		l.Close()
+	}
+	docker := func(helper helperCommand) probes {
+		return probes{
+			getenv:    func(k string) string { return map[string]string{"LOCKSTEP_ZK": "docker"}[k] },
+			dockerUp:  func(context.Context) error { return nil },
+			findLocal: func() (Install, error) { return Install{}, errNoInstall },
+			helper:    helper,
+		}
+	}
+
+	t.Run("the request names the address, the user, each port and data directory", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "zookeeper")
+		mark := filepath.Join(t.TempDir(), "args")
+		e, err := startKeptEnsemble(ctx, docker(script(`printf '%s\n' "$@" > "`+mark+`"; echo `+ready(servers...)+`; read _`)),
+			Kept{Dir: dir, Addr: "127.0.0.2", Ports: ports})
+		t.Cleanup(e.Close)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Source != FromDocker || e.ConnectString() != strings.Join(servers, ",") {
+			t.Fatalf("ensemble %v at %s, want docker at %s", e.Source, e.ConnectString(), strings.Join(servers, ","))
+		}
+		b, err := os.ReadFile(mark)
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := strings.Split(strings.TrimSpace(string(b)), "\n")
+		if len(args) != 2 || args[0] != "-kept" {
+			t.Fatalf("helper arguments %q, want -kept and a request", args)
+		}
+		req, err := ReadHelperMessage[HelperRequest]([]byte(args[1]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if req.Op != HelperKeep || req.Kept.Addr != "127.0.0.2" || req.Kept.User != hostUser() || len(req.Kept.Members) != 3 {
+			t.Fatalf("request %+v", req.Kept)
+		}
+		for i, m := range req.Kept.Members {
+			data := filepath.Join(dir, "zk"+strconv.Itoa(i+1), "data")
+			myid, _ := os.ReadFile(filepath.Join(data, "myid"))
+			if m.Port != ports[i] || m.Data != data || strings.TrimSpace(string(myid)) != strconv.Itoa(i+1) {
+				t.Errorf("member %d: %+v, myid %q; want port %d, data %s, myid %d", i, m, myid, ports[i], data, i+1)
+			}
+		}
+	})
+	t.Run("a helper that fails leaves no directory behind", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "zookeeper")
+		e, err := startKeptEnsemble(ctx, docker(script(`echo `+say(HelperReply{Kind: HelperError, Error: "start kept ensemble member zk2: no such image"})+`; exit 1`)),
+			Kept{Dir: dir, Addr: "127.0.0.2", Ports: ports})
+		if err == nil {
+			e.Close()
+			t.Fatal("started")
+		}
+		if !strings.Contains(err.Error(), "no such image") {
+			t.Errorf("err = %v, want the helper's reason", err)
+		}
+		if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("left %s (%v)", dir, err)
+		}
+	})
+	t.Run("servers the request did not ask for are refused", func(t *testing.T) {
+		e, err := startKeptEnsemble(ctx, docker(script(`echo `+ready("127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3")+`; read _`)),
+			Kept{Dir: filepath.Join(t.TempDir(), "zookeeper"), Addr: "127.0.0.2", Ports: ports})
+		if err == nil {
+			e.Close()
+			t.Fatal("started")
+		}
+		if !strings.Contains(err.Error(), "it reported") {
+			t.Errorf("err = %v", err)
+		}
+	})
 }

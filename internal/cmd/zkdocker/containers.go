@@ -2,10 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
+	"net/netip"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/moby/moby/api/types/container"
@@ -201,6 +206,121 @@ func startContainers(ctx context.Context, n int) (cl *containers, err error) {
 		}
 	}
 	return cl, nil
+}
+
+// Where a kept member's files go in the container: the official image's
+// dataDir (its ZOO_DATA_DIR, a volume) and zoo.cfg (ZOO_CONF_DIR; with one
+// there, the image's entrypoint writes none from the ZOO_* variables).
+const (
+	keptDataDir = "/data"
+	keptConfig  = "/conf/zoo.cfg"
+)
+
+// startKeptContainers runs a kept ensemble (zkserver.StartKeptEnsemble on
+// Docker): member i in container zk<i+1> on a network of their own, its
+// host directory spec.Members[i].Data bind-mounted as /data, its client
+// port published on spec.Addr:spec.Members[i].Port, running as spec.User.
+// Each member's zoo.cfg is zkserver.KeptConfig, as from a local install.
+func startKeptContainers(ctx context.Context, spec zkserver.HelperKept) (cl *containers, err error) {
+	n := len(spec.Members)
+	if n < 3 || n%2 == 0 {
+		return nil, fmt.Errorf("kept ensemble of %d members: want an odd number ≥ 3", n)
+	}
+	hostIP, err := netip.ParseAddr(spec.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("kept ensemble: address %q: %w", spec.Addr, err)
+	}
+	for _, m := range spec.Members {
+		if !filepath.IsAbs(m.Data) || m.Port <= 0 {
+			return nil, fmt.Errorf("kept member %+v: want an absolute data directory and a port", m)
+		}
+	}
+	tclog.SetDefault(tclog.NewNoopLogger())
+	pctx, pcancel := context.WithTimeout(ctx, 5*time.Second)
+	err = ping(pctx)
+	pcancel()
+	if err != nil {
+		return nil, fmt.Errorf("docker engine does not answer: %w", err)
+	}
+	if testcontainers.ReadConfig().Config.RyukDisabled {
+		fmt.Fprintln(os.Stderr, cleanupWithoutRyuk)
+	}
+	cl = &containers{}
+	defer func() {
+		if err != nil {
+			cl.close()
+			cl = nil
+		}
+	}()
+	if cl.nw, err = network.New(ctx); err != nil {
+		return cl, fmt.Errorf("docker network: %w", err)
+	}
+	var peers []string
+	for i := range n {
+		peers = append(peers, fmt.Sprintf("server.%d=zk%d:2888:3888", i+1, i+1))
+	}
+	cfg := strings.Join(zkserver.KeptConfig(keptDataDir, "", 2181, peers), "\n") + "\n"
+	// The members start side by side: an engine that copies the image
+	// for each container (the vfs storage driver) takes seconds per copy,
+	// and a member serves only once a quorum is up anyway.
+	ctrs := make([]testcontainers.Container, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i, m := range spec.Members {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctrs[i], errs[i] = runKeptMember(ctx, cl.nw, spec, hostIP, cfg, i, m)
+		}()
+	}
+	wg.Wait()
+	for i, ctr := range ctrs {
+		if ctr != nil {
+			cl.ctrs = append(cl.ctrs, ctr)
+		}
+		cl.addrs = append(cl.addrs, net.JoinHostPort(spec.Addr, strconv.Itoa(spec.Members[i].Port)))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return cl, err
+	}
+	wctx, cancel := context.WithTimeout(ctx, zkserver.StartTimeout)
+	defer cancel()
+	for _, addr := range cl.addrs {
+		if err := zkserver.WaitServing(wctx, addr); err != nil {
+			return cl, err
+		}
+	}
+	return cl, nil
+}
+
+// runKeptMember runs member i of a kept ensemble (see startKeptContainers).
+func runKeptMember(ctx context.Context, nw *testcontainers.DockerNetwork, spec zkserver.HelperKept, hostIP netip.Addr, cfg string, i int, m zkserver.HelperKeptMember) (testcontainers.Container, error) {
+	alias := fmt.Sprintf("zk%d", i+1)
+	env := map[string]string{"ZOO_MY_ID": strconv.Itoa(i + 1), "JVMFLAGS": containerEnv()["JVMFLAGS"]}
+	opts := []testcontainers.ContainerCustomizer{
+		testcontainers.WithEnv(env),
+		testcontainers.WithExposedPorts(clientPort),
+		// No wait strategy: the client port is published on spec.Addr
+		// alone, which testcontainers' own dial (to its idea of the
+		// host) may not reach; startKeptContainers waits on the address.
+		testcontainers.WithFiles(
+			testcontainers.ContainerFile{Reader: strings.NewReader(dnsSecurity), ContainerFilePath: dnsSecurityPath, FileMode: 0o644},
+			testcontainers.ContainerFile{Reader: strings.NewReader(cfg), ContainerFilePath: keptConfig, FileMode: 0o644},
+		),
+		testcontainers.WithConfigModifier(func(c *container.Config) { c.User = spec.User }),
+		testcontainers.WithHostConfigModifier(func(hc *container.HostConfig) {
+			hc.PortBindings = dockernet.PortMap{
+				dockernet.MustParsePort(clientPort): {{HostIP: hostIP, HostPort: strconv.Itoa(m.Port)}},
+			}
+			hc.Binds = append(hc.Binds, m.Data+":"+keptDataDir)
+		}),
+		network.WithNetwork([]string{alias}, nw),
+	}
+	ctr, err := testcontainers.Run(ctx, zkserver.Image(), opts...)
+	if err != nil {
+		return ctr, fmt.Errorf("start kept ensemble member %s: %w", alias, err)
+	}
+	return ctr, nil
 }
 
 // zooServers is the ZOO_SERVERS value for an ensemble of n containers

@@ -7,6 +7,11 @@
 //	$ go run ./internal/cmd/zkdocker -n 1
 //	{"protocol":1,"msg":{"kind":"ready","servers":["127.0.0.1:32771"]}}
 //
+// With -kept and a zkserver.HelperRequest (op kept) it starts a kept
+// ensemble instead (zkserver.StartKeptEnsemble): each member's host data
+// directory bind-mounted as ZooKeeper's dataDir, its client port published
+// on the host address asked for, the containers run as the host's uid:gid.
+//
 // Its standard output carries only the typed messages zkserver reads, one
 // per line (zkserver.HelperReply, written and read by zkserver's
 // WriteHelperMessage and ReadHelperMessage; see internal/zkserver/helper.go):
@@ -34,11 +39,30 @@ import (
 
 func main() {
 	n := flag.Int("n", 1, "1 for a standalone server, or an odd number ≥ 3 for an ensemble")
+	kept := flag.String("kept", "", "a kept ensemble to start instead: a zkserver.HelperRequest, op kept, as one message of the protocol")
 	flag.Parse()
+	var spec *zkserver.HelperKept
+	if *kept != "" {
+		req, err := zkserver.ReadHelperMessage[zkserver.HelperRequest]([]byte(*kept))
+		if err == nil && req.Op != zkserver.HelperKeep {
+			err = fmt.Errorf("op %q, want %q", req.Op, zkserver.HelperKeep)
+		}
+		if err != nil {
+			zkserver.WriteHelperMessage(os.Stdout, zkserver.HelperReply{Kind: zkserver.HelperError, Error: oneLine(fmt.Errorf("-kept: %w", err))})
+			os.Exit(1)
+		}
+		spec = req.Kept
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	os.Exit(serve(ctx, os.Stdin, os.Stdout, func(ctx context.Context) (cluster, error) {
-		cl, err := startContainers(ctx, *n)
+		var cl *containers
+		var err error
+		if spec != nil {
+			cl, err = startKeptContainers(ctx, *spec)
+		} else {
+			cl, err = startContainers(ctx, *n)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -125,6 +149,9 @@ func handle(ctx context.Context, cl cluster, line string) error {
 	req, err := zkserver.ReadHelperMessage[zkserver.HelperRequest]([]byte(line))
 	if err != nil {
 		return fmt.Errorf("%q: %w", line, err)
+	}
+	if req.Op == zkserver.HelperKeep {
+		return fmt.Errorf("%s: the servers are started already; a kept ensemble is asked for with -kept", req.Op)
 	}
 	if req.Member < 0 || req.Member >= len(cl.Addrs()) {
 		return fmt.Errorf("%s %d: want a member 0 ≤ I < %d", req.Op, req.Member, len(cl.Addrs()))

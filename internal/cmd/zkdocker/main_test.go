@@ -130,7 +130,8 @@ func TestServe(t *testing.T) {
 			{request(zkserver.HelperStart, 0), "ok", ""},
 			{request(zkserver.HelperStop, 2), "error", "container zk3: already gone"},
 			{request(zkserver.HelperStop, 3), "error", "stop 3: want a member 0 ≤ I < 3"},
-			{`{"protocol":1,"msg":{"op":"pause","member":1}}`, "error", `op "pause", want "stop" or "start"`},
+			{`{"protocol":1,"msg":{"op":"pause","member":1}}`, "error", `op "pause", want "stop", "start" or "kept"`},
+			{`{"protocol":1,"msg":{"op":"kept","member":0,"kept":{"addr":"127.0.0.2","members":[]}}}`, "error", "the servers are started already"},
 			{`{"protocol":2,"msg":{"op":"stop","member":1}}`, "error", "protocol version 2, want 1"},
 			{`stop 1`, "error", "not a message of the helper's protocol"},
 		} {
