@@ -121,6 +121,24 @@ func ping(ctx context.Context) error {
 	return p.Health(ctx) // Health closes the provider
 }
 
+// engine makes sure a Docker engine answers before anything is started,
+// with testcontainers' own log silenced (it would bury our one line), and
+// says before anything exists when nobody will remove what a killed helper
+// leaves (Ryuk disabled).
+func engine(ctx context.Context) error {
+	tclog.SetDefault(tclog.NewNoopLogger())
+	pctx, pcancel := context.WithTimeout(ctx, 5*time.Second)
+	err := ping(pctx)
+	pcancel()
+	if err != nil {
+		return fmt.Errorf("docker engine does not answer: %w", err)
+	}
+	if testcontainers.ReadConfig().Config.RyukDisabled {
+		fmt.Fprintln(os.Stderr, cleanupWithoutRyuk)
+	}
+	return nil
+}
+
 // containers are the servers this helper started: one, or an ensemble on
 // its own Docker network.
 type containers struct {
@@ -136,16 +154,8 @@ func startContainers(ctx context.Context, n int) (cl *containers, err error) {
 	if n != 1 && (n < 3 || n%2 == 0) {
 		return nil, fmt.Errorf("%d servers: want 1, or an odd number ≥ 3", n)
 	}
-	tclog.SetDefault(tclog.NewNoopLogger()) // its log would bury our one line
-	pctx, pcancel := context.WithTimeout(ctx, 5*time.Second)
-	err = ping(pctx)
-	pcancel()
-	if err != nil {
-		return nil, fmt.Errorf("docker engine does not answer: %w", err)
-	}
-	if testcontainers.ReadConfig().Config.RyukDisabled {
-		// Nobody removes what a killed helper leaves: say so before it exists.
-		fmt.Fprintln(os.Stderr, cleanupWithoutRyuk)
+	if err := engine(ctx); err != nil {
+		return nil, err
 	}
 	cl = &containers{}
 	defer func() {
@@ -235,15 +245,8 @@ func startKeptContainers(ctx context.Context, spec zkserver.HelperKept) (cl *con
 			return nil, fmt.Errorf("kept member %+v: want an absolute data directory and a port", m)
 		}
 	}
-	tclog.SetDefault(tclog.NewNoopLogger())
-	pctx, pcancel := context.WithTimeout(ctx, 5*time.Second)
-	err = ping(pctx)
-	pcancel()
-	if err != nil {
-		return nil, fmt.Errorf("docker engine does not answer: %w", err)
-	}
-	if testcontainers.ReadConfig().Config.RyukDisabled {
-		fmt.Fprintln(os.Stderr, cleanupWithoutRyuk)
+	if err := engine(ctx); err != nil {
+		return nil, err
 	}
 	cl = &containers{}
 	defer func() {
