@@ -63,6 +63,10 @@ var rejectedVariants = []variant{
 	{regexp.MustCompile(`运行器`), "runner"},
 	{regexp.MustCompile(`主持人`), "讲师"},
 	{regexp.MustCompile(`课程层`), "本课测试 (the lesson tier, as the runner says it)"},
+	// A table test is what the Go community calls 表驱动测试.
+	{regexp.MustCompile(`表格测试`), "表驱动测试（table test）"},
+	// The arena refuses a write; it does not "catch" anyone.
+	{regexp.MustCompile(`被抓到|抓到的记录`), "写入被拒 (the runner's words for a refused arena write)"},
 	// A space between two 汉字 is a slip of the keyboard: 「忽略 监听事件」.
 	{regexp.MustCompile(`\p{Han} +\p{Han}`), noSpace},
 }
