@@ -120,10 +120,14 @@ func (s *Session) Timeout() time.Duration { return s.timeout }
 func (s *Session) Done() <-chan struct{} { return s.done }
 
 // Close ends the session: the server deletes its ephemeral nodes at once,
-// and every hold on it is lost.
+// and every hold on it is lost. It returns once go-zookeeper has stopped,
+// also when the server had expired the session already (the conn's close
+// begun then, which can wait a second for a reply that never comes, is
+// waited for: nothing of the session outlives Close).
 func (s *Session) Close() {
-	if s.end(ErrSessionClosed, "the session was closed") {
-		s.conn.Close()
+	s.end(ErrSessionClosed, "the session was closed")
+	if s.conn != nil {
+		s.conn.Close() // go-zookeeper's Close runs once; a second call waits for the first
 	}
 }
 
