@@ -463,3 +463,60 @@ func TestRelay(t *testing.T) {
 		goleak.VerifyNone(t, before)
 	})
 }
+
+// BenchmarkRoundTrip is what one small request and its answer cost with
+// the relay between them and without it (direct): a client writes a
+// request frame after the handshake, an echo server sends it back, and the
+// relay reads the echo as a reply with xid -1, as a watch notification
+// looks. The
+// difference is the relay's price per round trip, its counting included.
+func BenchmarkRoundTrip(b *testing.B) {
+	echo, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer echo.Close()
+	go func() {
+		for {
+			c, err := echo.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				io.Copy(c, c)
+			}()
+		}
+	}()
+	p, err := zkproxy.New(echo.Addr().String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	for _, bc := range []struct{ name, addr string }{{"direct", echo.Addr().String()}, {"relay", p.Addr()}} {
+		b.Run(bc.name, func(b *testing.B) {
+			c, err := net.Dial("tcp", bc.addr)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			got := make([]byte, len(handshake))
+			if _, err := c.Write([]byte(handshake)); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := io.ReadFull(c, got); err != nil {
+				b.Fatal(err)
+			}
+			msg := []byte(request(zkwire.XidWatch, zkwire.OpGetData, "/lockstep/bench"))
+			got = make([]byte, len(msg))
+			for b.Loop() {
+				if _, err := c.Write(msg); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := io.ReadFull(c, got); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
