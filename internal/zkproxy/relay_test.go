@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"maps"
 	"net"
 	"os"
 	"testing"
@@ -341,6 +342,31 @@ func TestRelay(t *testing.T) {
 		}
 		c.Close()
 		goleak.VerifyNone(t, before) // the dropped pair's goroutines have ended
+	})
+
+	t.Run("Counts has the clients' requests by opcode and the server's notifications, read before they are passed on", func(t *testing.T) {
+		u := newUpstream(t)
+		p := newProxy(t, u)
+		c := dialProxy(t, p)
+		s := u.accept(t)
+		ping, read := request(-2, zkwire.OpPing, ""), request(1, zkwire.OpGetData, "/a")
+		send(t, c, handshake+ping+read+read)
+		expect(t, s, handshake+ping+read+read)
+		// The server's handshake would read as a notification: its first
+		// bytes are -1 here. Then a reply to xid 1, and two notifications.
+		hello := frame([]byte{255, 255, 255, 255, 0, 0, 0, 0})
+		reply, notification := frame([]byte{0, 0, 0, 1, 0}), frame([]byte{255, 255, 255, 255, 0})
+		send(t, s, hello+reply+notification+notification)
+		expect(t, c, hello+reply+notification+notification)
+		got := p.Counts()
+		want := map[int32]int{zkwire.OpPing: 1, zkwire.OpGetData: 2}
+		if !maps.Equal(got.Requests, want) || got.Notifications != 2 {
+			t.Fatalf("Counts = %+v, want requests %v and 2 notifications", got, want)
+		}
+		got.Requests[zkwire.OpGetData] = 100
+		if n := p.Requests(zkwire.OpGetData); n != 2 {
+			t.Fatalf("Requests(getData) = %d after a change to Counts' map, want 2: Counts must hand out a copy", n)
+		}
 	})
 
 	t.Run("DropOn's traps spring in order, once each, on any connection, and Restore disarms the rest", func(t *testing.T) {
