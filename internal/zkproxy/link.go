@@ -8,9 +8,8 @@
 //
 // A Link is the faults and the connections they act on, and counts what
 // it relays (Requests, Counts); its Dial is a zk.Dialer, for a client in
-// the same process. A Proxy is a Link that
-// listens on a loopback port and forwards to one server, for a client that
-// is given an address.
+// the same process. A Proxy is a Link that listens on a loopback port and
+// forwards to one server, for a client that is given an address.
 //
 // It is a plain relay of our own (the standard library and nothing else):
 // every goroutine it starts ends when its connection does, or when the
