@@ -41,7 +41,7 @@ func TestFrames(t *testing.T) {
 	for _, chunk := range []int{len(stream), 1, 3, 5} {
 		t.Run("frames split every "+strconv.Itoa(chunk)+" bytes are counted once each, pings and setWatches not at all", func(t *testing.T) {
 			w := newWire()
-			f := w.requests()
+			f := zkwire.Requests(w.request)
 			for p := stream; len(p) > 0; p = p[min(chunk, len(p)):] {
 				f.Feed(p[:min(chunk, len(p))])
 			}
@@ -58,7 +58,7 @@ func TestWireCountsWhatTheClientSends(t *testing.T) {
 		w := newWire()
 		// 400 ms is the server's minimum: go-zookeeper pings every ~130 ms.
 		conn := zktest.ConnectTimeout(t, 400*time.Millisecond, zksession.WithDialer(w.dialer()))
-		checkOneOfEach(t, conn, w)
+		checkOneOfEach(t, conn, w.snapshot)
 	})
 }
 
@@ -170,11 +170,12 @@ func BenchmarkGozkUncontended(b *testing.B) {
 
 func benchmarkUncontended(b *testing.B, newLock func(s *seqlock.Session, dir string) locker) {
 	w := newWire()
-	benchmarkOn(b, zktest.DialSession(b, seqlock.NewSession, zksession.DialWith(w.dialer())), w, newLock)
+	benchmarkOn(b, zktest.DialSession(b, seqlock.NewSession, zksession.DialWith(w.dialer())), w.snapshot, newLock)
 }
 
-// benchmarkOn is benchmarkUncontended on a session counted by w.
-func benchmarkOn(b *testing.B, s *seqlock.Session, w *wire, newLock func(s *seqlock.Session, dir string) locker) {
+// benchmarkOn is benchmarkUncontended on a session whose requests count
+// returns.
+func benchmarkOn(b *testing.B, s *seqlock.Session, count func() wireCount, newLock func(s *seqlock.Session, dir string) locker) {
 	dir := zktest.Root(b)
 	l := newLock(s, dir)
 	conn := s.Conn()
@@ -189,7 +190,7 @@ func benchmarkOn(b *testing.B, s *seqlock.Session, w *wire, newLock func(s *seql
 			b.Fatal(err)
 		}
 	}
-	before := w.snapshot()
+	before := count()
 	for b.Loop() {
 		if err := l.Lock(ctx); err != nil {
 			b.Fatal(err)
@@ -199,7 +200,7 @@ func benchmarkOn(b *testing.B, s *seqlock.Session, w *wire, newLock func(s *seql
 		}
 	}
 	b.StopTimer()
-	d := w.snapshot().sub(before)
+	d := count().sub(before)
 	b.ReportMetric(float64(d.requests())/float64(b.N), "requests/op")
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lockstep-zk/lockstep/internal/jvm"
+	"github.com/lockstep-zk/lockstep/internal/zkproxy"
 )
 
 // The Curator row runs Apache Curator's InterProcessMutex (Java) under the
@@ -18,8 +19,9 @@ import (
 // the whole bench, and driven one step at a time over its stdin/stdout (the
 // protocol is at the top of the Java file; internal/jvm finds Java, compiles
 // and runs it). Its sessions go through a
-// countingProxy, so its requests and notifications are counted at the wire
-// exactly like the Go locks'.
+// zkproxy.Proxy per server, whose counts are read as a wire's (proxied), so
+// its requests and notifications are counted at the wire exactly like the
+// Go locks'.
 
 //go:embed curator/CuratorBench.java
 var curatorSource []byte
@@ -30,11 +32,10 @@ const defaultCuratorClasspath = jvm.CuratorClasspath
 // curator is the JVM that runs CuratorBench; one per bench run.
 type curator struct {
 	version string // Curator's, as the runner reports it
-	wire    *wire  // counts everything that passes the proxies
 	connect string // the proxies' addresses: Curator's connect string
 	session time.Duration
 
-	proxies []*countingProxy
+	proxies []*zkproxy.Proxy // one per server; they count what passes
 	prog    *jvm.Program
 	jvm     *jvm.Process
 }
@@ -49,13 +50,13 @@ func compileCurator(ctx context.Context, classpath string) (*jvm.Program, error)
 	return jvm.Compile(ctx, classpath, "CuratorBench", curatorSource)
 }
 
-// startCurator starts the compiled runner in a JVM, behind one counting
-// proxy per server. The runner's Close removes prog, and so does a failure.
+// startCurator starts the compiled runner in a JVM, behind one proxy per
+// server. The runner's Close removes prog, and so does a failure.
 func startCurator(prog *jvm.Program, servers []string, session time.Duration) (*curator, error) {
-	c := &curator{wire: newWire(), prog: prog, session: session}
+	c := &curator{prog: prog, session: session}
 	var addrs []string
 	for _, s := range servers {
-		p, err := newCountingProxy(s, c.wire)
+		p, err := zkproxy.New(s)
 		if err != nil {
 			c.Close()
 			return nil, err
@@ -119,9 +120,9 @@ func (c *curator) measure(ctx context.Context, b *bench, s spec, dir string, bud
 		return x
 	}
 	packetsBefore, mntrErr := b.packets(ctx)
-	wireBefore := c.wire.snapshot()
+	wireBefore := proxied(c.proxies...)
 	line, err := c.step(ctx, "go", "result", budget+time.Minute)
-	x.wire = c.wire.snapshot().sub(wireBefore)
+	x.wire = proxied(c.proxies...).sub(wireBefore)
 	packetsAfter, err2 := b.packets(ctx)
 	if mntrErr == nil && err2 == nil {
 		x.packets = packetsAfter - packetsBefore - int64(len(b.servers))

@@ -16,61 +16,19 @@ import (
 )
 
 func TestCountingProxy(t *testing.T) {
-	t.Run("a client behind the proxy is counted as the wire wrapper counts it", func(t *testing.T) {
-		w := newWire()
-		checkOneOfEach(t, dialThroughProxy(t, w, 400*time.Millisecond), w)
+	t.Run("a client behind the Curator rows' proxy is counted as the wire wrapper counts it", func(t *testing.T) {
+		conn, p := zktest.ConnectViaProxy(t, 400*time.Millisecond)
+		checkOneOfEach(t, conn, func() wireCount { return proxied(p) })
 	})
 }
 
-// dialThroughProxy opens a session through a new counting proxy that
-// reports to w; both end with the test.
-func dialThroughProxy(tb testing.TB, w *wire, sessionTimeout time.Duration) *zk.Conn {
-	tb.Helper()
-	p, err := newCountingProxy(zktest.Servers(tb)[0], w)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(p.Close)
-	conn, events, err := zk.Connect([]string{p.Addr()}, sessionTimeout, zk.WithLogInfo(false))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(conn.Close)
-	for ev := range events {
-		if ev.State == zk.StateHasSession {
-			break
-		}
-	}
-	go func() {
-		for range events {
-		}
-	}()
-	return conn
-}
-
-// sessionThroughProxy is dialThroughProxy for a seqlock.Session.
-func sessionThroughProxy(tb testing.TB, w *wire, sessionTimeout time.Duration) *seqlock.Session {
-	tb.Helper()
-	p, err := newCountingProxy(zktest.Servers(tb)[0], w)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(p.Close)
-	s, err := seqlock.NewSession(zktest.Context(tb), []string{p.Addr()}, seqlock.WithSessionTimeout(sessionTimeout))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(s.Close)
-	return s
-}
-
 // checkOneOfEach sends a create, a GetW and a delete on conn, waits for
-// the watch and a few pings, and checks that w counted exactly those three
-// requests and the one notification.
-func checkOneOfEach(t *testing.T, conn *zk.Conn, w *wire) {
+// the watch and a few pings, and checks that count says exactly those
+// three requests and the one notification.
+func checkOneOfEach(t *testing.T, conn *zk.Conn, count func() wireCount) {
 	t.Helper()
 	root := zktest.Root(t)
-	before := w.snapshot()
+	before := count()
 
 	node, err := conn.Create(root+"/n", nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll))
 	if err != nil {
@@ -90,7 +48,7 @@ func checkOneOfEach(t *testing.T, conn *zk.Conn, w *wire) {
 	}
 	time.Sleep(time.Second) // a few pings go by
 
-	got := w.snapshot().sub(before)
+	got := count().sub(before)
 	if ops := got.byName(); len(ops) != 3 || ops["create"] != 1 || ops["get"] != 1 || ops["delete"] != 1 {
 		t.Fatalf("requests %v, want create, get and delete once each", ops)
 	}
@@ -223,11 +181,11 @@ func runJSON(t *testing.T, args ...string) ([]Row, string) {
 }
 
 // BenchmarkFloorThroughProxy is BenchmarkFloor with the session going
-// through the counting proxy the Curator rows use: the difference is what
-// the proxy's extra loopback hop costs a pair of requests.
+// through the proxy the Curator rows use: the difference is what the
+// proxy's extra loopback hop costs a pair of requests.
 func BenchmarkFloorThroughProxy(b *testing.B) {
-	w := newWire()
-	benchmarkOn(b, sessionThroughProxy(b, w, 10*time.Second), w, func(s *seqlock.Session, dir string) locker {
+	s, p := zktest.DialSessionViaProxy(b, seqlock.NewSession)
+	benchmarkOn(b, s, func() wireCount { return proxied(p) }, func(s *seqlock.Session, dir string) locker {
 		return &floorLock{conn: s.Conn(), dir: dir}
 	})
 }

@@ -1,26 +1,26 @@
 package main
 
 import (
-	"encoding/binary"
 	"net"
 	"strconv"
 	"sync"
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/lockstep-zk/lockstep/internal/zkproxy"
 	"github.com/lockstep-zk/lockstep/internal/zkwire"
 )
 
 // Counting at the wire is the only way to count every lock the same way:
 // go-zookeeper's zk.Lock has no observer, and even our own locks could
-// forget to emit an event. So every contender's connection goes through a
-// net.Conn wrapper that reads ZooKeeper's framing as it passes:
+// forget to emit an event. So every Go contender's connection goes through
+// a net.Conn wrapper, and Curator's (in a JVM) through zkproxy's relay,
+// both reading ZooKeeper's framing with zkwire's splitters as it passes:
 //
-//   - every frame is a 4-byte big-endian length and that many bytes;
 //   - the first frame each way is the connect request / response: skipped;
-//   - client → server, a frame starts with xid int32, opcode int32: that is
-//     one request, except ping (11) and the setWatches (101) a client sends
-//     after a reconnect, which no lock asked for;
+//   - client → server, a frame is one request, counted by its opcode,
+//     except ping (11) and the setWatches (101) a client sends after a
+//     reconnect, which no lock asked for;
 //   - server → client, a frame whose xid is -1 is a watch notification.
 
 // opNames name the opcodes the locks send as package event names them
@@ -37,6 +37,10 @@ func opName(op int32) string {
 	}
 	return "op" + strconv.Itoa(int(op))
 }
+
+// asked says whether a request with opcode op is one a lock asked for:
+// not a ping, nor the setWatches of a reconnect.
+func asked(op int32) bool { return op != zkwire.OpPing && op != zkwire.OpSetWatches }
 
 // wire counts requests and notifications on every connection it dialed.
 type wire struct {
@@ -91,15 +95,17 @@ func (w *wire) snapshot() wireCount {
 	return c
 }
 
-func (w *wire) request(op int32) {
-	if op == zkwire.OpPing || op == zkwire.OpSetWatches {
-		return
+// request counts a request the client sent, if a lock asked for it.
+func (w *wire) request(op int32) (more bool) {
+	if asked(op) {
+		w.mu.Lock()
+		w.ops[op]++
+		w.mu.Unlock()
 	}
-	w.mu.Lock()
-	w.ops[op]++
-	w.mu.Unlock()
+	return true
 }
 
+// reply counts a frame the server sent, if it is a notification.
 func (w *wire) reply(xid int32) {
 	if xid != zkwire.XidWatch {
 		return
@@ -111,27 +117,23 @@ func (w *wire) reply(xid int32) {
 
 // dialer is a zk.Dialer whose connections report to w.
 func (w *wire) dialer() zk.Dialer {
-	return zkwire.Dialer(nil, func(c net.Conn) net.Conn { return zkwire.Tap(c, w.replies(), w.requests()) })
+	return zkwire.Dialer(nil, func(c net.Conn) net.Conn {
+		return zkwire.Tap(c, zkwire.Replies(w.reply), zkwire.Requests(w.request))
+	})
 }
 
-// requests splits what the client sends: after the handshake, each frame
-// starts with xid int32 and opcode int32.
-func (w *wire) requests() *zkwire.Splitter {
-	return &zkwire.Splitter{Head: 8, Frame: func(index int, h []byte) bool {
-		if index > 0 && len(h) == 8 {
-			w.request(int32(binary.BigEndian.Uint32(h[4:8])))
+// proxied is what proxies have read, counted as a wire counts: the
+// requests a lock asked for, and the notifications.
+func proxied(proxies ...*zkproxy.Proxy) wireCount {
+	c := wireCount{ops: map[int32]int64{}}
+	for _, p := range proxies {
+		n := p.Counts()
+		for op, k := range n.Requests {
+			if asked(op) {
+				c.ops[op] += int64(k)
+			}
 		}
-		return true
-	}}
-}
-
-// replies splits what the server sends: after the handshake, each frame
-// starts with xid int32.
-func (w *wire) replies() *zkwire.Splitter {
-	return &zkwire.Splitter{Head: 4, Frame: func(index int, h []byte) bool {
-		if index > 0 && len(h) == 4 {
-			w.reply(int32(binary.BigEndian.Uint32(h)))
-		}
-		return true
-	}}
+		c.notifications += int64(n.Notifications)
+	}
+	return c
 }

@@ -6,10 +6,10 @@
 // tests, the visualizer's kill and expire keys and the chapters' demos all
 // go through it.
 //
-// A Link is the faults and the connections they act on; its Dial is a
-// zk.Dialer, for a client in the same process. A Proxy is a Link that
-// listens on a loopback port and forwards to one server, for a client that
-// is given an address.
+// A Link is the faults and the connections they act on, and counts what
+// it relays (Requests, Counts); its Dial is a zk.Dialer, for a client in
+// the same process. A Proxy is a Link that listens on a loopback port and
+// forwards to one server, for a client that is given an address.
 //
 // It is a plain relay of our own (the standard library and nothing else):
 // every goroutine it starts ends when its connection does, or when the
@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"sync"
@@ -50,6 +51,7 @@ type Link struct {
 	slowClose time.Duration // of the client's side, once the server's closed
 	traps     []int32       // DropOn's opcodes still to spring, in order
 	requests  map[int32]int // what the clients sent, by opcode
+	notified  int           // watch notifications the server sent
 	dropped   int           // connections a trap closed
 	pairs     map[*pair]struct{}
 }
@@ -115,6 +117,22 @@ func (l *Link) Requests(opcode int32) int {
 	return l.requests[opcode]
 }
 
+// Counts is what a link has read: the requests of its clients by opcode,
+// pings included, and the watch notifications of its server (frames with
+// xid -1). Each is counted as the link reads it, before passing it on.
+type Counts struct {
+	Requests      map[int32]int
+	Notifications int
+}
+
+// Counts returns what the link has read so far, both counters at the
+// same instant.
+func (l *Link) Counts() Counts {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return Counts{Requests: maps.Clone(l.requests), Notifications: l.notified}
+}
+
 // Dropped is how many connections DropOn's traps have closed.
 func (l *Link) Dropped() int {
 	l.mu.Lock()
@@ -134,6 +152,16 @@ func (l *Link) request(opcode int32) (drop bool) {
 	l.traps = l.traps[1:]
 	l.dropped++
 	return true
+}
+
+// reply counts a watch notification the server sent.
+func (l *Link) reply(xid int32) {
+	if xid != zkwire.XidWatch {
+		return
+	}
+	l.mu.Lock()
+	l.notified++
+	l.mu.Unlock()
 }
 
 // Drop closes every connection through the link at once, as a server
@@ -225,7 +253,7 @@ func (l *Link) relay(client, server net.Conn) error {
 	l.wg.Add(4)
 	go p.run(func() { p.read(client, up, p.requests()) })
 	go p.run(func() { p.write(up, server, false) })
-	go p.run(func() { p.read(server, down, nil) })
+	go p.run(func() { p.read(server, down, zkwire.Replies(l.reply)) })
 	go p.run(func() { p.write(down, client, true) })
 	return nil
 }
@@ -275,44 +303,26 @@ func (p *pair) abort() {
 }
 
 // requests splits what the client sends into requests, each counted by
-// the link; at the first one a trap drops, it stops and says how much of
-// the request's start it read (its length, xid and opcode).
-func (p *pair) requests() *requestSplitter {
-	r := &requestSplitter{}
-	r.Splitter = zkwire.Splitter{Head: 8, Frame: func(index int, head []byte) bool {
-		op, ok := zkwire.Opcode(head)
-		if index == 0 || !ok { // the handshake, or too short to be a request
-			return true
-		}
-		if p.link.request(op) {
-			r.dropAfter = 4 + len(head)
-			return false
-		}
-		return true
-	}}
-	return r
-}
-
-type requestSplitter struct {
-	zkwire.Splitter
-	dropAfter int // > 0: a trap sprang this many bytes into its request
+// the link; it stops at the first one a trap drops.
+func (p *pair) requests() *zkwire.Splitter {
+	return zkwire.Requests(func(op int32) bool { return !p.link.request(op) })
 }
 
 // read passes what src sends to its writer, then the end of the stream
-// (an error reading is an end too). With reqs, src is the client: a
-// request a trap drops, and whatever follows it, is not passed on, and
-// the chunk before it ends the pair once written.
-func (p *pair) read(src net.Conn, out chan<- chunk, reqs *requestSplitter) {
+// (an error reading is an end too), feeding it to frames first, which
+// counts it. If frames stops, src is the client and a trap dropped a
+// request: it, and whatever follows it, is not passed on, and the chunk
+// before it ends the pair once written.
+func (p *pair) read(src net.Conn, out chan<- chunk, frames *zkwire.Splitter) {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := src.Read(buf)
 		c := chunk{at: time.Now(), jitter: 2*rand.Float64() - 1, eof: err != nil}
-		if reqs != nil {
-			if read := reqs.Feed(buf[:n]); reqs.dropAfter > 0 {
-				// The request's first bytes may have gone out with an
-				// earlier chunk: a server does nothing with half a request.
-				n, c.eof, c.drop = max(0, read-reqs.dropAfter), false, true
-			}
+		if read := frames.Feed(buf[:n]); frames.Stopped() {
+			// frames read the request up to its opcode: its length, xid
+			// and opcode, 12 bytes. Its first bytes may have gone out with
+			// an earlier chunk: a server does nothing with half a request.
+			n, c.eof, c.drop = max(0, read-(4+8)), false, true
 		}
 		if n > 0 {
 			c.b = append([]byte(nil), buf[:n]...)

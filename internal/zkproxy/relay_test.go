@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"maps"
 	"net"
 	"os"
 	"testing"
@@ -343,6 +344,31 @@ func TestRelay(t *testing.T) {
 		goleak.VerifyNone(t, before) // the dropped pair's goroutines have ended
 	})
 
+	t.Run("Counts has the clients' requests by opcode and the server's notifications, read before they are passed on", func(t *testing.T) {
+		u := newUpstream(t)
+		p := newProxy(t, u)
+		c := dialProxy(t, p)
+		s := u.accept(t)
+		ping, read := request(-2, zkwire.OpPing, ""), request(1, zkwire.OpGetData, "/a")
+		send(t, c, handshake+ping+read+read)
+		expect(t, s, handshake+ping+read+read)
+		// The server's handshake would read as a notification: its first
+		// bytes are -1 here. Then a reply to xid 1, and two notifications.
+		hello := frame([]byte{255, 255, 255, 255, 0, 0, 0, 0})
+		reply, notification := frame([]byte{0, 0, 0, 1, 0}), frame([]byte{255, 255, 255, 255, 0})
+		send(t, s, hello+reply+notification+notification)
+		expect(t, c, hello+reply+notification+notification)
+		got := p.Counts()
+		want := map[int32]int{zkwire.OpPing: 1, zkwire.OpGetData: 2}
+		if !maps.Equal(got.Requests, want) || got.Notifications != 2 {
+			t.Fatalf("Counts = %+v, want requests %v and 2 notifications", got, want)
+		}
+		got.Requests[zkwire.OpGetData] = 100
+		if n := p.Requests(zkwire.OpGetData); n != 2 {
+			t.Fatalf("Requests(getData) = %d after a change to Counts' map, want 2: Counts must hand out a copy", n)
+		}
+	})
+
 	t.Run("DropOn's traps spring in order, once each, on any connection, and Restore disarms the rest", func(t *testing.T) {
 		u := newUpstream(t)
 		p := newProxy(t, u)
@@ -462,4 +488,61 @@ func TestRelay(t *testing.T) {
 		u.ln.Close()
 		goleak.VerifyNone(t, before)
 	})
+}
+
+// BenchmarkRoundTrip is what one small request and its answer cost with
+// the relay between them and without it (direct): a client writes a
+// request frame after the handshake, an echo server sends it back, and the
+// relay reads the echo as a reply with xid -1, as a watch notification
+// looks. The
+// difference is the relay's price per round trip, its counting included.
+func BenchmarkRoundTrip(b *testing.B) {
+	echo, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer echo.Close()
+	go func() {
+		for {
+			c, err := echo.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				io.Copy(c, c)
+			}()
+		}
+	}()
+	p, err := zkproxy.New(echo.Addr().String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	for _, bc := range []struct{ name, addr string }{{"direct", echo.Addr().String()}, {"relay", p.Addr()}} {
+		b.Run(bc.name, func(b *testing.B) {
+			c, err := net.Dial("tcp", bc.addr)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			got := make([]byte, len(handshake))
+			if _, err := c.Write([]byte(handshake)); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := io.ReadFull(c, got); err != nil {
+				b.Fatal(err)
+			}
+			msg := []byte(request(zkwire.XidWatch, zkwire.OpGetData, "/lockstep/bench"))
+			got = make([]byte, len(msg))
+			for b.Loop() {
+				if _, err := c.Write(msg); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := io.ReadFull(c, got); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -1,9 +1,9 @@
 // Package zkwire reads ZooKeeper's framing as it passes on a connection,
 // for the code that must see the wire: the session's read of the timeout
 // the server granted (zksession), the tests' count of notifications
-// (zktest), the bench's count of requests, and the relay's count of the
-// requests it forwards, which can close a connection under one of them
-// (zkproxy's DropOn).
+// (zktest), the bench's count of requests and notifications, and the
+// relay's count of the requests and notifications it forwards, which can
+// close a connection under one request (zkproxy's DropOn).
 //
 // Every frame is a 4-byte big-endian length and that many bytes. The first
 // frame each way is the connect handshake (ConnectRequest, ConnectResponse);
@@ -89,6 +89,35 @@ func (s *Splitter) Feed(p []byte) (n int) {
 		p = p[k:]
 	}
 	return all - len(p)
+}
+
+// Stopped reports whether a Frame call has returned false.
+func (s *Splitter) Stopped() bool { return s.stopped }
+
+// Requests returns a Splitter for what a client sends: it calls f with
+// the opcode of each request after the handshake, once the request's
+// length, xid and opcode (12 bytes) have been read; a frame too short to
+// hold an opcode is skipped. Once f returns false, it stops.
+func Requests(f func(op int32) (more bool)) *Splitter {
+	return &Splitter{Head: 8, Frame: func(index int, head []byte) bool {
+		op, ok := Opcode(head)
+		if index == 0 || !ok {
+			return true
+		}
+		return f(op)
+	}}
+}
+
+// Replies returns a Splitter for what a server sends: it calls f with the
+// xid of each frame after the handshake, XidWatch for a watch
+// notification.
+func Replies(f func(xid int32)) *Splitter {
+	return &Splitter{Head: 4, Frame: func(index int, head []byte) bool {
+		if index > 0 && len(head) == 4 {
+			f(int32(binary.BigEndian.Uint32(head)))
+		}
+		return true
+	}}
 }
 
 func (s *Splitter) tell() {

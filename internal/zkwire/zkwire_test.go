@@ -97,3 +97,56 @@ func TestOpcodeReadsARequestsHead(t *testing.T) {
 		t.Fatal("Opcode of a head too short to have one said ok")
 	}
 }
+
+func TestRequestsAndRepliesTellWhatFollowsTheHandshake(t *testing.T) {
+	// The handshakes would read as opcode 7 and xid -1 if they were told.
+	hello := frame(0, 0, 0, 0, 0, 0, 0, 7)
+	notHello := frame(255, 255, 255, 255)
+	requests := slices.Concat(hello, frame(0, 0, 0, 1, 0, 0, 0, byte(OpGetData), 42), frame(0, 0, 0, 2),
+		frame(255, 255, 255, 254, 0, 0, 0, byte(OpPing)))
+	replies := slices.Concat(notHello, frame(0, 0, 0, 1, 9, 9, 9, 9), frame(255, 255, 255, 255, 9), frame(255, 255, 255, 254))
+	for _, chunk := range []int{len(requests), 1, 3, 5} {
+		t.Run(fmt.Sprintf("read %d bytes at a time", chunk), func(t *testing.T) {
+			var ops, xids []int32
+			r := Requests(func(op int32) bool { ops = append(ops, op); return true })
+			s := Replies(func(xid int32) { xids = append(xids, xid) })
+			for split, stream := range map[*Splitter][]byte{r: requests, s: replies} {
+				for p := stream; len(p) > 0; p = p[min(chunk, len(p)):] {
+					split.Feed(p[:min(chunk, len(p))])
+				}
+			}
+			if want := []int32{OpGetData, OpPing}; !slices.Equal(ops, want) {
+				t.Errorf("Requests told opcodes %v, want %v (the handshake and a frame too short for an opcode skipped)", ops, want)
+			}
+			if want := []int32{1, XidWatch, -2}; !slices.Equal(xids, want) {
+				t.Errorf("Replies told xids %v, want %v (the handshake skipped)", xids, want)
+			}
+			if r.Stopped() || s.Stopped() {
+				t.Error("a Splitter whose Frame never said stop says it stopped")
+			}
+		})
+	}
+	t.Run("Requests stops when f says so, and Stopped says it did", func(t *testing.T) {
+		n := 0
+		r := Requests(func(int32) bool { n++; return false })
+		if read := r.Feed(requests); read != len(hello)+4+8 || !r.Stopped() || n != 1 {
+			t.Fatalf("read %d bytes, stopped %v, told %d; want %d (the handshake, then up to the first opcode), true, 1",
+				read, r.Stopped(), n, len(hello)+4+8)
+		}
+	})
+}
+
+// BenchmarkReplies is what counting costs the relay per chunk the server
+// sends: a Replies splitter fed one reply of 20 bytes, as a read brings it.
+func BenchmarkReplies(b *testing.B) {
+	reply := frame(0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 0, 1, 2, 3, 4)
+	n := 0
+	s := Replies(func(int32) { n++ })
+	s.Feed(frame(0)) // the handshake
+	for b.Loop() {
+		s.Feed(reply)
+	}
+	if n != b.N {
+		b.Fatalf("told %d replies of %d", n, b.N)
+	}
+}
