@@ -46,5 +46,5 @@ check-exercises: zookeeper
 
 ## class: host a workshop (docs/classroom.md): a 3-server ZooKeeper on this machine for the room, its data kept in DIR (default lockstep-class), bound on ADDR (the room's IP; default 127.0.0.1), and the line learners paste
 class:
-	@LOCKSTEP_ZK=local ./scripts/ensure-zookeeper
+	@./scripts/ensure-zookeeper
 	$(GO) run ./workshop/class serve $(if $(ADDR),-addr $(ADDR)) $(if $(DIR),-dir $(DIR))
