@@ -458,14 +458,12 @@ const reportWithin = 3 * time.Second
 // reportAfterTheReply bounds the time from the reply to lookup's listing
 // being in to lookup's next step (a WatchSet, or the exists request for a
 // directory that does not exist): no request in between, only the
-// scheduler; 500 ms leaves room for a loaded machine.
+// scheduler; 500 ms leaves room for a loaded machine. (The test's round
+// trip that shows the reply is in starts once lookup has emitted its
+// Request event, and lookup sends the listing right after that event:
+// were the round trip to overtake it, the listing's reply would still be
+// due within the same 500 ms.)
 const reportAfterTheReply = 500 * time.Millisecond
-
-// reportAfterTheWatch bounds the time from the server holding a watch that
-// lookup set (wchp shows it) to lookup's WatchSet: the listing's reply,
-// sent right after the watch was registered, and no request in between;
-// 500 ms leaves room for a loaded machine.
-const reportAfterTheWatch = 500 * time.Millisecond
 
 // A candidate's node name starts with a random UUID (the protected prefix,
 // as Curator's LeaderLatch names its nodes), so in name order the queue is
@@ -888,28 +886,29 @@ func TestObserveWaitsOnItsWatch(t *testing.T) {
 	}
 	octx, stop := context.WithCancel(ctx)
 	defer stop()
-	changes := newElection(t, seqlocktest.Session(t), dir, recorded(t, pace)).Observe(octx)
+	obs := seqlocktest.Session(t)
+	changes := newElection(t, obs, dir, recorded(t, pace)).Observe(octx)
 	// The watch comes back with the listing (ChildrenW): once the listing
 	// went out, a WatchSet that does not follow within reportWithin is
-	// missing, and the test says so then, not after Patience. Where the
-	// server answers wchp it says so sooner: the server registers the
-	// watch and then sends the listing's reply, so once wchp shows the
-	// watch, the reply is one delivery away, and lookup reports the watch
-	// right after it with no request in between (reportAfterTheWatch).
-	var listed, watched time.Time
-	wchp := zktest.Allowed(t, "wchp")
+	// missing, and the test says so then, not after Patience. It says so
+	// sooner once the listing's reply is in (a round trip on the
+	// observer's conn after the listing went out: replies come in order):
+	// lookup reports the watch right after it, with no request in between
+	// (reportAfterTheReply).
+	var listed, answered time.Time
 	zktest.Until(t, zktest.Patience, "the observer to report the children watch it set on the empty election (event.WatchSet)", func() (bool, string) {
 		if seen.Count(event.WatchSet) > 0 {
 			return true, ""
 		}
 		if listed.IsZero() && seen.Requests("children") > 0 {
 			listed = time.Now()
+			if _, err := obs.Conn().Sync("/"); err != nil {
+				t.Fatalf("sync the observer's conn: %v", err)
+			}
+			answered = time.Now()
 		}
-		if wchp && !listed.IsZero() && watched.IsZero() && zktest.Watched(t, dir) {
-			watched = time.Now()
-		}
-		if !watched.IsZero() && time.Since(watched) > reportAfterTheWatch && seen.Count(event.WatchSet) == 0 {
-			return false, fmt.Sprintf("it listed the election (request children, %d requests in all), the server holds its children watch, and it reported no WatchSet within %v of that: a watch that is set is reported, e.emit(event.Event{Kind: event.WatchSet, …}), or nobody can tell a wait on a watch from a poll", seen.Requests(""), reportAfterTheWatch)
+		if !answered.IsZero() && time.Since(answered) > reportAfterTheReply && seen.Count(event.WatchSet) == 0 {
+			return false, fmt.Sprintf("it listed the election (request children, %d requests in all), had the reply %v ago, and reported no WatchSet within %v of it: a watch that is set is reported, e.emit(event.Event{Kind: event.WatchSet, …}), or nobody can tell a wait on a watch from a poll", seen.Requests(""), time.Since(answered).Round(time.Millisecond), reportAfterTheReply)
 		}
 		if !listed.IsZero() && time.Since(listed) > reportWithin {
 			return false, fmt.Sprintf("it listed the election (request children, %d requests in all) and reported no WatchSet within %v: a watch that is set is reported, e.emit(event.Event{Kind: event.WatchSet, …}), or nobody can tell a wait on a watch from a poll", seen.Requests(""), reportWithin)
