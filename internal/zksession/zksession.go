@@ -13,8 +13,10 @@
 //
 // What the server granted travels with the dialled session (seqlock.Session
 // owns one), never in a table keyed by conn. Connect is Dial for a plain
-// conn with ZK_AUTH's credentials (chapters 01–03, the harness), and
-// Expire ends a session for real over a Link that can be cut. The package
+// conn with ZK_AUTH's credentials (chapters 01–03, the harness). Expire
+// ends a session for real over a Link that can be cut, by waiting out its
+// timeout; ExpireNow ends it at once, with the password the Recorder read
+// (as another client that takes the session over and closes it). The package
 // imports only go-zookeeper, zkwire and zkdial: the lock packages a
 // learner imports use it too.
 package zksession
