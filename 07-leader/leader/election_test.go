@@ -455,6 +455,16 @@ func TestResignHandsOverAtOnce(t *testing.T) {
 // patience.
 const reportWithin = 3 * time.Second
 
+// reportAfterTheReply bounds the time from the reply to lookup's listing
+// being in to lookup's next step (a WatchSet, or the exists request for a
+// directory that does not exist): no request in between, only the
+// scheduler; 500 ms leaves room for a loaded machine. (The test's round
+// trip that shows the reply is in starts once lookup has emitted its
+// Request event, and lookup sends the listing right after that event:
+// were the round trip to overtake it, the listing's reply would still be
+// due within the same 500 ms.)
+const reportAfterTheReply = 500 * time.Millisecond
+
 // A candidate's node name starts with a random UUID (the protected prefix,
 // as Curator's LeaderLatch names its nodes), so in name order the queue is
 // in no order at all: only the sequence number says who joined first. Here
@@ -513,8 +523,32 @@ func TestObserversSeeEveryChangeInOrder(t *testing.T) {
 	ctx := zktest.Context(t)
 	octx, stop := context.WithCancel(ctx)
 	defer stop()
-	watcher := newElection(t, seqlocktest.Session(t), dir)
+	ws := seqlocktest.Session(t)
+	var its event.Tally
+	watcher := newElection(t, ws, dir, recorded(t, its.Observe))
 	changes := watcher.Observe(octx)
+	// The first evidence of an observer that sets no watch on a directory
+	// that does not exist yet: it listed the directory, the listing's reply
+	// is in (a round trip on its conn after the listing returned: replies
+	// come in order), and it has neither reported a watch nor asked again
+	// (the exists watch) within reportAfterTheReply. Nobody has joined
+	// yet, so nothing can wake it later.
+	var answered time.Time
+	zktest.Until(t, zktest.Patience, "the observer to watch the election that does not exist yet (event.WatchSet)", func() (bool, string) {
+		if its.Count(event.WatchSet) > 0 {
+			return true, ""
+		}
+		if answered.IsZero() && its.Requests("children") > 0 {
+			if _, err := ws.Conn().Sync("/"); err != nil {
+				t.Fatalf("sync the observer's conn: %v", err)
+			}
+			answered = time.Now()
+		}
+		if !answered.IsZero() && its.Requests("") == 1 && time.Since(answered) > reportAfterTheReply {
+			return false, fmt.Sprintf("the observer never reported a watch: it listed %s, which does not exist yet, had the reply %v ago, and neither set a watch for its creation (an exists watch) nor asked again: it would never see a leader", dir, time.Since(answered).Round(time.Millisecond))
+		}
+		return false, ""
+	})
 
 	names := []string{"alpha", "bravo", "charlie"}
 	var elections []*leader.Election
@@ -852,17 +886,29 @@ func TestObserveWaitsOnItsWatch(t *testing.T) {
 	}
 	octx, stop := context.WithCancel(ctx)
 	defer stop()
-	changes := newElection(t, seqlocktest.Session(t), dir, recorded(t, pace)).Observe(octx)
+	obs := seqlocktest.Session(t)
+	changes := newElection(t, obs, dir, recorded(t, pace)).Observe(octx)
 	// The watch comes back with the listing (ChildrenW): once the listing
 	// went out, a WatchSet that does not follow within reportWithin is
-	// missing, and the test says so then, not after Patience.
-	var listed time.Time
+	// missing, and the test says so then, not after Patience. It says so
+	// sooner once the listing's reply is in (a round trip on the
+	// observer's conn after the listing went out: replies come in order):
+	// lookup reports the watch right after it, with no request in between
+	// (reportAfterTheReply).
+	var listed, answered time.Time
 	zktest.Until(t, zktest.Patience, "the observer to report the children watch it set on the empty election (event.WatchSet)", func() (bool, string) {
 		if seen.Count(event.WatchSet) > 0 {
 			return true, ""
 		}
 		if listed.IsZero() && seen.Requests("children") > 0 {
 			listed = time.Now()
+			if _, err := obs.Conn().Sync("/"); err != nil {
+				t.Fatalf("sync the observer's conn: %v", err)
+			}
+			answered = time.Now()
+		}
+		if !answered.IsZero() && time.Since(answered) > reportAfterTheReply && seen.Count(event.WatchSet) == 0 {
+			return false, fmt.Sprintf("it listed the election (request children, %d requests in all), had the reply %v ago, and reported no WatchSet within %v of it: a watch that is set is reported, e.emit(event.Event{Kind: event.WatchSet, …}), or nobody can tell a wait on a watch from a poll", seen.Requests(""), time.Since(answered).Round(time.Millisecond), reportAfterTheReply)
 		}
 		if !listed.IsZero() && time.Since(listed) > reportWithin {
 			return false, fmt.Sprintf("it listed the election (request children, %d requests in all) and reported no WatchSet within %v: a watch that is set is reported, e.emit(event.Event{Kind: event.WatchSet, …}), or nobody can tell a wait on a watch from a poll", seen.Requests(""), reportWithin)

@@ -34,7 +34,16 @@ func TestTryAcquireDoesNotWaitAtTheGate(t *testing.T) {
 		t.Fatalf("Acquire returned a lease and still holds the gate (%s): every later Acquire queues behind it for ever; the gate is let go however acquire returns", zktest.Describe(gate))
 	}
 	var waits event.Tally
-	waiter := newSemaphore(t, seqlocktest.Session(t), dir, 1, recorded(t, waits.Observe))
+	// listed: when the waiter's count last set its watch on the lease
+	// directory (count's WatchSet, sent once the listing's reply is in).
+	var listed atomic.Int64
+	leases := dir + "/leases"
+	onList := func(e event.Event) {
+		if e.Kind == event.WatchSet && e.Node == leases {
+			listed.Store(time.Now().UnixNano())
+		}
+	}
+	waiter := newSemaphore(t, seqlocktest.Session(t), dir, 1, recorded(t, waits.Observe, onList))
 	type acquired struct {
 		l   *semaphore.Lease
 		err error
@@ -45,13 +54,17 @@ func TestTryAcquireDoesNotWaitAtTheGate(t *testing.T) {
 		got <- acquired{l, err}
 	}()
 	// The first evidence against the wait: the second Acquire returns,
-	// with a lease or an error, while the only lease is out; or it holds
-	// the gate (its node is the gate's only one) and does not say that it
-	// waits within a few seconds.
+	// with a lease or an error, while the only lease is out; or, holding
+	// the gate, it has counted the leases (the only one is out) and does
+	// not say that it waits right after.
 	var gated time.Time
 	zktest.Until(t, zktest.Patience, "the second Acquire of a semaphore of 1 to wait for the lease, holding the gate (event.Waiting)", func() (bool, string) {
 		if gated.IsZero() && len(zktest.Tree(t, admin, dir+"/locks")) > 0 {
 			gated = time.Now()
+		}
+		if at := listed.Load(); at != 0 && waits.Count(event.Waiting) == 0 && time.Since(time.Unix(0, at)) > sayWaitingAfterTheCount {
+			return false, fmt.Sprintf("it has held the gate for %v, counted the leases (the only one is out) %v ago, and has neither returned nor reported event.Waiting: a gate holder that waits says so, s.emit(event.Waiting, …)",
+				time.Since(gated).Round(time.Millisecond), time.Since(time.Unix(0, at)).Round(time.Millisecond))
 		}
 		select {
 		case a := <-got:
@@ -106,6 +119,13 @@ func TestTryAcquireDoesNotWaitAtTheGate(t *testing.T) {
 // says the gate holder waits: one count of the leases, milliseconds; 3 s
 // leaves room for a loaded machine.
 const sayWaitingWithin = 3 * time.Second
+
+// sayWaitingAfterTheCount bounds the time from count's WatchSet on the
+// lease directory to the Waiting: count emits WatchSet once the listing's
+// reply is in, and returns; acquire compares the count with n and emits
+// Waiting, with no request in between. Only the scheduler separates the
+// two: 500 ms leaves room for a loaded machine.
+const sayWaitingAfterTheCount = 500 * time.Millisecond
 
 // TestAnAcquireWhoseContextEndsWhileItsLeaseIsCreatedReturnsNoLease: the
 // context ends just as the lease node is being created (the test's observer

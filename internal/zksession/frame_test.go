@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/lockstep-zk/lockstep/internal/zkwire"
 )
 
 // connectResponse encodes a ConnectResponse frame as a server sends it.
@@ -33,7 +35,7 @@ func TestConnectFrame(t *testing.T) {
 		}
 	})
 	t.Run("read the way go-zookeeper does, and byte by byte", func(t *testing.T) {
-		for _, sizes := range [][]int{{4, len(frame) - 4}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 99}, {19, 2}} {
+		for _, sizes := range [][]int{{4, len(frame) - 4}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 99}, {19, 2, 99}} {
 			r := NewRecorder()
 			f := r.splitter()
 			rest := frame
@@ -47,6 +49,17 @@ func TestConnectFrame(t *testing.T) {
 			}
 		}
 	})
+	t.Run("the session's password is kept under its ID, until the session ends", func(t *testing.T) {
+		r := NewRecorder()
+		r.splitter().Feed(frame)
+		if pw, ok := passwords.Load(int64(0x1234)); !ok || len(pw.([]byte)) != 16 {
+			t.Fatalf("password of session 0x1234 = %v, %v: want the 16 bytes of the frame", pw, ok)
+		}
+		r.splitter().Feed(connectResponse(0, 0)) // the next connect: "expired"
+		if _, ok := passwords.Load(int64(0x1234)); ok {
+			t.Fatal("the password of an expired session is still kept")
+		}
+	})
 	t.Run("only the first frame counts", func(t *testing.T) {
 		r := NewRecorder()
 		f := r.splitter()
@@ -58,7 +71,7 @@ func TestConnectFrame(t *testing.T) {
 	})
 	t.Run("an expired-session answer keeps the last grant", func(t *testing.T) {
 		r := NewRecorder()
-		r.granted(6000, 1)
+		r.granted(zkwire.ConnectResponse{TimeoutMs: 6000, SessionID: 1})
 		f := r.splitter()
 		f.Feed(connectResponse(0, 0))
 		if got := r.timeoutMs.Load(); got != 6000 {

@@ -13,14 +13,15 @@
 //
 // What the server granted travels with the dialled session (seqlock.Session
 // owns one), never in a table keyed by conn. Connect is Dial for a plain
-// conn with ZK_AUTH's credentials (chapters 01–03, the harness), and
-// Expire ends a session for real over a Link that can be cut. The package
+// conn with ZK_AUTH's credentials (chapters 01–03, the harness). Expire
+// ends a session for real over a Link that can be cut, by waiting out its
+// timeout; ExpireNow ends it at once, with the password the Recorder read
+// (as another client that takes the session over and closes it). The package
 // imports only go-zookeeper, zkwire and zkdial: the lock packages a
 // learner imports use it too.
 package zksession
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
@@ -35,9 +36,11 @@ import (
 )
 
 // Recorder learns the session timeout granted on the connections its Dialer
-// opens. Give each *zk.Conn its own Recorder.
+// opens, and the session's ID and password (for ExpireNow). Give each
+// *zk.Conn its own Recorder.
 type Recorder struct {
 	timeoutMs atomic.Int32 // last positive timeout granted; 0 until the first ConnectResponse
+	sessionID atomic.Int64 // the session of the last grant; 0 until the first
 }
 
 // NewRecorder returns a Recorder that has seen no ConnectResponse yet.
@@ -59,23 +62,26 @@ func (r *Recorder) Timeout() time.Duration {
 // granted records a ConnectResponse. A session ID of 0 is the server saying
 // "that session has expired" (its timeout is 0 too): go-zookeeper then dials
 // again for a new session, so the last real grant stands until that one.
-func (r *Recorder) granted(timeoutMs int32, sessionID int64) {
-	if sessionID != 0 && timeoutMs > 0 {
-		r.timeoutMs.Store(timeoutMs)
+// The password of a granted session is kept under its ID (passwords) until
+// the Recorder sees the session end or another one granted.
+func (r *Recorder) granted(resp zkwire.ConnectResponse) {
+	if resp.SessionID != 0 && resp.TimeoutMs > 0 {
+		r.timeoutMs.Store(resp.TimeoutMs)
+	}
+	if resp.SessionID != 0 && len(resp.Passwd) > 0 {
+		passwords.Store(resp.SessionID, resp.Passwd)
+	}
+	if old := r.sessionID.Swap(resp.SessionID); old != 0 && old != resp.SessionID {
+		passwords.Delete(old)
 	}
 }
-
-// connectHead is the part of a ConnectResponse's body we read:
-// protocolVersion (int32), timeOut (int32, ms) and sessionId (int64), all
-// big-endian. The password and the read-only flag follow; we skip them.
-const connectHead = 4 + 4 + 8
 
 // splitter reads the first frame of a connection, the ConnectResponse, and
 // records its grant; then it stops listening.
 func (r *Recorder) splitter() *zkwire.Splitter {
-	return &zkwire.Splitter{Head: connectHead, Frame: func(_ int, head []byte) bool {
-		if len(head) == connectHead { // shorter: not a ConnectResponse, leave the grant unknown
-			r.granted(int32(binary.BigEndian.Uint32(head[4:8])), int64(binary.BigEndian.Uint64(head[8:16])))
+	return &zkwire.Splitter{Head: zkwire.ConnectResponseMax, Frame: func(_ int, head []byte) bool {
+		if resp, ok := zkwire.ParseConnectResponse(head); ok { // not ok: not a ConnectResponse, leave the grant unknown
+			r.granted(resp)
 		}
 		return false
 	}}

@@ -284,10 +284,31 @@ func probeOneReaping(conn *zk.Conn) (bool, string) {
 }
 
 // Expire makes the server expire conn's session, which must go through
-// proxy (ConnectViaProxy), and waits until conn has learned it. It works on
-// any server: it waits as long as the server's own granted timeout needs
-// (see zkproxy.Proxy.Expire).
+// proxy (ConnectViaProxy), and waits until conn has learned it. It ends the
+// session at once (zksession.ExpireNow: another connection takes it over
+// and closes it, the link cut meanwhile), on any server; conn learns it
+// when it reconnects, about 1 s later. A conn whose session password is
+// unknown falls back to ExpireByTimeout. Either way the link is restored
+// (every fault ended) when Expire returns.
 func Expire(tb testing.TB, conn *zk.Conn, proxy *zkproxy.Proxy) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*Patience)
+	defer cancel()
+	err := zksession.ExpireNow(ctx, proxy, Servers(tb), conn)
+	if errors.Is(err, zksession.ErrNoPassword) {
+		ExpireByTimeout(tb, conn, proxy)
+		return
+	}
+	if err != nil {
+		tb.Fatalf("zktest: expire session: %v", err)
+	}
+}
+
+// ExpireByTimeout is Expire the way a partition does it: it cuts the link
+// until the server has expired the session on its own, which takes as
+// long as the server's granted timeout needs (see zkproxy.Proxy.Expire).
+// For the tests that are about that wait.
+func ExpireByTimeout(tb testing.TB, conn *zk.Conn, proxy *zkproxy.Proxy) {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*Patience)
 	defer cancel()

@@ -194,3 +194,51 @@ func Opcode(head []byte) (op int32, ok bool) {
 	}
 	return int32(binary.BigEndian.Uint32(head[4:8])), true
 }
+
+// OpCloseSession is the request that ends a session (go-zookeeper's opClose).
+const OpCloseSession int32 = -11
+
+// A ConnectResponse is the server's answer to a client's handshake: the
+// session it granted (ID 0: the session the client asked to resume has
+// expired), its timeout and the session's password, which a client must
+// present to resume the session on another connection.
+type ConnectResponse struct {
+	TimeoutMs int32
+	SessionID int64
+	Passwd    []byte
+}
+
+// ConnectResponseMax is more than a ConnectResponse's body ever holds
+// (protocolVersion int32, timeOut int32, sessionId int64, passwd as an
+// int32 length and 16 bytes, readOnly bool): a Splitter's Head for it.
+const ConnectResponseMax = 64
+
+// ParseConnectResponse reads a ConnectResponse body (or its first
+// ConnectResponseMax bytes); ok is false if body is too short to hold one.
+func ParseConnectResponse(body []byte) (r ConnectResponse, ok bool) {
+	if len(body) < 20 {
+		return r, false
+	}
+	r.TimeoutMs = int32(binary.BigEndian.Uint32(body[4:8]))
+	r.SessionID = int64(binary.BigEndian.Uint64(body[8:16]))
+	n := int(int32(binary.BigEndian.Uint32(body[16:20])))
+	if n < 0 || 20+n > len(body) {
+		return r, false
+	}
+	r.Passwd = append([]byte(nil), body[20:20+n]...)
+	return r, true
+}
+
+// ConnectRequest is the body of a client's handshake asking to resume
+// session id with its password (id 0 and no password ask for a new
+// session of timeoutMs): protocolVersion 0, lastZxidSeen 0, timeOut,
+// sessionId, passwd.
+func ConnectRequest(timeoutMs int32, id int64, passwd []byte) []byte {
+	b := make([]byte, 0, 28+len(passwd))
+	b = binary.BigEndian.AppendUint32(b, 0)
+	b = binary.BigEndian.AppendUint64(b, 0)
+	b = binary.BigEndian.AppendUint32(b, uint32(timeoutMs))
+	b = binary.BigEndian.AppendUint64(b, uint64(id))
+	b = binary.BigEndian.AppendUint32(b, uint32(len(passwd)))
+	return append(b, passwd...)
+}
