@@ -53,6 +53,7 @@ type Link struct {
 	requests  map[int32]int // what the clients sent, by opcode
 	notified  int           // watch notifications the server sent
 	dropped   int           // connections a trap closed
+	drops     int           // Drops so far: a connection set up across one is dropped too
 	pairs     map[*pair]struct{}
 }
 
@@ -170,8 +171,19 @@ func (l *Link) Drop() error {
 	if l.ctx.Err() != nil {
 		return ErrClosed
 	}
+	l.mu.Lock()
+	l.drops++ // a connection whose upstream dial began before this is dropped when it registers
+	l.mu.Unlock()
 	l.abortAll()
 	return nil
+}
+
+// generation is the number of Drops so far; a connection takes it before
+// it dials upstream and hands it to relay.
+func (l *Link) generation() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.drops
 }
 
 func (l *Link) abortAll() {
@@ -196,6 +208,7 @@ func (l *Link) Expire(ctx context.Context, conn *zk.Conn, sessionTimeout time.Du
 // Dial is a zk.Dialer: it connects to address at once and hands the client
 // an in-memory connection whose bytes go through the link.
 func (l *Link) Dial(network, address string, timeout time.Duration) (net.Conn, error) {
+	gen := l.generation()
 	d := net.Dialer{Timeout: timeout}
 	server, err := d.DialContext(l.ctx, network, address)
 	if err != nil {
@@ -205,7 +218,7 @@ func (l *Link) Dial(network, address string, timeout time.Duration) (net.Conn, e
 		return nil, err
 	}
 	client, ours := net.Pipe()
-	if err := l.relay(ours, server); err != nil {
+	if err := l.relay(ours, server, gen); err != nil {
 		client.Close()
 		return nil, err
 	}
@@ -237,7 +250,11 @@ func (l *Link) set(change func()) error {
 // relay starts moving bytes between client and server, one goroutine to
 // read and one to write in each direction, so that a held or delayed
 // chunk does not stop the next from being read.
-func (l *Link) relay(client, server net.Conn) error {
+//
+// gen is the link's generation when the connection began (before its
+// upstream dial): if a Drop came since, the connection is closed at once,
+// as Drop would have closed it had it been registered.
+func (l *Link) relay(client, server net.Conn, gen int) error {
 	p := &pair{link: l, client: client, server: server, done: make(chan struct{})}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -245,6 +262,11 @@ func (l *Link) relay(client, server net.Conn) error {
 		client.Close()
 		server.Close()
 		return ErrClosed
+	}
+	if gen != l.drops {
+		client.Close()
+		server.Close()
+		return nil
 	}
 	l.pairs[p] = struct{}{}
 	p.live.Store(4)

@@ -95,12 +95,13 @@ func (p *Proxy) accept(ctx context.Context, ln net.Listener, accepted chan<- str
 		if err != nil {
 			return
 		}
+		gen := p.generation()
 		d := net.Dialer{Timeout: 10 * time.Second}
 		server, err := d.DialContext(ctx, "tcp", p.upstream)
 		if err != nil {
 			client.Close() // the client sees its connection close, as if refused
 			continue
 		}
-		p.relay(client, server) // an error: closed, and both conns with it
+		p.relay(client, server, gen) // an error: closed, and both conns with it
 	}
 }
