@@ -133,6 +133,7 @@ var plumbings = []plumbing{
 	{"07", `"host-a:8080"`, "the test's own candidate value, read back"},
 
 	{"09", `"/leases/"`, "the lease's queue core (chapter 04) creates it under s.leaseDir()"},
+	{"09", "event.WatchSet", "count (semaphore.go) reports its watch on the lease directory once the listing's reply is in; the learner's acquire only calls count"},
 	{"09", `"create"`, "the lease's queue core reports its create"},
 	{"09", "event.Request", "the lease's queue core reports its requests"},
 	{"09", `"-lease-"`, "leaseName (semaphore.go) names the lease nodes"},
