@@ -265,7 +265,7 @@ func (e *env) run(ctx context.Context, c runner.Check) runner.RunDone {
 		rec = ""
 	}
 	opts := course.Options{RecordDir: rec, Built: func() { e.tell(runner.Built{Chapter: ch, ID: c.ID}) }}
-	opts.Env, opts.SkipExamples = e.checkEnv(ctx, c.Tier)
+	opts.Env, opts.SkipExamples = e.checkEnv(ctx, ch, c.Tier)
 	tier := c.Tier
 	if c.Tier == course.Record && c.Test != "" {
 		// The test the check named, alone, to its end: what its locks
@@ -298,16 +298,17 @@ func (e *env) run(ctx context.Context, c runner.Check) runner.RunDone {
 	return done
 }
 
-// checkEnv is what a check of tier adds to go test's environment, and
-// whether it leaves the examples out. In a class: the class's servers and
-// the learner's subtree, no examples. Else the lesson's tiers (the rule's,
-// the lesson's, the recordings) get the runner's shared server, when it
-// serves; the full suite starts its own, as scripts/exercise does.
-func (e *env) checkEnv(ctx context.Context, tier course.Tier) (vars []string, skipExamples bool) {
+// checkEnv is what a check of chapter's tier adds to go test's
+// environment, and whether it leaves the examples out. In a class: the
+// class's servers and the learner's subtree, no examples. Else the lesson's
+// tiers get the runner's shared server, when it serves
+// (course.OnSharedServer says which); the full suite, and a lesson that
+// runs an Example, start their own, as scripts/exercise does.
+func (e *env) checkEnv(ctx context.Context, chapter string, tier course.Tier) (vars []string, skipExamples bool) {
 	if e.class != nil {
 		return e.class.Env(), true
 	}
-	if tier == course.Full {
+	if !course.OnSharedServer(e.table, chapter, tier) {
 		return nil, false
 	}
 	servers, lost := e.zk.servers(ctx)

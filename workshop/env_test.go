@@ -131,8 +131,8 @@ func TestTheLessonChecksShareTheRunnersServerUntilQuit(t *testing.T) {
 	t.Cleanup(e.zk.stop)
 	ctx := context.Background()
 
-	first, _ := e.checkEnv(ctx, course.Lesson)
-	second, _ := e.checkEnv(ctx, course.Rule)
+	first, _ := e.checkEnv(ctx, "04", course.Lesson)
+	second, _ := e.checkEnv(ctx, "09", course.Rule)
 	if e.zk.err != nil {
 		t.Fatalf("the runner's server did not start: %v", e.zk.err)
 	}
@@ -141,8 +141,11 @@ func TestTheLessonChecksShareTheRunnersServerUntilQuit(t *testing.T) {
 	if !slices.Equal(first, want) || !slices.Equal(second, want) {
 		t.Fatalf("two checks' environments: %q and %q, want both %q", first, second, want)
 	}
-	if full, _ := e.checkEnv(ctx, course.Full); len(full) != 0 {
+	if full, _ := e.checkEnv(ctx, "04", course.Full); len(full) != 0 {
 		t.Errorf("the full suite's environment: %q, want none (it starts its own server)", full)
+	}
+	if example, _ := e.checkEnv(ctx, "02", course.Lesson); len(example) != 0 {
+		t.Errorf("02's lesson, which runs ExampleLock, got %q, want none (an example writes at a fixed path)", example)
 	}
 	jvms := javaDescendants(t)
 	if len(jvms) != 1 {
@@ -169,7 +172,7 @@ func TestTheLessonChecksShareTheRunnersServerUntilQuit(t *testing.T) {
 	}
 
 	for i := range 2 {
-		if vars, _ := e.checkEnv(ctx, course.Lesson); len(vars) != 0 {
+		if vars, _ := e.checkEnv(ctx, "04", course.Lesson); len(vars) != 0 {
 			t.Errorf("check %d after the server stopped: %q, want none (its own server)", i+1, vars)
 		}
 	}
