@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -313,7 +314,10 @@ func (e *env) checkEnv(ctx context.Context, chapter string, tier course.Tier) (v
 	}
 	servers, lost := e.zk.servers(ctx)
 	if lost != nil {
-		e.tell(runner.ZKLost{Err: lost})
+		// One line under the list: zkserver's no-ZooKeeper error goes on
+		// with what to install, which scripts/exercise NN prints in full.
+		first, _, _ := strings.Cut(lost.Error(), "\n")
+		e.tell(runner.ZKLost{Err: errors.New(first)})
 	}
 	if servers == "" {
 		return nil, false
