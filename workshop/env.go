@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -18,6 +19,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/lockstep-zk/lockstep/event"
+	"github.com/lockstep-zk/lockstep/internal/zkserver"
 	"github.com/lockstep-zk/lockstep/workshop/course"
 	"github.com/lockstep-zk/lockstep/workshop/hint"
 	"github.com/lockstep-zk/lockstep/workshop/runner"
@@ -33,7 +35,7 @@ type env struct {
 	table     *hint.Table
 	exercises []course.Exercise
 	saves     chan string
-	progress  chan runner.Built // a check's chapter is compiled
+	progress  chan tea.Msg // a check's chapter is compiled (runner.Built); the shared server lost (runner.ZKLost)
 
 	mu   sync.Mutex
 	runs map[string]*checkRun // by chapter: the check running, one per chapter
@@ -41,6 +43,10 @@ type env struct {
 	// In a class (-class): the joined learner, and news of the session.
 	class     *class
 	classNews chan runner.ClassNews
+
+	// zk: the runner's one ZooKeeper for the lesson's checks (sharedzk.go);
+	// nil in a class, or when the learner set ZK_SERVERS.
+	zk *sharedZK
 }
 
 // checkRun is a run in progress: cancel stops it, done is closed when it is
@@ -60,9 +66,10 @@ type checkRun struct {
 // end closes done, once, whoever gets there first.
 func (c *checkRun) end() { c.over.Do(func() { close(c.done) }) }
 
-// runTUI runs the runner; flagLang is -lang's value ("" if not given), c
-// the class it joined (nil: none).
-func runTUI(root, flagLang string, c *class) int {
+// runTUI runs the runner until the learner quits or ctx ends (a signal);
+// flagLang is -lang's value ("" if not given), c the class it joined (nil:
+// none).
+func runTUI(ctx context.Context, root, flagLang string, c *class) int {
 	table := hint.MustLoad()
 	all, err := course.Discover(root)
 	if err != nil {
@@ -74,6 +81,13 @@ func runTUI(root, flagLang string, c *class) int {
 		fmt.Fprintf(os.Stderr, "workshop: %s is unreadable (%v): starting afresh\n", course.StateFile, err)
 	}
 	e := newEnv(root, table, all)
+	if wantSharedZK(c != nil) {
+		// Its start (a JVM, 1–2.5 s) runs while the learner reads and
+		// edits; it would print over the runner's screen.
+		zkserver.Progress = nil
+		e.zk = startSharedZK(ctx)
+		defer e.zk.stop() // after stopAll below: no check uses it any more
+	}
 	if c != nil {
 		// The session lives while the runner runs; quitting ends it, and
 		// the host's screen shows the learner gone.
@@ -96,10 +110,14 @@ func runTUI(root, flagLang string, c *class) int {
 	if c != nil {
 		m = m.InClass(c.name)
 	}
-	_, err = tea.NewProgram(m, tea.WithAltScreen()).Run()
+	_, err = tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx)).Run()
 	// Quitting during a check leaves nothing behind: no go test, no
-	// ZooKeeper, no overlay directory.
+	// ZooKeeper, no overlay directory; then the shared server stops.
 	e.stopAll()
+	if err != nil && ctx.Err() != nil {
+		fmt.Fprintln(os.Stderr, "workshop: stopped:", context.Cause(ctx))
+		return 1
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "workshop:", err)
 		return 1
@@ -108,7 +126,7 @@ func runTUI(root, flagLang string, c *class) int {
 }
 
 func newEnv(root string, table *hint.Table, all []course.Exercise) *env {
-	return &env{root: root, table: table, exercises: all, saves: make(chan string, 16), progress: make(chan runner.Built, 16), runs: map[string]*checkRun{}}
+	return &env{root: root, table: table, exercises: all, saves: make(chan string, 16), progress: make(chan tea.Msg, 16), runs: map[string]*checkRun{}}
 }
 
 // disk is what ex's files are on disk now.
@@ -247,15 +265,8 @@ func (e *env) run(ctx context.Context, c runner.Check) runner.RunDone {
 	if err := os.MkdirAll(rec, 0o755); err != nil {
 		rec = ""
 	}
-	opts := course.Options{RecordDir: rec, Built: func() {
-		select {
-		case e.progress <- runner.Built{Chapter: ch, ID: c.ID}:
-		default: // nobody listens (a test of the env): the check goes on
-		}
-	}}
-	if e.class != nil {
-		opts.Env, opts.SkipExamples = e.class.Env(), true
-	}
+	opts := course.Options{RecordDir: rec, Built: func() { e.tell(runner.Built{Chapter: ch, ID: c.ID}) }}
+	opts.Env, opts.SkipExamples = e.checkEnv(ctx, ch, c.Tier)
 	tier := c.Tier
 	if c.Tier == course.Record && c.Test != "" {
 		// The test the check named, alone, to its end: what its locks
@@ -286,6 +297,40 @@ func (e *env) run(ctx context.Context, c runner.Check) runner.RunDone {
 		sayWhat(f, msg)
 	}
 	return done
+}
+
+// checkEnv is what a check of chapter's tier adds to go test's
+// environment, and whether it leaves the examples out. In a class: the
+// class's servers and the learner's subtree, no examples. Else the lesson's
+// tiers get the runner's shared server, when it serves
+// (course.OnSharedServer says which); the full suite, and a lesson that
+// runs an Example, start their own, as scripts/exercise does.
+func (e *env) checkEnv(ctx context.Context, chapter string, tier course.Tier) (vars []string, skipExamples bool) {
+	if e.class != nil {
+		return e.class.Env(), true
+	}
+	if !course.OnSharedServer(e.table, chapter, tier) {
+		return nil, false
+	}
+	servers, lost := e.zk.servers(ctx)
+	if lost != nil {
+		// One line under the list: zkserver's no-ZooKeeper error goes on
+		// with what to install, which scripts/exercise NN prints in full.
+		first, _, _ := strings.Cut(lost.Error(), "\n")
+		e.tell(runner.ZKLost{Err: errors.New(first)})
+	}
+	if servers == "" {
+		return nil, false
+	}
+	return []string{"ZK_SERVERS=" + servers}, false
+}
+
+// tell gives the runner news of a check, if it listens.
+func (e *env) tell(msg tea.Msg) {
+	select {
+	case e.progress <- msg:
+	default: // nobody listens (a test of the env): the check goes on
+	}
 }
 
 // runPattern is the -run pattern of exactly one test or subtest, as go test

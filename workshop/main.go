@@ -86,7 +86,7 @@ func main() {
 	case *hintCh != "":
 		os.Exit(nextHint(os.Stdout, root, *hintCh, *stage, language(*lang, saved)))
 	default:
-		os.Exit(runTUI(root, *lang, c))
+		os.Exit(runTUI(ctx, root, *lang, c))
 	}
 }
 

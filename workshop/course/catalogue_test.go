@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-zk/lockstep/internal/zkserver"
 	"github.com/lockstep-zk/lockstep/workshop/course"
 	"github.com/lockstep-zk/lockstep/workshop/hint"
 )
@@ -48,6 +49,15 @@ func TestEveryMistakeGivesItsHint(t *testing.T) {
 		t.Fatal(err)
 	}
 	abs, _ := filepath.Abs(root)
+	// One ZooKeeper for the run, handed to the lesson's checks as
+	// ZK_SERVERS, as the runner does (workshop/sharedzk.go): the seconds
+	// below are the runner's. A full-suite row, and 02's lesson (it runs
+	// an Example), start their own, as there (course.OnSharedServer).
+	srv, err := zkserver.Start(context.Background())
+	defer srv.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
 	type verdict struct {
 		chapter, id, name, zh string
 		total, tests          time.Duration
@@ -80,7 +90,11 @@ func TestEveryMistakeGivesItsHint(t *testing.T) {
 			if m.Tier == "full" {
 				tier = course.Full
 			}
-			r := course.Run(ctx, abs, all, ex, tier, table, course.Options{From: dir})
+			opts := course.Options{From: dir}
+			if course.OnSharedServer(table, m.Chapter, tier) {
+				opts.Env = []string{"ZK_SERVERS=" + srv.ConnectString()}
+			}
+			r := course.Run(ctx, abs, all, ex, tier, table, opts)
 			tests := testTime(r.Output)
 			t.Logf("%s: %v in %v (the test binary %v) %v: %s", m.ID, r.Kind, r.Elapsed.Round(100*time.Millisecond), tests.Round(100*time.Millisecond), r.Failed, r.First)
 			if r.Kind != course.Mistake || r.Mistake.ID != m.ID {

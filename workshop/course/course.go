@@ -178,6 +178,23 @@ type Options struct {
 	SkipExamples bool
 }
 
+// OnSharedServer says whether a run of chapter's tier may use a ZooKeeper
+// that other runs use too (the runner's, passed as ZK_SERVERS in
+// Options.Env; each test works in a random root of its own). The full suite
+// may not: a few of its tests skip under ZK_SERVERS, and the full verdict
+// keeps them. Nor may a tier that runs an Example (02's lesson): examples
+// write at fixed paths at the top of the tree, where a run stopped halfway,
+// or a learner's lock that leaves its node, left one behind.
+func OnSharedServer(table *hint.Table, chapter string, tier Tier) bool {
+	switch tier {
+	case Rule, Record:
+		return true // table tests; the recordings skip the examples
+	case Lesson:
+		return !strings.Contains(table.Lesson(chapter), "Example")
+	}
+	return false
+}
+
 // Kind is what a result means.
 type Kind int
 

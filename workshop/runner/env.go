@@ -15,8 +15,8 @@ type Env interface {
 	// same chapter still going is stopped first, all of it (its process
 	// group, its ZooKeeper, its overlay): one chapter, one run at a time.
 	Run(c Check) tea.Cmd
-	// Progress waits for the next news of a check in progress (its
-	// chapter is compiled, its tests start) and reports a Built.
+	// Progress waits for the next news of the checks: a Built (a
+	// check's chapter is compiled, its tests start), or a ZKLost.
 	Progress() tea.Cmd
 	// Watch waits for the next save of an exercise file and reports a
 	// Saved, with the hash of what is on disk now.
@@ -75,6 +75,10 @@ type (
 		Chapter string
 		ID      int
 	}
+	// ZKLost: the runner's shared ZooKeeper, which the lesson's checks
+	// used, did not start or no longer answers (Err says why); each check
+	// starts its own again. Progress reports it, once.
+	ZKLost struct{ Err error }
 	// ResetDone: the skeleton is back; Backup is where the learner's is.
 	ResetDone struct {
 		Chapter, Backup string

@@ -122,6 +122,12 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.done(msg)
 	case Built:
 		return m.built(msg)
+	case ZKLost:
+		m.note = news("", fmt.Sprintf(m.say().ZKLost, msg.Err))
+		if m.env == nil {
+			return m, nil
+		}
+		return m, m.env.Progress()
 	case ClassNews:
 		return m.classNews(msg)
 	case ArenaNews:

@@ -617,3 +617,16 @@ func TestInAClassEveryVerdictIsReportedAndTheHeaderSaysWhereTheRunnerStands(t *t
 		t.Errorf("a report that failed is not news, or it changed the header:\n%s", v)
 	}
 }
+
+// Issue 30: when the runner's shared ZooKeeper is lost, the learner reads
+// why, in their language, under the list, once (the env tells it once).
+func TestALostSharedServerIsSaidInTheLearnersLanguage(t *testing.T) {
+	for lang, want := range map[string]string{"en": "each check starts one of its own", "zh": "各自启动一个"} {
+		m := newModel(t, &fakeEnv{}, lang)
+		next, _ := m.Update(ZKLost{Err: errors.New("connection refused")})
+		got := next.(Model).note.text
+		if !strings.Contains(got, want) || !strings.Contains(got, "connection refused") {
+			t.Errorf("%s: the note says %q, want %q and why", lang, got, want)
+		}
+	}
+}

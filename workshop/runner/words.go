@@ -28,8 +28,10 @@ type Texts struct {
 	DiffAgain, NoOutput, OutputFooter, OutputTip, MessageCut string
 	// A check whose chapter is still being compiled.
 	Compiling string
-	Done      string // the screen when every chapter passes
-	Usage     string // workshop --help
+	// The runner's shared ZooKeeper is gone (runner.ZKLost).
+	ZKLost string
+	Done   string // the screen when every chapter passes
+	Usage  string // workshop --help
 	// The check's final line (scripts/exercise NN), its times, and --hint's
 	// pointer to the next hint.
 	VerdictPass, VerdictPassCustom, VerdictTodo, VerdictNoBuild, VerdictMistake, VerdictFailing, VerdictNone,
@@ -101,6 +103,7 @@ var english = Texts{
 	OutputTip:      "o the whole output",
 	MessageCut:     "… %d more lines: o shows the whole output",
 	Compiling:      "compiling (the first time takes longest)",
+	ZKLost:         "the workshop's own ZooKeeper is not available (%v): from now on each check starts one of its own, a few seconds longer",
 
 	VerdictPass:       "exercise %s: PASS — your lock passes every test of the chapter%s",
 	VerdictTodo:       "exercise %s: %s still to write → TODO(workshop): %s",
@@ -222,6 +225,7 @@ var chinese = Texts{
 	OutputTip:      "o 查看完整输出",
 	MessageCut:     "……还有 %d 行：按 o 查看完整输出",
 	Compiling:      "正在编译（第一次最慢）",
+	ZKLost:         "工作坊自己启动的 ZooKeeper 用不了了（%v）：之后每次检查都要各自启动一个，多等几秒",
 
 	VerdictPass:       "练习 %s：通过 —— 你的锁通过了本章全部测试%s",
 	VerdictTodo:       "练习 %s：%s 还没写 → %s",
