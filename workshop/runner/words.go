@@ -249,7 +249,7 @@ var chinese = Texts{
 	HintLast:          "（这是最后一条；从第一条重新开始：scripts/exercise %s --hint 1）",
 	HintNoRun:         "练习 %s：还没有运行过：请先运行 scripts/exercise %s",
 	HintChanged:       "练习 %s：%s 在上次检查后有改动：请先运行 scripts/exercise %s",
-	HintPasses:        "练习 %s：已经通过（%s）：不需要提示",
+	HintPasses:        "练习 %s 已经通过（%s），不需要提示",
 	HintStep:          "%s 还没写：%s",
 	HintNoStep:        "练习 %s：%s 还没写：%s\n练习文件里它上方的注释说明了它要做到什么。",
 	HintNoMatch:       "练习 %s：上次检查（%s）没有匹配到已知的错误：请阅读第一个失败的测试的报错",
