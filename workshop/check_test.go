@@ -131,7 +131,7 @@ func TestAStepStillToWriteIsToldInTheChosenLanguage(t *testing.T) {
 func TestHintSaysItsOwnLinesInChinese(t *testing.T) {
 	var b bytes.Buffer
 	nextHint(&b, hintRoot(t, course.Pass), "04", 0, "zh")
-	if got := b.String(); !strings.Contains(got, "练习 04：已经通过（本课测试）：不需要提示") {
+	if got := b.String(); !strings.Contains(got, "练习 04 已经通过（本课测试），不需要提示") {
 		t.Errorf("--hint in Chinese on a passing chapter printed %q", got)
 	}
 }
