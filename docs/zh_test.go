@@ -67,6 +67,8 @@ var rejectedVariants = []variant{
 	{regexp.MustCompile(`表格测试`), "表驱动测试（table test）"},
 	// The arena refuses a write; it does not "catch" anyone.
 	{regexp.MustCompile(`被抓到|抓到的记录`), "写入被拒 (the runner's words for a refused arena write)"},
+	// ZooKeeper's recipes are 官方方案 on every page, never a cookbook's dish.
+	{regexp.MustCompile(`菜谱`), "官方方案（ZooKeeper 的 recipe）"},
 	// A space between two 汉字 is a slip of the keyboard: 「忽略 监听事件」.
 	{regexp.MustCompile(`\p{Han} +\p{Han}`), noSpace},
 }
