@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 	"unicode"
 
@@ -158,7 +159,7 @@ func (o *Observer) read(name string) (worldmsg.QueueNode, bool) {
 	if seq, ok := zkpath.SequenceOf(name); ok {
 		q.Seq = seq
 	}
-	if s := string(data); s != "" && len(s) <= 40 && printable(s) {
+	if s := string(data); s != "" && len(s) <= 40 && !strings.ContainsFunc(s, notPrintable) {
 		q.Data = s
 	}
 	q.Owner = Owner(q.Data, st.EphemeralOwner)
@@ -205,11 +206,4 @@ func wait(ctx context.Context, ev <-chan zk.Event) bool {
 	}
 }
 
-func printable(s string) bool {
-	for _, c := range s {
-		if !unicode.IsPrint(c) {
-			return false
-		}
-	}
-	return true
-}
+func notPrintable(r rune) bool { return !unicode.IsPrint(r) }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"strings"
 	"sync"
 	"time"
 	"unicode"
@@ -193,7 +194,7 @@ func (w *World) readNode(dir, name string, tag func(string) string) (worldmsg.Qu
 	w.mu.Lock()
 	q.Owner = w.sessions[st.EphemeralOwner]
 	w.mu.Unlock()
-	if s := string(data); len(s) <= 24 && printable(s) {
+	if s := string(data); len(s) <= 24 && !strings.ContainsFunc(s, notPrintable) {
 		q.Data = s
 		if q.Owner == "" && w.isWorker(s) {
 			q.Owner = s // a persistent node (02) names its creator in its data
@@ -218,11 +219,4 @@ func (w *World) isWorker(name string) bool {
 	return false
 }
 
-func printable(s string) bool {
-	for _, c := range s {
-		if !unicode.IsPrint(c) {
-			return false
-		}
-	}
-	return true
-}
+func notPrintable(r rune) bool { return !unicode.IsPrint(r) }

@@ -147,75 +147,85 @@ type containers struct {
 	nw    *testcontainers.DockerNetwork
 }
 
-// startContainers runs n servers of the pinned image and waits until each
-// serves. n is 1 (a random host port) or an odd number ≥ 3 (fixed host
-// ports, so that a restarted member keeps its address).
-func startContainers(ctx context.Context, n int) (cl *containers, err error) {
-	if n != 1 && (n < 3 || n%2 == 0) {
-		return nil, fmt.Errorf("%d servers: want 1, or an odd number ≥ 3", n)
-	}
+// assemble checks the engine, lets start run the containers into cl, and
+// waits until every address in cl.addrs serves (a listening port is not yet
+// a serving server: see zkserver.WaitServing). If any step fails it stops
+// whatever start had started, and returns the error.
+func assemble(ctx context.Context, start func(cl *containers) error) (*containers, error) {
 	if err := engine(ctx); err != nil {
 		return nil, err
 	}
-	cl = &containers{}
-	defer func() {
-		if err != nil {
-			cl.close()
-			cl = nil
+	cl := &containers{}
+	err := start(cl)
+	if err == nil {
+		wctx, cancel := context.WithTimeout(ctx, zkserver.StartTimeout)
+		defer cancel()
+		for _, addr := range cl.addrs {
+			if err = zkserver.WaitServing(wctx, addr); err != nil {
+				break
+			}
 		}
-	}()
-	if n == 1 {
-		ctr, err := testcontainers.Run(ctx, zkserver.Image(), containerOptions(containerEnv(), 0)...)
-		if ctr != nil {
-			cl.ctrs = append(cl.ctrs, ctr)
-		}
-		if err != nil {
-			return cl, fmt.Errorf("start %s: %w", zkserver.Image(), err)
-		}
-		addr, err := endpoint(ctx, ctr)
-		if err != nil {
-			return cl, err
-		}
-		cl.addrs = []string{addr}
-	} else {
-		if cl.nw, err = network.New(ctx); err != nil {
-			return cl, fmt.Errorf("docker network: %w", err)
-		}
-		// Ports free on this host; with a remote engine they are only
-		// likely free there, and a taken one fails the member's start.
-		ports, err := zkserver.FreePorts(n)
-		if err != nil {
-			return cl, err
-		}
-		for i := range n {
-			env := containerEnv()
-			env["ZOO_MY_ID"] = strconv.Itoa(i + 1)
-			env["ZOO_SERVERS"] = zooServers(n)
-			alias := fmt.Sprintf("zk%d", i+1)
-			opts := append(containerOptions(env, ports[i]), network.WithNetwork([]string{alias}, cl.nw))
-			ctr, err := testcontainers.Run(ctx, zkserver.Image(), opts...)
+	}
+	if err != nil {
+		cl.close()
+		return nil, err
+	}
+	return cl, nil
+}
+
+// startContainers runs n servers of the pinned image and waits until each
+// serves. n is 1 (a random host port) or an odd number ≥ 3 (fixed host
+// ports, so that a restarted member keeps its address).
+func startContainers(ctx context.Context, n int) (*containers, error) {
+	if n != 1 && (n < 3 || n%2 == 0) {
+		return nil, fmt.Errorf("%d servers: want 1, or an odd number ≥ 3", n)
+	}
+	return assemble(ctx, func(cl *containers) (err error) {
+		if n == 1 {
+			ctr, err := testcontainers.Run(ctx, zkserver.Image(), containerOptions(containerEnv(), 0)...)
 			if ctr != nil {
 				cl.ctrs = append(cl.ctrs, ctr)
 			}
 			if err != nil {
-				return cl, fmt.Errorf("start ensemble member %s: %w", alias, err)
+				return fmt.Errorf("start %s: %w", zkserver.Image(), err)
 			}
 			addr, err := endpoint(ctx, ctr)
 			if err != nil {
-				return cl, err
+				return err
 			}
-			cl.addrs = append(cl.addrs, addr)
+			cl.addrs = []string{addr}
+		} else {
+			if cl.nw, err = network.New(ctx); err != nil {
+				return fmt.Errorf("docker network: %w", err)
+			}
+			// Ports free on this host; with a remote engine they are only
+			// likely free there, and a taken one fails the member's start.
+			ports, err := zkserver.FreePorts(n)
+			if err != nil {
+				return err
+			}
+			for i := range n {
+				env := containerEnv()
+				env["ZOO_MY_ID"] = strconv.Itoa(i + 1)
+				env["ZOO_SERVERS"] = zooServers(n)
+				alias := fmt.Sprintf("zk%d", i+1)
+				opts := append(containerOptions(env, ports[i]), network.WithNetwork([]string{alias}, cl.nw))
+				ctr, err := testcontainers.Run(ctx, zkserver.Image(), opts...)
+				if ctr != nil {
+					cl.ctrs = append(cl.ctrs, ctr)
+				}
+				if err != nil {
+					return fmt.Errorf("start ensemble member %s: %w", alias, err)
+				}
+				addr, err := endpoint(ctx, ctr)
+				if err != nil {
+					return err
+				}
+				cl.addrs = append(cl.addrs, addr)
+			}
 		}
-	}
-	// A listening port is not yet a serving server (see zkserver.WaitServing).
-	wctx, cancel := context.WithTimeout(ctx, zkserver.StartTimeout)
-	defer cancel()
-	for _, addr := range cl.addrs {
-		if err := zkserver.WaitServing(wctx, addr); err != nil {
-			return cl, err
-		}
-	}
-	return cl, nil
+		return nil
+	})
 }
 
 // Where a kept member's files go in the container: the official image's
@@ -231,7 +241,7 @@ const (
 // host directory spec.Members[i].Data bind-mounted as /data, its client
 // port published on spec.Addr:spec.Members[i].Port, running as spec.User.
 // Each member's zoo.cfg is zkserver.KeptConfig, as from a local install.
-func startKeptContainers(ctx context.Context, spec zkserver.HelperKept) (cl *containers, err error) {
+func startKeptContainers(ctx context.Context, spec zkserver.HelperKept) (*containers, error) {
 	n := len(spec.Members)
 	if n < 3 || n%2 == 0 {
 		return nil, fmt.Errorf("kept ensemble of %d members: want an odd number ≥ 3", n)
@@ -245,55 +255,40 @@ func startKeptContainers(ctx context.Context, spec zkserver.HelperKept) (cl *con
 			return nil, fmt.Errorf("kept member %+v: want an absolute data directory and a port", m)
 		}
 	}
-	if err := engine(ctx); err != nil {
-		return nil, err
-	}
-	cl = &containers{}
-	defer func() {
-		if err != nil {
-			cl.close()
-			cl = nil
+	return assemble(ctx, func(cl *containers) (err error) {
+		if cl.nw, err = network.New(ctx); err != nil {
+			return fmt.Errorf("docker network: %w", err)
 		}
-	}()
-	if cl.nw, err = network.New(ctx); err != nil {
-		return cl, fmt.Errorf("docker network: %w", err)
-	}
-	var peers []string
-	for i := range n {
-		peers = append(peers, fmt.Sprintf("server.%d=zk%d:2888:3888", i+1, i+1))
-	}
-	cfg := strings.Join(zkserver.KeptConfig(keptDataDir, "", 2181, peers), "\n") + "\n"
-	// The members start side by side: an engine that copies the image
-	// for each container (the vfs storage driver) takes seconds per copy,
-	// and a member serves only once a quorum is up anyway.
-	ctrs := make([]testcontainers.Container, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i, m := range spec.Members {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ctrs[i], errs[i] = runKeptMember(ctx, cl.nw, spec, hostIP, cfg, i, m)
-		}()
-	}
-	wg.Wait()
-	for i, ctr := range ctrs {
-		if ctr != nil {
-			cl.ctrs = append(cl.ctrs, ctr)
+		var peers []string
+		for i := range n {
+			peers = append(peers, fmt.Sprintf("server.%d=zk%d:2888:3888", i+1, i+1))
 		}
-		cl.addrs = append(cl.addrs, net.JoinHostPort(spec.Addr, strconv.Itoa(spec.Members[i].Port)))
-	}
-	if err := errors.Join(errs...); err != nil {
-		return cl, err
-	}
-	wctx, cancel := context.WithTimeout(ctx, zkserver.StartTimeout)
-	defer cancel()
-	for _, addr := range cl.addrs {
-		if err := zkserver.WaitServing(wctx, addr); err != nil {
-			return cl, err
+		cfg := strings.Join(zkserver.KeptConfig(keptDataDir, "", 2181, peers), "\n") + "\n"
+		// The members start side by side: an engine that copies the image
+		// for each container (the vfs storage driver) takes seconds per copy,
+		// and a member serves only once a quorum is up anyway.
+		ctrs := make([]testcontainers.Container, n)
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for i, m := range spec.Members {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ctrs[i], errs[i] = runKeptMember(ctx, cl.nw, spec, hostIP, cfg, i, m)
+			}()
 		}
-	}
-	return cl, nil
+		wg.Wait()
+		for i, ctr := range ctrs {
+			if ctr != nil {
+				cl.ctrs = append(cl.ctrs, ctr)
+			}
+			cl.addrs = append(cl.addrs, net.JoinHostPort(spec.Addr, strconv.Itoa(spec.Members[i].Port)))
+		}
+		if err := errors.Join(errs...); err != nil {
+			return err
+		}
+		return nil
+	})
 }
 
 // runKeptMember runs member i of a kept ensemble (see startKeptContainers).
