@@ -82,7 +82,7 @@ var zhDetails = []struct {
 	{regexp.MustCompile(`^create reply lost; found our node by its UUID$`), "create 的回复丢了；凭 UUID 找回了自己的节点"},
 	{regexp.MustCompile(`^re-entered, depth (\d+)$`), "重入，深度 $1"},
 	{regexp.MustCompile(`^left depth (\d+), still held at depth (\d+)$`), "退出深度 $1，仍在深度 $2 持有"},
-	{regexp.MustCompile(`^left depth (\d+) of a lost lock$`), "退出一把已丢失的锁的深度 $1"},
+	{regexp.MustCompile(`^left depth (\d+) of a lost lock$`), "锁已丢失，退出深度 $1"},
 	{regexp.MustCompile(`^re-entry refused at depth (\d+): (.*)$`), "在深度 $1 拒绝重入：$2"},
 	{regexp.MustCompile(`^session expired$`), "会话过期"},
 	{regexp.MustCompile(`^reads (.*)$`), "读到 $1"},

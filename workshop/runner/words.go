@@ -188,7 +188,7 @@ var chinese = Texts{
 
 	DiffFooter: "参考实现对比你的文件 · 第 %d-%d 行，共 %d 行 · ↑↓ pgup pgdn · esc 返回",
 
-	SavedDuring:    "检查 %s 时文件被保存：那次检查已停止，正在检查新版本",
+	SavedDuring:    "检查 %s 的过程中你保存了文件：那次检查已停止，现在检查新版本",
 	Saved:          "%s 已保存：重新检查",
 	ChangedDuring:  "检查 %s 时文件有改动：这次结果作废",
 	ChangedWhile:   "检查 %s 期间文件有改动：没有结论",
@@ -203,7 +203,7 @@ var chinese = Texts{
 	Replays:        "p 回放",
 	NoRecording:    "%s：本课测试没有录到你的锁的事件",
 	ReplayingOther: "正在回放 %s",
-	OtherTip:       "检查指出错误的那个测试不录制事件",
+	OtherTip:       "检查指出错误的测试不录制事件",
 	LessonFirst:    "%s：先运行本课测试",
 	Full:           "%s：完整测试",
 	WatchOn:        "保存即检查：文件一保存就重新检查",
@@ -219,13 +219,13 @@ var chinese = Texts{
 	NoHint:         "这里没有提示：只有待写的函数、检查指出的错误和没通过的本课测试才有提示",
 	HintsHidden:    "提示已隐藏",
 	HintsAgain:     "再按 h 从提示 1 重新开始",
-	DiffAgain:      "再按一次 d 显示参考实现（与你的文件的对比）：也就是完整的答案",
+	DiffAgain:      "再按一次 d，显示参考实现和你的文件的对比，也就是完整的答案",
 	NoOutput:       "%s：本次启动后还没有检查过",
 	OutputFooter:   "上次检查的完整输出 · 第 %d-%d 行，共 %d 行 · ↑↓ pgup pgdn · esc 返回",
 	OutputTip:      "o 查看完整输出",
 	MessageCut:     "……还有 %d 行：按 o 查看完整输出",
 	Compiling:      "正在编译（第一次最慢）",
-	ZKLost:         "工作坊自己启动的 ZooKeeper 用不了了（%v）：之后每次检查都要各自启动一个，多等几秒",
+	ZKLost:         "工作坊自己的 ZooKeeper 不可用了（%v）：之后每次检查都要各自启动一个，会多等几秒",
 
 	VerdictPass:       "练习 %s：通过 —— 你的锁通过了本章全部测试%s",
 	VerdictTodo:       "练习 %s：%s 还没写 → %s",
@@ -252,7 +252,7 @@ var chinese = Texts{
 	HintPasses:        "练习 %s 已经通过（%s），不需要提示",
 	HintStep:          "%s 还没写：%s",
 	HintNoStep:        "练习 %s：%s 还没写：%s\n练习文件里它上方的注释说明了它要做到什么。",
-	HintNoMatch:       "练习 %s：上次检查（%s）没有匹配到已知的错误：请阅读第一个失败的测试的报错",
+	HintNoMatch:       "练习 %s：上次检查（%s）没有对上任何已知错误，请先看第一个失败测试的报错",
 	HintGone:          "练习 %s：%q 不再有提示：请重新运行检查",
 
 	ClassOnline:  "课堂：%s",
