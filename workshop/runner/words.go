@@ -190,8 +190,8 @@ var chinese = Texts{
 
 	SavedDuring:    "检查 %s 的过程中你保存了文件：那次检查已停止，现在检查新版本",
 	Saved:          "%s 已保存：重新检查",
-	ChangedDuring:  "检查 %s 时文件有改动：这次结果作废",
-	ChangedWhile:   "检查 %s 期间文件有改动：没有结论",
+	ChangedDuring:  "检查 %s 期间文件有改动，本次结果不算数",
+	ChangedWhile:   "检查 %s 期间文件有改动，本次结果不算数",
 	EnterChecks:    "按 enter 检查当前版本",
 	LessonPass:     "%s：本课测试在 %s 内通过；现在运行完整测试",
 	Pass:           "%s 通过了本章全部测试（%s）",
@@ -203,7 +203,7 @@ var chinese = Texts{
 	Replays:        "p 回放",
 	NoRecording:    "%s：本课测试没有录到你的锁的事件",
 	ReplayingOther: "正在回放 %s",
-	OtherTip:       "检查指出错误的测试不录制事件",
+	OtherTip:       "检查指出的那个测试不录制事件，没有可回放的内容",
 	LessonFirst:    "%s：先运行本课测试",
 	Full:           "%s：完整测试",
 	WatchOn:        "保存即检查：文件一保存就重新检查",
@@ -229,7 +229,7 @@ var chinese = Texts{
 
 	VerdictPass:       "练习 %s：通过 —— 你的锁通过了本章全部测试%s",
 	VerdictTodo:       "练习 %s：%s 还没写 → %s",
-	VerdictPassCustom: "练习 %s：你用参数选中的测试通过了；整章的检查：scripts/exercise %s",
+	VerdictPassCustom: "练习 %s：你指定的测试已通过；要检查整章，运行 scripts/exercise %s",
 	VerdictNoBuild:    "练习 %s：未通过 —— 无法编译：%s",
 	VerdictMistake:    "练习 %s：未通过 —— %s（%s）%s · 提示：scripts/exercise %s --hint",
 	VerdictFailing:    "练习 %s：未通过 —— %s%s · 亲眼看看：make exercise CH=%s VISUAL=1",
