@@ -166,7 +166,7 @@ func TestAFailingLessonDoesNotRunTheFullSuiteAndHintsComeInStages(t *testing.T) 
 	}
 	m = update(m, key("h"), key("h"))
 	m = update(m, key("l"))
-	if v := m.View(); !strings.Contains(v, "羊群效应") {
+	if v := m.View(); !strings.Contains(v, "惊群效应") {
 		t.Errorf("after l, want the hints in Chinese:\n%s", v)
 	}
 }
