@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 	"unicode"
@@ -79,53 +80,79 @@ func (o *Observer) Follow(events <-chan zk.Event) {
 // Done is closed once the observer has stopped.
 func (o *Observer) Done() <-chan struct{} { return o.done }
 
-// watch is the child watch, re-armed after each event. Each state of the
-// directory goes to the view as a worldmsg.Observed, stamped with when it was
-// read: the view counts hand-offs per second by these times, not its own.
+// watch is the child watch, re-armed after each event (Dir). Each state of
+// the directory goes to the view as a worldmsg.Observed, stamped with when
+// it was read: the view counts hand-offs per second by these times, not its
+// own.
 func (o *Observer) watch(ctx context.Context) {
+	read := func(name string, cached *worldmsg.QueueNode) (worldmsg.QueueNode, bool) {
+		if cached != nil {
+			return *cached, true
+		}
+		return o.read(name)
+	}
+	put := func(snap worldmsg.QueueSnapshot) {
+		if !snap.Missing {
+			o.lastErr = ""
+		}
+		o.put(worldmsg.Observed{At: time.Now(), Queue: snap})
+	}
+	Dir(ctx, o.conn, o.dir, read, put, func(err error) bool { return o.failed(ctx, err) })
+}
+
+// Dir keeps one directory's queue in step with ZooKeeper until ctx ends: a
+// children watch on dir, set again after each change, never a polling loop.
+// Each state goes to put, sorted; a directory that does not exist yet is a
+// snapshot with Missing, and Dir waits on an exists watch for it. read gives
+// a child's node, with the one read before (cached, nil the first time);
+// false leaves the child out (gone between the list and the read, or not
+// wanted). A failed request goes to failed, which waits a moment (the conn
+// reconnects meanwhile) and says whether to go on. The observe mode and the
+// visualizer's world both watch their queues with it.
+func Dir(ctx context.Context, conn *zk.Conn, dir string, read func(name string, cached *worldmsg.QueueNode) (worldmsg.QueueNode, bool), put func(worldmsg.QueueSnapshot), failed func(error) bool) {
 	known := map[string]worldmsg.QueueNode{}
 	for ctx.Err() == nil {
-		children, _, changed, err := o.conn.ChildrenW(o.dir)
+		children, _, changed, err := conn.ChildrenW(dir)
 		if errors.Is(err, zk.ErrNoNode) {
-			o.put(worldmsg.Observed{At: time.Now(), Queue: worldmsg.QueueSnapshot{Dir: o.dir, Missing: true}})
+			put(worldmsg.QueueSnapshot{Dir: dir, Missing: true})
 			// Nobody has queued yet: wait for the directory to be made.
-			ok, _, created, err := o.conn.ExistsW(o.dir)
-			if err == nil && !ok {
+			ok, _, created, err := conn.ExistsW(dir)
+			switch {
+			case err != nil:
+				if !failed(err) {
+					return
+				}
+			case !ok:
 				if !wait(ctx, created) {
 					return
 				}
-			} else if err != nil && !o.failed(ctx, err) {
-				return
 			}
 			continue
 		}
 		if err != nil {
-			if !o.failed(ctx, err) {
+			if !failed(err) {
 				return
 			}
 			continue
 		}
-		o.lastErr = ""
-		snap := worldmsg.QueueSnapshot{Dir: o.dir}
+		snap := worldmsg.QueueSnapshot{Dir: dir}
 		seen := map[string]bool{}
 		for _, c := range children {
-			seen[c] = true
-			q, ok := known[c]
-			if !ok {
-				if q, ok = o.read(c); !ok {
-					continue // gone between the list and the read
-				}
-				known[c] = q
+			var cached *worldmsg.QueueNode
+			if q, ok := known[c]; ok {
+				cached = &q
 			}
+			q, ok := read(c, cached)
+			if !ok {
+				continue
+			}
+			seen[c] = true
+			known[c] = q
 			snap.Nodes = append(snap.Nodes, q)
 		}
-		for c := range known {
-			if !seen[c] {
-				delete(known, c)
-			}
-		}
+		maps.DeleteFunc(known, func(c string, _ worldmsg.QueueNode) bool { return !seen[c] })
 		snap.Sort()
-		o.put(worldmsg.Observed{At: time.Now(), Queue: snap})
+		put(snap)
 		if !wait(ctx, changed) {
 			return
 		}
@@ -151,19 +178,29 @@ func (o *Observer) failed(ctx context.Context, err error) bool {
 // read reads one child for the queue: its sequence, whether it is
 // ephemeral, and its owner.
 func (o *Observer) read(name string) (worldmsg.QueueNode, bool) {
-	data, st, err := o.conn.Get(o.dir + "/" + name)
+	q, st, ok := Node(o.conn, o.dir, name, 40)
+	if ok {
+		q.Owner = Owner(q.Data, st.EphemeralOwner)
+	}
+	return q, ok
+}
+
+// Node reads dir/name for a queue: its sequence (-1 if it has none), whether
+// it is persistent, and its data if it is printable and at most max bytes;
+// with the node's Stat. False if the read failed (the node is gone).
+func Node(conn *zk.Conn, dir, name string, max int) (worldmsg.QueueNode, *zk.Stat, bool) {
+	data, st, err := conn.Get(dir + "/" + name)
 	if err != nil {
-		return worldmsg.QueueNode{}, false
+		return worldmsg.QueueNode{}, nil, false
 	}
 	q := worldmsg.QueueNode{Name: name, Seq: -1, Persistent: st.EphemeralOwner == 0}
 	if seq, ok := zkpath.SequenceOf(name); ok {
-		q.Seq = seq
+		q.Seq = seq // the view sorts and shortens by it
 	}
-	if s := string(data); s != "" && len(s) <= 40 && !strings.ContainsFunc(s, notPrintable) {
+	if s := string(data); len(s) <= max && !strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) {
 		q.Data = s
 	}
-	q.Owner = Owner(q.Data, st.EphemeralOwner)
-	return q, true
+	return q, st, true
 }
 
 // Owner is how the queue names a node's owner: what its data says, when the
@@ -205,5 +242,3 @@ func wait(ctx context.Context, ev <-chan zk.Event) bool {
 		return false
 	}
 }
-
-func notPrintable(r rune) bool { return !unicode.IsPrint(r) }

@@ -2,17 +2,14 @@ package world
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path"
-	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/lockstep-zk/lockstep/internal/zkpath"
+	"github.com/lockstep-zk/lockstep/visualizer/observe"
 	"github.com/lockstep-zk/lockstep/visualizer/scene"
 	"github.com/lockstep-zk/lockstep/visualizer/worldmsg"
 )
@@ -120,85 +117,35 @@ func (w *World) watchDirs(ctx context.Context, gen int64, dir string, subs []str
 	wg.Wait()
 }
 
-// watchDir keeps the queue panel true to ZooKeeper: a children watch on
-// dir, re-set after each change; each new child is read once for its owner.
-// Each snapshot goes to put.
+// watchDir keeps the queue panel true to ZooKeeper (observe.Dir): a
+// children watch on dir, re-set after each change; each new child is read
+// once for its owner, or on every change when only names the one node
+// watched, or while its owner is not known yet. Each snapshot goes to put.
 func (w *World) watchDir(ctx context.Context, dir, only string, tag func(string) string, put func(worldmsg.QueueSnapshot)) {
-	known := map[string]worldmsg.QueueNode{}
-	for ctx.Err() == nil {
-		children, _, changed, err := w.admin.ChildrenW(dir)
-		if errors.Is(err, zk.ErrNoNode) {
-			put(worldmsg.QueueSnapshot{Dir: dir, Missing: true})
-			ok, _, created, err := w.admin.ExistsW(dir)
-			if err != nil || ok {
-				if !sleep(ctx, 100*time.Millisecond) {
-					return
-				}
-				continue
-			}
-			select {
-			case <-created:
-			case <-ctx.Done():
-				return
-			}
-			continue
+	read := func(name string, cached *worldmsg.QueueNode) (worldmsg.QueueNode, bool) {
+		if only != "" && name != only {
+			return worldmsg.QueueNode{}, false
 		}
-		if err != nil {
-			if !sleep(ctx, 200*time.Millisecond) {
-				return
-			}
-			continue
+		if cached != nil && only == "" && cached.Owner != "" {
+			return *cached, true
 		}
-		snap := worldmsg.QueueSnapshot{Dir: dir}
-		seen := map[string]bool{}
-		for _, c := range children {
-			if only != "" && c != only {
-				continue
-			}
-			seen[c] = true
-			q, ok := known[c]
-			if !ok || only != "" || q.Owner == "" {
-				if q, ok = w.readNode(dir, c, tag); !ok {
-					continue // gone already
-				}
-				known[c] = q
-			}
-			snap.Nodes = append(snap.Nodes, q)
-		}
-		for c := range known {
-			if !seen[c] {
-				delete(known, c)
-			}
-		}
-		snap.Sort()
-		put(snap)
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return
-		}
+		return w.readNode(dir, name, tag)
 	}
+	observe.Dir(ctx, w.admin, dir, read, put, func(error) bool { return sleep(ctx, 200*time.Millisecond) })
 }
 
 // readNode reads one child for the queue: its owner (the worker whose
 // session created it), kind and data. The read happens before mu is taken.
 func (w *World) readNode(dir, name string, tag func(string) string) (worldmsg.QueueNode, bool) {
-	data, st, err := w.admin.Get(dir + "/" + name)
-	if err != nil {
-		return worldmsg.QueueNode{}, false
-	}
-	q := worldmsg.QueueNode{Name: name, Seq: -1, Persistent: st.EphemeralOwner == 0}
-	if seq, ok := zkpath.SequenceOf(name); ok {
-		q.Seq = seq // the view sorts and shortens by it
+	q, st, ok := observe.Node(w.admin, dir, name, 24)
+	if !ok {
+		return q, false
 	}
 	w.mu.Lock()
 	q.Owner = w.sessions[st.EphemeralOwner]
 	w.mu.Unlock()
-	if s := string(data); len(s) <= 24 && !strings.ContainsFunc(s, notPrintable) {
-		q.Data = s
-		if q.Owner == "" && w.isWorker(s) {
-			q.Owner = s // a persistent node (02) names its creator in its data
-		}
+	if q.Owner == "" && q.Data != "" && w.isWorker(q.Data) {
+		q.Owner = q.Data // a persistent node (02) names its creator in its data
 	}
 	if tag != nil {
 		q.Kind = tag(name)
@@ -218,5 +165,3 @@ func (w *World) isWorker(name string) bool {
 	}
 	return false
 }
-
-func notPrintable(r rune) bool { return !unicode.IsPrint(r) }
