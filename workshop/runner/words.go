@@ -262,7 +262,7 @@ var chinese = Texts{
 	ClassNotSent: "课堂：进度未能上报：%v",
 	ClassAskName: "你在课堂上的名字（字母、数字、- _ .；讲师的屏幕上会显示它）：",
 	ClassNoName:  "workshop：加入课堂需要你的名字：-name 名字（或 LOCKSTEP_NAME=名字）；名字会保存下来，下次不用再输入",
-	ClassHead:    "== 课堂：%s，名字 %s；测试在课堂的 ZooKeeper 上、%s 之下运行（本机不启动服务器；跳过示例，因为它们会写到你的子树之外）",
+	ClassHead:    "== 课堂：%s，名字 %s；测试在课堂的 ZooKeeper 上运行，位于 %s 之下（本机不启动服务器；跳过示例，因为它们会写到你的子树之外）",
 
 	ArenaOffer:    "A：进竞技场",
 	ArenaQueued:   "竞技场：已排队，等待全班的锁",
