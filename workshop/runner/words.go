@@ -214,7 +214,7 @@ var chinese = Texts{
 	ResetFailed:    "重置失败：%s",
 	DiffFailed:     "对比失败：%s",
 	Ended:          "已结束：%s",
-	NoReplay:       "没有可回放的录制：只有未通过的测试才会录制事件",
+	NoReplay:       "没有可回放的记录：只有失败的测试才会录下事件",
 	Recording:      "%s：正在用你的锁录制 %s……",
 	NoHint:         "这里没有提示：只有待写的函数、检查指出的错误和没通过的本课测试才有提示",
 	HintsHidden:    "提示已隐藏",
