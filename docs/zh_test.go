@@ -69,6 +69,8 @@ var rejectedVariants = []variant{
 	{regexp.MustCompile(`被抓到|抓到的记录`), "写入被拒 (the runner's words for a refused arena write)"},
 	// ZooKeeper's recipes are 官方方案 on every page, never a cookbook's dish.
 	{regexp.MustCompile(`菜谱`), "官方方案（ZooKeeper 的 recipe）"},
+	// An ACL scheme is 权限模式; 方案 is a recipe.
+	{regexp.MustCompile(`(world|auth|digest|ip|x509)` + "`?" + `\s*方案`), "权限模式（ACL scheme）"},
 	// Go's channel keeps its name, as Chinese Go writing mostly does: `Lost()` returns a channel.
 	{regexp.MustCompile(`通道`), "channel（Go 的 channel 不译）"},
 	// A space between two 汉字 is a slip of the keyboard: 「忽略 监听事件」.
