@@ -1,7 +1,6 @@
 package docs
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,20 +11,15 @@ import (
 // does not close: a closing ** is right-flanking only if it is not preceded
 // by punctuation, or is followed by a space or punctuation. Chinese text
 // trips on it — 「**加入队列。**在锁目录下」 — and GitHub shows the asterisks;
-// 「**加入队列**。在锁目录下」 renders. Fenced blocks and `code` are skipped.
+// 「**加入队列**。在锁目录下」 renders. Fenced blocks and `code` are skipped
+// (forEachProseLine, stripCodeSpans).
 func unclosedBold(page, text string) []string {
 	var out []string
-	fenced := false
-	codeSpan := regexp.MustCompile("`[^`]*`")
-	for n, line := range strings.Split(text, "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), "```") {
-			fenced = !fenced
-			continue
+	forEachProseLine(text, func(n int, line string) {
+		if !strings.Contains(line, "**") {
+			return
 		}
-		if fenced || !strings.Contains(line, "**") {
-			continue
-		}
-		runes := []rune(codeSpan.ReplaceAllStringFunc(line, func(s string) string { return strings.Repeat("x", len([]rune(s))) }))
+		runes := []rune(stripCodeSpans(line))
 		var marks []int
 		for i := 0; i+1 < len(runes); i++ {
 			if runes[i] == '*' && runes[i+1] == '*' {
@@ -40,11 +34,11 @@ func unclosedBold(page, text string) []string {
 			}
 			before, after := runes[b-1], runes[b+2]
 			if isPunct(before) && !unicode.IsSpace(after) && !isPunct(after) {
-				out = append(out, page+":"+strconv.Itoa(n+1)+": "+string(runes[max(0, b-12):min(len(runes), b+6)])+
+				out = append(out, page+":"+strconv.Itoa(n)+": "+string(runes[max(0, b-12):min(len(runes), b+6)])+
 					": the closing ** follows punctuation and a character comes right after it, so it does not close; put the punctuation after the **")
 			}
 		}
-	}
+	})
 	return out
 }
 
