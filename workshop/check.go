@@ -95,10 +95,8 @@ func check(ctx context.Context, w io.Writer, root, ch, from string, solution boo
 func Verdict(ex course.Exercise, r course.Result, lang, times string) string {
 	t := runner.Words(lang)
 	ch := ex.Chapter
-	if times != "" && lang == "zh" {
-		times = "（" + times + "）"
-	} else if times != "" {
-		times = " (" + times + ")"
+	if times != "" {
+		times = fmt.Sprintf(t.Times, times)
 	}
 	if r.Hash == "" && r.Kind != course.Failing {
 		return fmt.Sprintf(t.VerdictNone, ch, names(ex.Files))
