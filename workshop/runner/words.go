@@ -35,7 +35,7 @@ type Texts struct {
 	// The check's final line (scripts/exercise NN), its times, and --hint's
 	// pointer to the next hint.
 	VerdictPass, VerdictPassCustom, VerdictTodo, VerdictNoBuild, VerdictMistake, VerdictFailing, VerdictNone,
-	TimeLesson, TimeFull, Times, HintNext, HintLast string
+	TimeLesson, TimeFull, Times, TimesSep, HintNext, HintLast string
 	// What a failing test checks (tests.json) and what it said, under the
 	// verdict; the check's headers (scripts/exercise NN's "== … ==" lines).
 	Checks, Says, HeadYours, HeadReference, HeadCopy, HeadCustom, HeadLesson, HeadRule, HeadFull string
@@ -122,6 +122,7 @@ var english = Texts{
 	HeadFull:          "== %s: the lesson's tests pass (%s); now the full suite",
 	VerdictNone:       "exercise %s: NO VERDICT — %s changed while it was checked: run it again",
 	Times:             " (%s)",
+	TimesSep:          ", ",
 	TimeLesson:        "lesson %s",
 	TimeFull:          "full suite %s",
 	HintNext:          "(the next one: scripts/exercise %s --hint; the first again: scripts/exercise %s --hint 1)",
@@ -245,6 +246,7 @@ var chinese = Texts{
 	HeadFull:          "== %s：本课测试通过（%s）；现在运行完整测试",
 	VerdictNone:       "练习 %s：没有结论 —— 检查期间 %s 有改动：请重新运行",
 	Times:             "（%s）",
+	TimesSep:          "，",
 	TimeLesson:        "本课测试 %s",
 	TimeFull:          "完整测试 %s",
 	HintNext:          "（下一条：scripts/exercise %s --hint；从第一条重新开始：scripts/exercise %s --hint 1）",
