@@ -84,7 +84,7 @@ func check(ctx context.Context, w io.Writer, root, ch, from string, solution boo
 		}
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, Verdict(ex, r, lang, strings.Join(times, runner.Words(lang).TimesSep)))
+	fmt.Fprintln(w, Verdict(ex, r, lang, strings.Join(times, t.TimesSep)))
 	if r.Kind == course.Pass && r.Hash != "" {
 		return 0
 	}
