@@ -73,6 +73,12 @@ var rejectedVariants = []variant{
 	{regexp.MustCompile(`(world|auth|digest|ip|x509)` + "`?" + `\s*方案`), "权限模式（ACL scheme）"},
 	// Go's channel keeps its name, as Chinese Go writing mostly does: `Lost()` returns a channel.
 	{regexp.MustCompile(`通道`), "channel（Go 的 channel 不译）"},
+	// getChildren as a verb is 获取子节点列表 (or the request's name), never
+	// a bare 列: 「再列一次子节点」 reads as the English "lists again".
+	{regexp.MustCompile(`列子节点|(再|重新)列(一次|一遍)|列一次|列了一遍`), "获取子节点列表（getChildren）"},
+	// A semaphore's leases are handed out, 发放, as the course says of
+	// them everywhere; 「已发出的租约」 is the English "issued".
+	{regexp.MustCompile(`发出[^。；，、]{0,6}租约|租约[^。；，、]{0,4}发出`), "发放（租约）"},
 	// A space between two 汉字 is a slip of the keyboard: 「忽略 监听事件」.
 	{regexp.MustCompile(`\p{Han} +\p{Han}`), noSpace},
 }
@@ -361,6 +367,10 @@ func TestTheVocabularyCheckCatchesEachVariant(t *testing.T) {
 		"这是主持人的命令。",
 		"先跑课程层的测试。",
 		"等待时忽略 监听事件的错误。",
+		"每个被唤醒的线程都再列一次子节点。",
+		"持有者列子节点时发现自己排第一。",
+		"闸门的持有者发现已发出 2/2 个租约。",
+		"n 个租约都已发出时就等待。",
 	} {
 		if errs := vocabularyErrors("page", bad, none); len(errs) != 1 {
 			t.Errorf("%q: got %v, want one rejected variant", bad, errs)
@@ -378,6 +388,8 @@ func TestTheVocabularyCheckCatchesEachVariant(t *testing.T) {
 		"照着五篇文章一步步搭起来；GC 停顿；令牌拦住了陈旧写入。",
 		"讲师在 runner 里先跑本课测试；终端 A、第 04 章。",
 		"这就是文章里的“While 版”：在 while 循环里不断重试。",
+		"每个被唤醒的线程都重新获取一次子节点列表；runner 列出有练习的章节。",
+		"同一时刻最多发放 n 个租约；create 请求发出后连接断了。",
 	} {
 		if errs := vocabularyErrors("page", good, none); len(errs) != 0 {
 			t.Errorf("%q: got %v, want none", good, errs)

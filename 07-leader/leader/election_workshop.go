@@ -60,7 +60,7 @@ func (e *Election) campaign(ctx context.Context, value string) (*seqlock.Mutex, 
 //
 // Leader 返回当前的领导者；没有领导者时返回 ErrNoLeader（目录不存在，或者目
 // 录里没有候选者）。任何 Election 都可以查询，不论它是不是候选者。查询一次
-// 不设置监听（没有 WatchSet），只列举目录一次（一个 Request "children"），
+// 不设置监听（没有 WatchSet），只获取一次目录的子节点列表（一个 Request "children"），
 // 除非领导者在我们读到它的数据之前就离开了。
 func (e *Election) Leader(ctx context.Context) (Leadership, error) {
 	panic("TODO(workshop): Leader — the lowest candidate node and its data (07-leader/README.md, The algorithm / README.zh-CN.md「算法」)")
@@ -76,10 +76,10 @@ func (e *Election) Leader(ctx context.Context) (Leadership, error) {
 // e.emit(event.Event{Kind: event.Notified, Node: e.dir, Detail: ev.Type.String()}).
 //
 // Observe 按顺序推送这场选主的每一任领导者，每任只推送一次；ctx 结束或连接
-// 关闭时关闭通道。做法是：在目录上设置子节点监听（目录还不存在时设置 exists
+// 关闭时关闭 channel。做法是：在目录上设置子节点监听（目录还不存在时设置 exists
 // 监听），每当序号最小的节点换了一个，就报告它，然后等监听触发，如此循环。
-// 报告的 Token 必须递增。要等监听，绝不能靠定时器：第一次之后的每次列举，前
-// 面都有一个 Notified，这个事件由 Observe 在监听触发时自己报告：
+// 报告的 Token 必须递增。要等监听，绝不能靠定时器：除第一次外，每次获取子节点列表
+// 之前都有一个 Notified，这个事件由 Observe 在监听触发时自己报告：
 // e.emit(event.Event{Kind: event.Notified, Node: e.dir, Detail: ev.Type.String()})。
 func (e *Election) Observe(ctx context.Context) <-chan Leadership {
 	panic("TODO(workshop): Observe — watch the directory, report each new lowest node once (07-leader/README.md, The algorithm / README.zh-CN.md「算法」)")
@@ -99,10 +99,10 @@ func (e *Election) Observe(ctx context.Context) <-chan Leadership {
 // is set (Op "children" or "exists").
 //
 // lookup 读出序号最小的候选者节点及其数据（和候选者排队时一样，用
-// zkpath.Queue(children, nodeName) 排序）；Token 取这次列举的 pzxid。watch
-// 为 true 时，它还返回一个通道，目录下次变化时触发。每个请求都要遵守 ctx：
+// zkpath.Queue(children, nodeName) 排序）；Token 取这次获取列表时读到的 pzxid。watch
+// 为 true 时，它还返回一个 channel，目录下次变化时触发。每个请求都要遵守 ctx：
 // 通过 zkcall.Conn{Conn: e.conn}（internal/zkcall）发出，它的方法都接收
-// ctx（conn.ChildrenW(ctx, e.dir)）；如果领导者在列举之后、读数据之前离开了，
+// ctx（conn.ChildrenW(ctx, e.dir)）；如果领导者在获取列表之后、读数据之前离开了，
 // 就重新查一遍。像第 04 章的队列核心那样，把你做的每件事报告给观察者（测试
 // 和可视化工具靠的就是这些事件）：每个请求之前调用
 // e.emit(event.Event{Kind: event.Request, Op: "children", Node: e.dir})

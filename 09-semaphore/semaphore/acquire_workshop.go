@@ -70,15 +70,15 @@ func (s *Semaphore) TryAcquire(ctx context.Context) (*Lease, error) { return s.a
 //     的一把第 04 章互斥锁；wait 为 false 时用 TryLock），不论 acquire 以哪
 //     种方式返回，都要释放它：defer s.leaveGate(ctx, gate, &l, &err)。闸门
 //     如果在这期间丢了，它会把刚领到的租约还回去，并返回闸门的错误。
-//  2. 持有闸门期间，等到发出的租约少于 s.n 个。唤醒它的应当是有租约被释放，
+//  2. 持有闸门期间，等到发放出去的租约少于 s.n 个。唤醒它的应当是有租约被释放，
 //     而不是又有客户端来闸门前排队；wait 为 false 时不等待，直接返回
 //     ErrLocked。
 //  3. 在租约队列里领取一个租约，包装成 *Lease 返回（Semaphore 可撤销时，还
 //     要监听撤销请求）。
 //
-// 要保证：发出的租约永远不超过 n 个；ctx 取消后不留下任何节点，也不返回
+// 要保证：发放出去的租约永远不超过 n 个；ctx 取消后不留下任何节点，也不返回
 // Lease。测试和可视化工具通过两个事件跟踪第 2 步，这两个事件要由你报告，测
-// 试也会等它们：闸门的持有者每次发现 n 个租约都已发出、开始等待时，调用
+// 试也会等它们：闸门的持有者每次发现 n 个租约都已发放、开始等待时，调用
 // s.emit(event.Waiting, "", s.leaseDir(), "<out> of <n> leases out")；每次
 // 监听触发时，调用 s.emit(event.Notified, "", s.leaseDir(),
 // ev.Type.String())。工具函数在 semaphore.go 和 lease.go 里；具体用哪些、为

@@ -76,7 +76,7 @@ var zhDetails = []struct {
 	{regexp.MustCompile(`^container$`), "容器节点"},
 	{regexp.MustCompile(`^takes the gate$`), "拿到闸门"},
 	{regexp.MustCompile(`^opens the gate$`), "打开闸门"},
-	{regexp.MustCompile(`^(\d+) of (\d+) leases out$`), "已发出 $1/$2 个租约"},
+	{regexp.MustCompile(`^(\d+) of (\d+) leases out$`), "已发放 $1/$2 个租约"},
 	{regexp.MustCompile(`^our lease$`), "自己的租约"},
 	{regexp.MustCompile(`^revocation requested$`), "有人请求撤销"},
 	{regexp.MustCompile(`^create reply lost; found our node by its UUID$`), "create 的回复丢了；凭 UUID 找回了自己的节点"},
