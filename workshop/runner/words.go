@@ -188,7 +188,7 @@ var chinese = Texts{
 	Tiers: [5]string{"本课测试", "完整测试", "自定义测试", "录制", "规则的表驱动测试"},
 	Goal:  "目标：%s", Holds: "要保证：%s",
 
-	DiffFooter: "参考实现对比你的文件 · 第 %d-%d 行，共 %d 行 · ↑↓ pgup pgdn · esc 返回",
+	DiffFooter: "参考实现与你的文件对比 · 第 %d-%d 行，共 %d 行 · ↑↓ pgup pgdn · esc 返回",
 
 	SavedDuring:    "检查 %s 的过程中你保存了文件：那次检查已停止，现在检查新版本",
 	Saved:          "%s 已保存：重新检查",
