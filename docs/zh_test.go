@@ -79,6 +79,9 @@ var rejectedVariants = []variant{
 	// A semaphore's leases are handed out, 发放, as the course says of
 	// them everywhere; 「已发出的租约」 is the English "issued".
 	{regexp.MustCompile(`发出[^。；，、]{0,6}租约|租约[^。；，、]{0,4}发出`), "发放（租约）"},
+	// The session timeout a server grants is the one ZooKeeper's own log
+	// calls negotiated: 协商后的会话超时, not 「服务器批准的」.
+	{regexp.MustCompile(`批准`), "协商后的会话超时（negotiated session timeout）"},
 	// A space between two 汉字 is a slip of the keyboard: 「忽略 监听事件」.
 	{regexp.MustCompile(`\p{Han} +\p{Han}`), noSpace},
 }
@@ -371,6 +374,7 @@ func TestTheVocabularyCheckCatchesEachVariant(t *testing.T) {
 		"持有者列子节点时发现自己排第一。",
 		"闸门的持有者发现已发出 2/2 个租约。",
 		"n 个租约都已发出时就等待。",
+		"锁按服务器批准的会话超时算丢锁的期限。",
 	} {
 		if errs := vocabularyErrors("page", bad, none); len(errs) != 1 {
 			t.Errorf("%q: got %v, want one rejected variant", bad, errs)
@@ -390,6 +394,7 @@ func TestTheVocabularyCheckCatchesEachVariant(t *testing.T) {
 		"这就是文章里的“While 版”：在 while 循环里不断重试。",
 		"每个被唤醒的线程都重新获取一次子节点列表；runner 列出有练习的章节。",
 		"同一时刻最多发放 n 个租约；create 请求发出后连接断了。",
+		"锁按协商后的会话超时算丢锁的期限。",
 	} {
 		if errs := vocabularyErrors("page", good, none); len(errs) != 0 {
 			t.Errorf("%q: got %v, want none", good, errs)

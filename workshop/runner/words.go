@@ -191,7 +191,7 @@ var chinese = Texts{
 	DiffFooter: "参考实现与你的文件对比 · 第 %d-%d 行，共 %d 行 · ↑↓ pgup pgdn · esc 返回",
 
 	SavedDuring:    "检查 %s 的过程中你保存了文件：那次检查已停止，现在检查新版本",
-	Saved:          "%s 已保存：重新检查",
+	Saved:          "%s 已保存，正在重新检查",
 	ChangedDuring:  "检查 %s 期间文件有改动，本次结果不算数",
 	ChangedWhile:   "检查 %s 期间文件有改动，本次结果不算数",
 	EnterChecks:    "按 enter 检查当前版本",
@@ -266,7 +266,7 @@ var chinese = Texts{
 	ClassNotSent: "课堂：进度未能上报：%v",
 	ClassAskName: "你在课堂上的名字（字母、数字、- _ .；讲师的屏幕上会显示它）：",
 	ClassNoName:  "workshop：加入课堂需要你的名字：-name 名字（或 LOCKSTEP_NAME=名字）；名字会保存下来，下次不用再输入",
-	ClassHead:    "== 课堂：%s，名字 %s；测试在课堂的 ZooKeeper 上运行，位于 %s 之下（本机不启动服务器；示例会写到你的子树之外，所以跳过）",
+	ClassHead:    "== 课堂：%s，名字 %s；测试在课堂的 ZooKeeper 上、%s 目录下运行（本机不启动服务器；示例会写到你的子树之外，所以跳过）",
 
 	ArenaOffer:    "A：进竞技场",
 	ArenaQueued:   "竞技场：已排队，等待全班的锁",
