@@ -326,13 +326,9 @@ func TestChinesePagesNameTestsThatExist(t *testing.T) {
 	tests := testNamesInTheRepository(t)
 	for _, page := range chinesePages(t) {
 		t.Run(page, func(t *testing.T) {
-			// A name its English twin shows too (troubleshooting's
-			// /t-<TestName>-…) is the English page's to keep.
 			en, _ := os.ReadFile(filepath.Join("..", strings.TrimSuffix(page, ".zh-CN.md")+".md"))
-			for _, name := range testName.FindAllString(readRoot(t, page), -1) {
-				if !tests[name] && !strings.Contains(string(en), name) {
-					t.Errorf("%s names %s, which is no test of the repository", page, name)
-				}
+			for _, name := range namesOfNoTest(readRoot(t, page), string(en), tests) {
+				t.Errorf("%s names %s, which is no test of the repository", page, name)
 			}
 		})
 	}
@@ -477,12 +473,8 @@ func lessonDrift(en, zh, blocks string, tests map[string]bool) []string {
 
 	out = append(out, blockDrift(blocks, zh)...)
 
-	// A name the English page shows too (a -run prefix such as
-	// TestCutOffLeader) is the English page's to keep.
-	for _, name := range testName.FindAllString(zh, -1) {
-		if !tests[name] && !strings.Contains(en, name) {
-			out = append(out, fmt.Sprintf("names %s, which is no test of the repository", name))
-		}
+	for _, name := range namesOfNoTest(zh, en, tests) {
+		out = append(out, fmt.Sprintf("names %s, which is no test of the repository", name))
 	}
 	out = append(out, unmarkedEnglishLinks(zh)...)
 	return out
@@ -547,12 +539,8 @@ func TestChineseReferencePagesKeepInStepWithTheEnglish(t *testing.T) {
 			for _, e := range blockDrift(en, zh) {
 				t.Errorf("%s: %s", zhPath, e)
 			}
-			for _, n := range testName.FindAllString(zh, -1) {
-				// A name the English page also shows (troubleshooting's
-				// /t-<TestName>-…) is the English page's to keep.
-				if !tests[n] && !strings.Contains(en, n) {
-					t.Errorf("%s names %s, which is no test of the repository", zhPath, n)
-				}
+			for _, n := range namesOfNoTest(zh, en, tests) {
+				t.Errorf("%s names %s, which is no test of the repository", zhPath, n)
 			}
 			for _, e := range unmarkedEnglishLinks(zh) {
 				t.Errorf("%s: %s", zhPath, e)
@@ -629,6 +617,20 @@ func unmarkedEnglishLinks(text string) []string {
 			out = append(out, fmt.Sprintf("line %d: the link %s goes to an English page: say （英文） in it or right after it", n, line[m[0]:m[1]]))
 		}
 	})
+	return out
+}
+
+// namesOfNoTest returns the TestXxx names a Chinese page shows that are no
+// test of the repository. A name its English twin shows too is the English
+// page's to keep: a -run prefix such as TestCutOffLeader, troubleshooting's
+// /t-<TestName>-… directories.
+func namesOfNoTest(zh, en string, tests map[string]bool) []string {
+	var out []string
+	for _, name := range testName.FindAllString(zh, -1) {
+		if !tests[name] && !strings.Contains(en, name) {
+			out = append(out, name)
+		}
+	}
 	return out
 }
 
