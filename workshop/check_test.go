@@ -113,7 +113,7 @@ func TestAStepStillToWriteIsToldInTheChosenLanguage(t *testing.T) {
 	}
 	var b bytes.Buffer
 	nextHint(&b, root, "04", 1, "zh")
-	for _, want := range []string{"First 还没写：定下谁持有锁", "要保证：只有一个节点持有锁", "提示 1/3："} {
+	for _, want := range []string{"First 还没写：判断谁持有锁", "要保证：只有一个节点持有锁", "提示 1/3："} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("--hint in Chinese: no %q in\n%s", want, b.String())
 		}
@@ -123,7 +123,7 @@ func TestAStepStillToWriteIsToldInTheChosenLanguage(t *testing.T) {
 	if got, want := Verdict(ex, r, "en", ""), "exercise 04: First still to write → "+strings.Replace(todo, " / README.zh-CN.md 第 3-4 步", "", 1); got != want {
 		t.Errorf("the English verdict:\n%s\nwant\n%s", got, want)
 	}
-	if got := Verdict(ex, r, "zh", ""); !strings.HasPrefix(got, "练习 04：First 还没写 → First：定下谁持有锁") {
+	if got := Verdict(ex, r, "zh", ""); !strings.HasPrefix(got, "练习 04：First 还没写 → First：判断谁持有锁") {
 		t.Errorf("the Chinese verdict: %s", got)
 	}
 }

@@ -398,7 +398,7 @@ var observeChinese = observeTexts{
 	Header: "lockstep 旁观 · 排队 %d 个 · 旁观别人的锁目录，自己不运行任何客户端",
 	Holder: "▶ 持有者 %s（%s）", Nobody: "无人持有", HeldFor: "，已持有 %v", After: "，持有了 %v",
 	Counters: "交接 %.1f 次/秒（最近 %d 秒）· 共 %d 次 · 加入 %d · 离开 %d",
-	Watching: "%s 开始旁观 %s：排队 %d 个", NoDir: "%s 这个节点还不存在：还没有人排队",
+	Watching: "%s 开始旁观 %s：排队 %d 个", NoDir: "%s 要旁观的 znode 还不存在，说明还没有人排队",
 	Joins: "%s + %s 加入（%s）", Leaves: "%s - %s 未持有就离开（%s）",
 	Releases: "%s - %s 释放（%s）%s", HandOff: "%s ▶ 交接 %s → %s（%s）",
 	Takes:        "%s ▶ %s（%s）拿到空闲的锁",
@@ -410,10 +410,10 @@ var observeChinese = observeTexts{
 
 	ArenaLine:    "竞技场 %s · 计数器 %d · 每秒 %.1f 轮 · 最后写入的是 %s",
 	ArenaRunning: "运行中", ArenaPausedState: "讲师已暂停",
-	NoneCaught: "还没有写入被拒绝：还没有两把锁同时在锁内",
-	CaughtHead: "竞技场拒绝了 %d 次写入，最近的：",
+	NoneCaught: "还没有写入被拒绝：还没有两个持有者同时进入临界区",
+	CaughtHead: "竞技场拒绝了 %d 次写入，最近几次是：",
 	CaughtLog:  "%s ✗ %s", ArenaPaused: "%s 讲师暂停了竞技场", ArenaResumed: "%s 讲师恢复了竞技场",
-	TwoInside: "两人同时在锁内：%s 写入时发现 %s 已经写过（读到 %d）", OutOfTurn: "；%s 插队了",
+	TwoInside: "两个持有者同时进入临界区：%s 写入时发现 %s 已经写过（读到 %d）", OutOfTurn: "；%s 插队了",
 	NodeGone: "节点已不在：%s 的锁节点没了，它还在写入；%s", WroteLast: "最后写入的是 %s",
 	NobodySince: "它读过之后没有人写过", NoWriter: "还没有人",
 }

@@ -12,7 +12,7 @@ var faultKeys = map[string]map[string]string{
 	// the node go while there is still a holder ahead of it.
 	"04/no-relist": {
 		"en": "see it live: scripts/exercise 04 --visual -- -hold 6s -session 2s, ↓ to a waiter two places behind the holder, k: when the server drops its node, the waiter behind it holds too (✗ 2 held at once)",
-		"zh": "现场看一看：运行 scripts/exercise 04 --visual -- -hold 6s -session 2s，用 ↓ 选中排在持有者后面第二位的等待者，再按 k。服务器删掉它的节点时，它后面的等待者也拿到了锁（✗ 同时有 2 个持有者）",
+		"zh": "现场看一看：运行 scripts/exercise 04 --visual -- -hold 6s -session 2s，用 ↓ 选中排在持有者后面第二位的等待者，再按 k。服务器删掉这个等待者的节点后，排在它后面的那个也拿到了锁（✗ 同时有 2 个持有者）",
 	},
 }
 

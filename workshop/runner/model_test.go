@@ -621,7 +621,7 @@ func TestInAClassEveryVerdictIsReportedAndTheHeaderSaysWhereTheRunnerStands(t *t
 // Issue 30: when the runner's shared ZooKeeper is lost, the learner reads
 // why, in their language, under the list, once (the env tells it once).
 func TestALostSharedServerIsSaidInTheLearnersLanguage(t *testing.T) {
-	for lang, want := range map[string]string{"en": "each check starts one of its own", "zh": "各自启动一个"} {
+	for lang, want := range map[string]string{"en": "each check starts one of its own", "zh": "单独启动一个服务器"} {
 		m := newModel(t, &fakeEnv{}, lang)
 		next, _ := m.Update(ZKLost{Err: errors.New("connection refused")})
 		got := next.(Model).note.text

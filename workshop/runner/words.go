@@ -178,7 +178,7 @@ var english = Texts{
 var chinese = Texts{
 	Title: "lockstep 工作坊", Watch: "保存即检查", On: "开", Off: "关", ChaptersPass: "已通过 %d/%d 章",
 	YourFile: "你的文件：", Hint: "提示 %d/%d：%s", MoreChapters: "（另有 %d 章：↑↓）",
-	HintCut: "……还有 %d 行：scripts/exercise %s --hint %d 可显示全文",
+	HintCut: "……还有 %d 行，运行 scripts/exercise %s --hint %d 查看全文",
 	Help:    "⏎ 检查  f 完整测试  h 提示  o 输出  n 下一章  l 中文/en  w 保存即检查  R 重置  d 对比  v 可视化  p 回放  q 退出",
 
 	Running: "正在运行%s", LastRun: "（上次 %s）", Untouched: "未改动", NotChecked: "尚未检查",
@@ -190,7 +190,7 @@ var chinese = Texts{
 
 	DiffFooter: "参考实现与你的文件对比 · 第 %d-%d 行，共 %d 行 · ↑↓ pgup pgdn · esc 返回",
 
-	SavedDuring:    "检查 %s 的过程中你保存了文件：那次检查已停止，现在检查新版本",
+	SavedDuring:    "检查 %s 时你又保存了文件，已停止那次检查，改为检查新版本",
 	Saved:          "%s 已保存，正在重新检查",
 	ChangedDuring:  "检查 %s 期间文件有改动，本次结果不算数",
 	ChangedWhile:   "检查 %s 期间文件有改动，本次结果不算数",
@@ -203,7 +203,7 @@ var chinese = Texts{
 	StillToWrite:   "%s：%s 还没写",
 	Other:          "%s：%s",
 	Replays:        "p 回放",
-	NoRecording:    "%s：本课测试没有录到你的锁的事件",
+	NoRecording:    "%s：本课测试没有录下你这把锁的任何事件",
 	ReplayingOther: "正在回放 %s",
 	OtherTip:       "检查指出的那个测试不录制事件，没有可回放的内容",
 	LessonFirst:    "%s：先运行本课测试",
@@ -218,16 +218,16 @@ var chinese = Texts{
 	Ended:          "已结束：%s",
 	NoReplay:       "没有可回放的记录：只有失败的测试才会录下事件",
 	Recording:      "%s：正在用你的锁录制 %s……",
-	NoHint:         "这里没有提示：只有待写的函数、检查指出的错误和没通过的本课测试才有提示",
+	NoHint:         "当前没有提示：提示只针对待写的函数、检查指出的错误和未通过的本课测试",
 	HintsHidden:    "提示已隐藏",
 	HintsAgain:     "再按 h 从提示 1 重新开始",
-	DiffAgain:      "再按一次 d，显示参考实现和你的文件的对比，也就是完整的答案",
+	DiffAgain:      "再按一次 d 会显示参考实现与你的文件的对比，也就是完整答案",
 	NoOutput:       "%s：本次启动后还没有检查过",
 	OutputFooter:   "上次检查的完整输出 · 第 %d-%d 行，共 %d 行 · ↑↓ pgup pgdn · esc 返回",
 	OutputTip:      "o 查看完整输出",
-	MessageCut:     "……还有 %d 行：按 o 查看完整输出",
+	MessageCut:     "……还有 %d 行，按 o 查看完整输出",
 	Compiling:      "正在编译（第一次最慢）",
-	ZKLost:         "工作坊自己的 ZooKeeper 不可用了（%v）：之后每次检查都要各自启动一个，会多等几秒",
+	ZKLost:         "工作坊自带的 ZooKeeper 不可用了（%v）：此后每次检查会单独启动一个服务器，多花几秒",
 
 	VerdictPass:       "练习 %s：通过 —— 你的锁通过了本章全部测试%s",
 	VerdictTodo:       "练习 %s：%s 还没写 → %s",
@@ -243,30 +243,30 @@ var chinese = Texts{
 	HeadCustom:        "== %s：go test %s，检查%s",
 	HeadLesson:        "== %s：本课测试（-run '%s'），检查%s",
 	HeadRule:          "== %s：先运行规则的表驱动测试（-run '%s'），再运行本课测试（-run '%s'），检查%s",
-	HeadFull:          "== %s：本课测试通过（%s）；现在运行完整测试",
-	VerdictNone:       "练习 %s：没有结论 —— 检查期间 %s 有改动：请重新运行",
+	HeadFull:          "== %s：本课测试通过（%s），开始运行完整测试",
+	VerdictNone:       "练习 %s：本次检查作废，检查期间 %s 被改动过，请重新运行",
 	Times:             "（%s）",
 	TimesSep:          "，",
 	TimeLesson:        "本课测试 %s",
 	TimeFull:          "完整测试 %s",
 	HintNext:          "（下一条：scripts/exercise %s --hint；从第一条重新开始：scripts/exercise %s --hint 1）",
 	HintLast:          "（这是最后一条；从第一条重新开始：scripts/exercise %s --hint 1）",
-	HintNoRun:         "练习 %s：还没有运行过：请先运行 scripts/exercise %s",
-	HintChanged:       "练习 %s：%s 在上次检查后有改动：请先运行 scripts/exercise %s",
+	HintNoRun:         "练习 %s：还没有检查过，请先运行 scripts/exercise %s",
+	HintChanged:       "练习 %s：%s 在上次检查后改过，请先运行 scripts/exercise %s",
 	HintPasses:        "练习 %s 已经通过（%s），不需要提示",
 	HintStep:          "%s 还没写：%s",
-	HintNoStep:        "练习 %s：%s 还没写：%s\n练习文件里它上方的注释说明了它要做到什么。",
+	HintNoStep:        "练习 %s：%s 还没写：%s\n练习文件里，这个函数上方的注释写明了它要实现什么。",
 	HintNoMatch:       "练习 %s：上次检查（%s）没有对上任何已知错误，请先看第一个失败测试的报错",
-	HintGone:          "练习 %s：%q 不再有提示：请重新运行检查",
+	HintGone:          "练习 %s：%q 已经没有对应的提示了，请重新运行检查",
 
 	ClassOnline:  "课堂：%s",
 	ClassAgain:   "课堂：%s（已重新加入）",
 	ClassLost:    "课堂：会话丢失，正在重新加入……",
 	ClassRetry:   "课堂：暂时无法重新加入（%v），稍后自动重试",
-	ClassNotSent: "课堂：进度未能上报：%v",
+	ClassNotSent: "课堂：进度上报失败（%v）",
 	ClassAskName: "你在课堂上的名字（字母、数字、- _ .；讲师的屏幕上会显示它）：",
-	ClassNoName:  "workshop：加入课堂需要你的名字：-name 名字（或 LOCKSTEP_NAME=名字）；名字会保存下来，下次不用再输入",
-	ClassHead:    "== 课堂：%s，名字 %s；测试在课堂的 ZooKeeper 上、%s 目录下运行（本机不启动服务器；示例会写到你的子树之外，所以跳过）",
+	ClassNoName:  "workshop：加入课堂要先提供名字，用 -name 名字（或 LOCKSTEP_NAME=名字）；名字会保存下来，下次不用再输入",
+	ClassHead:    "== 课堂：%s，名字 %s；测试在课堂 ZooKeeper 的 %s 目录下运行，本机不启动服务器；示例会写到你的子树之外，因此跳过",
 
 	ArenaOffer:    "A：进竞技场",
 	ArenaQueued:   "竞技场：已排队，等待全班的锁",
@@ -274,26 +274,26 @@ var chinese = Texts{
 	ArenaLocked:   "你的第 %s 章通过之后，才能进全班的竞技场",
 	ArenaEntering: "正在编译你的第 04 章代码（与检查时相同），随后进入全班的竞技场（再按 A 退出）",
 	ArenaLeaving:  "正在退出竞技场……",
-	ArenaLeft:     "你已退出竞技场：你的锁节点随会话一起删除了",
+	ArenaLeft:     "你已退出竞技场，锁节点已随会话一起删除",
 	ArenaEnded:    "你的 worker 离开了竞技场：%v",
 	ArenaCaught:   "竞技场发现你的锁出了错：%s",
 
 	Usage: `workshop：lockstep 工作坊的 runner 和检查。
 
-  go run ./workshop                    runner（make workshop）：章节列表、每次保存都重新检查、提示
+  go run ./workshop                    启动 runner（make workshop）：列出章节，每次保存都重新检查，并给出提示
   go run ./workshop -check 04          不开 runner，检查第 04 章（scripts/exercise 04）
   go run ./workshop -check 04 -from DIR     同上，但用 DIR 里的文件代替你的文件
   go run ./workshop -check 04 -solution     同上，但检查参考实现
   go run ./workshop -check 04 -- -run TestQueue -v    加上你自己的 go test 参数
-  go run ./workshop -hint 04           第 04 章上次失败的下一条提示（scripts/exercise 04 --hint）
+  go run ./workshop -hint 04           显示第 04 章上次失败的下一条提示（scripts/exercise 04 --hint）
   go run ./workshop -hint 04 -stage 1  重新显示第一条提示
-  go run ./workshop -mistakes-table    给讲师的常见错误表（docs/workshop.md）
-  go run ./workshop -mistakes-table -lang zh   中文的常见错误表（docs/workshop.zh-CN.md）
-  go run ./workshop -class 'zk://…'    加入课堂：检查在课堂的 ZooKeeper 上运行，讲师能看到你的进度
+  go run ./workshop -mistakes-table    打印讲师用的常见错误表（docs/workshop.md）
+  go run ./workshop -mistakes-table -lang zh   同上，输出中文版（docs/workshop.zh-CN.md）
+  go run ./workshop -class 'zk://…'    以课堂模式启动 runner：检查在课堂的 ZooKeeper 上运行，讲师能看到你的进度
 
-  -lang en|zh    语言（默认：$LOCKSTEP_LANG，否则是在 runner 里按 l 选的语言，否则看 $LANG）
-  -class LINE    讲师屏幕上显示的加入口令（默认：$LOCKSTEP_CLASS）；-check 也会加入课堂
-  -name NAME     你在课堂上的名字（默认：$LOCKSTEP_NAME，否则用上次保存的名字，否则会问你）
+  -lang en|zh    语言（默认取 $LOCKSTEP_LANG；未设置则用在 runner 里按 l 选的语言；都没有就看 $LANG）
+  -class LINE    讲师屏幕上显示的加入口令（默认取 $LOCKSTEP_CLASS）；-check 也会加入课堂
+  -name NAME     你在课堂上的名字（默认取 $LOCKSTEP_NAME；未设置则用上次保存的名字；都没有就询问）
 `,
 
 	Done: "所有章节都通过了。\n\n你亲手写出了 ZooKeeper 锁：从简单的重试循环到信号量，\n包括队列、规则、重入和选主。可以在列表里按 v 用可视化工具\n观察你自己的锁，并和各章 README 里的数字比较。\n\nesc 返回列表 · q 退出",

@@ -74,7 +74,7 @@ func TestTheHostSeesTheArena(t *testing.T) {
 		for _, want := range []string{
 			"竞技场：运行中 · 计数器 7 · 每秒 0.0 轮 · 持有锁：bob · 等待（1）：ada",
 			"竞技场拒绝了 2 次写入：",
-			"两人同时在锁内：eve 写入时发现 ada 已经写过（读到 40）；eve 插队了",
+			"两个持有者同时进入临界区：eve 写入时发现 ada 已经写过（读到 40）；eve 插队了",
 			"节点已不在：ada 的锁节点没了，它还在写入；最后写入的是 bob",
 		} {
 			if !strings.Contains(v, want) {

@@ -115,7 +115,7 @@ var lexicon = map[Lang]words{
 		catch: func(c arena.Catch) string {
 			switch c.Kind {
 			case arena.TwoInside:
-				s := fmt.Sprintf("两人同时在锁内：%s 写入时发现 %s 已经写过（读到 %d）", c.Writer, c.Other, c.Read)
+				s := fmt.Sprintf("两个持有者同时进入临界区：%s 写入时发现 %s 已经写过（读到 %d）", c.Writer, c.Other, c.Read)
 				if o := c.OutOfTurn(); o != "" {
 					s += "；" + o + " 插队了"
 				}
