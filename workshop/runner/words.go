@@ -220,7 +220,7 @@ var chinese = Texts{
 	Recording:      "%s：正在用你的锁录制 %s……",
 	NoHint:         "当前没有提示：提示只针对待写的函数、检查指出的错误和未通过的本课测试",
 	HintsHidden:    "提示已隐藏",
-	HintsAgain:     "再按 h 从提示 1 重新开始",
+	HintsAgain:     "再按 h 从第一条提示重新开始",
 	DiffAgain:      "再按一次 d 会显示参考实现与你的文件的对比，也就是完整答案",
 	NoOutput:       "%s：本次启动后还没有检查过",
 	OutputFooter:   "上次检查的完整输出 · 第 %d-%d 行，共 %d 行 · ↑↓ pgup pgdn · esc 返回",
