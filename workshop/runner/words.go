@@ -185,7 +185,7 @@ var chinese = Texts{
 	Changed: "上次检查后文件已改动", ChangedEnter: "（按 enter）", Passing: "通过",
 	LessonPasses: "本课测试通过", FullNotRun: " · 完整测试未运行（f）", ToWrite: "待完成：%s",
 	NoBuild: "无法编译", Failing: "未通过：%s",
-	Tiers: [5]string{"本课测试", "完整测试", "自定义测试", "录制", "规则的表驱动测试"},
+	Tiers: [5]string{"本课测试", "完整测试", "自定义测试", "测试并录制事件", "规则的表驱动测试"},
 	Goal:  "目标：%s", Holds: "要保证：%s",
 
 	DiffFooter: "参考实现与你的文件对比 · 第 %d-%d 行，共 %d 行 · ↑↓ pgup pgdn · esc 返回",
