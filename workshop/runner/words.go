@@ -185,7 +185,7 @@ var chinese = Texts{
 	Changed: "上次检查后文件已改动", ChangedEnter: "（按 enter）", Passing: "通过",
 	LessonPasses: "本课测试通过", FullNotRun: " · 完整测试未运行（f）", ToWrite: "待完成：%s",
 	NoBuild: "无法编译", Failing: "未通过：%s",
-	Tiers: [5]string{"本课测试", "完整测试", "自定义测试", "录制", "规则的表驱动测试"},
+	Tiers: [5]string{"本课测试", "完整测试", "自定义测试", "测试并录制事件", "规则的表驱动测试"},
 	Goal:  "目标：%s", Holds: "要保证：%s",
 
 	DiffFooter: "参考实现与你的文件对比 · 第 %d-%d 行，共 %d 行 · ↑↓ pgup pgdn · esc 返回",
@@ -266,10 +266,10 @@ var chinese = Texts{
 	ClassNotSent: "课堂：进度上报失败（%v）",
 	ClassAskName: "你在课堂上的名字（字母、数字、- _ .；讲师的屏幕上会显示它）：",
 	ClassNoName:  "workshop：加入课堂要先提供名字，用 -name 名字（或 LOCKSTEP_NAME=名字）；名字会保存下来，下次不用再输入",
-	ClassHead:    "== 课堂：%s，名字 %s；测试在课堂 ZooKeeper 的 %s 目录下运行，本机不启动服务器；示例会写到你的子树之外，因此跳过",
+	ClassHead:    "== 课堂：%s，名字 %s。测试在课堂 ZooKeeper 的 %s 目录下运行，本机不启动服务器；示例要写你的子树以外的节点，所以跳过",
 
 	ArenaOffer:    "A：进竞技场",
-	ArenaQueued:   "竞技场：已排队，等待全班的锁",
+	ArenaQueued:   "竞技场：已排队，等着拿全班共用的锁",
 	ArenaPlaying:  "竞技场：%d 轮 · 计数器 %d · 写入被拒 %d 次",
 	ArenaLocked:   "你的第 %s 章通过之后，才能进全班的竞技场",
 	ArenaEntering: "正在编译你的第 04 章代码（与检查时相同），随后进入全班的竞技场（再按 A 退出）",
@@ -285,7 +285,7 @@ var chinese = Texts{
   go run ./workshop -check 04 -from DIR     同上，但用 DIR 里的文件代替你的文件
   go run ./workshop -check 04 -solution     同上，但检查参考实现
   go run ./workshop -check 04 -- -run TestQueue -v    加上你自己的 go test 参数
-  go run ./workshop -hint 04           显示第 04 章上次失败的下一条提示（scripts/exercise 04 --hint）
+  go run ./workshop -hint 04           针对第 04 章上次的失败，显示下一条提示（scripts/exercise 04 --hint）
   go run ./workshop -hint 04 -stage 1  重新显示第一条提示
   go run ./workshop -mistakes-table    打印讲师用的常见错误表（docs/workshop.md）
   go run ./workshop -mistakes-table -lang zh   同上，输出中文版（docs/workshop.zh-CN.md）
