@@ -82,6 +82,10 @@ var rejectedVariants = []variant{
 	// The session timeout a server grants is the one ZooKeeper's own log
 	// calls negotiated: 协商后的会话超时, not 「服务器批准的」.
 	{regexp.MustCompile(`批准`), "协商后的会话超时（negotiated session timeout）"},
+	// internal/locktest is the conformance suite, 一致性测试套件, on every
+	// page: in chapter 05 「共享测试套件」 reads as a suite of the shared
+	// (read) lock.
+	{regexp.MustCompile(`共享(的)?(一致性)?测试(套件|集)`), "一致性测试套件（the conformance suite, internal/locktest）"},
 	// A space between two 汉字 is a slip of the keyboard: 「忽略 监听事件」.
 	{regexp.MustCompile(`\p{Han} +\p{Han}`), noSpace},
 }
@@ -371,6 +375,7 @@ func TestTheVocabularyCheckCatchesEachVariant(t *testing.T) {
 		"闸门的持有者发现已发出 2/2 个租约。",
 		"n 个租约都已发出时就等待。",
 		"锁按服务器批准的会话超时算丢锁的期限。",
+		"对写锁跑共享测试套件。",
 	} {
 		if errs := vocabularyErrors("page", bad, none); len(errs) != 1 {
 			t.Errorf("%q: got %v, want one rejected variant", bad, errs)
@@ -391,6 +396,7 @@ func TestTheVocabularyCheckCatchesEachVariant(t *testing.T) {
 		"每个被唤醒的线程都重新获取一次子节点列表；runner 列出有练习的章节。",
 		"同一时刻最多发放 n 个租约；create 请求发出后连接断了。",
 		"锁按协商后的会话超时算丢锁的期限。",
+		"对写锁跑一致性测试套件；读锁是共享的。",
 	} {
 		if errs := vocabularyErrors("page", good, none); len(errs) != 0 {
 			t.Errorf("%q: got %v, want none", good, errs)
