@@ -285,7 +285,7 @@ var chinese = Texts{
   go run ./workshop -check 04 -from DIR     同上，但用 DIR 里的文件代替你的文件
   go run ./workshop -check 04 -solution     同上，但检查参考实现
   go run ./workshop -check 04 -- -run TestQueue -v    加上你自己的 go test 参数
-  go run ./workshop -hint 04           针对第 04 章上次的失败，显示下一条提示（scripts/exercise 04 --hint）
+  go run ./workshop -hint 04           根据第 04 章上一次检查失败的情况，显示下一条提示（scripts/exercise 04 --hint）
   go run ./workshop -hint 04 -stage 1  重新显示第一条提示
   go run ./workshop -mistakes-table    打印讲师用的常见错误表（docs/workshop.md）
   go run ./workshop -mistakes-table -lang zh   同上，输出中文版（docs/workshop.zh-CN.md）
