@@ -296,7 +296,7 @@ var chinese = Texts{
   -name NAME     你在课堂上的名字（默认取 $LOCKSTEP_NAME；未设置则用上次保存的名字；都没有就询问）
 `,
 
-	Done: "所有章节都通过了。\n\n你亲手写出了 ZooKeeper 锁：从简单的重试循环到信号量，\n包括队列、规则、重入和选主。可以在列表里按 v 用可视化工具\n观察你自己的锁，并和各章 README 里的数字比较。\n\nesc 返回列表 · q 退出",
+	Done: "所有章节都通过了。\n\n你亲手写出了 ZooKeeper 锁：从简单的重试循环到信号量，\n包括排队、读写规则、重入和选主。可以在列表里按 v 用可视化工具\n观察你自己的锁，并和各章 README 里的数字比较。\n\nesc 返回列表 · q 退出",
 }
 
 // Words is the workshop's text in lang ("zh" or "en").
