@@ -291,7 +291,7 @@ var chinese = Texts{
   go run ./workshop -mistakes-table -lang zh   同上，输出中文版（docs/workshop.zh-CN.md）
   go run ./workshop -class 'zk://…'    以课堂模式启动 runner：检查在课堂的 ZooKeeper 上运行，讲师能看到你的进度
 
-  -lang en|zh    语言（默认取 $LOCKSTEP_LANG；未设置则用在 runner 里按 l 选的语言；都没有就看 $LANG）
+  -lang en|zh    语言（先看 $LOCKSTEP_LANG；没有设置时，采用在 runner 里按 l 选定的语言；两者都没有，再看 $LANG）
   -class LINE    讲师屏幕上显示的加入口令（默认取 $LOCKSTEP_CLASS）；-check 也会加入课堂
   -name NAME     你在课堂上的名字（默认取 $LOCKSTEP_NAME；未设置则用上次保存的名字；都没有就询问）
 `,
