@@ -69,7 +69,8 @@ func check(ctx context.Context, w io.Writer, root, ch, from string, solution boo
 			times = append(times, fmt.Sprintf(t.TimeFull, r.Elapsed.Round(100*time.Millisecond)))
 		}
 	}
-	if from == "" && !solution && len(args) == 0 {
+	own := from == "" && !solution && len(args) == 0
+	if own {
 		// Progress is the learner's own files': a scratch copy's or the
 		// reference's run leaves it alone.
 		if st, err := course.LoadState(root); err == nil {
@@ -84,15 +85,19 @@ func check(ctx context.Context, w io.Writer, root, ch, from string, solution boo
 		}
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, Verdict(ex, r, lang, strings.Join(times, t.TimesSep)))
+	fmt.Fprintln(w, Verdict(ex, r, lang, strings.Join(times, t.TimesSep), own))
 	if r.Kind == course.Pass && r.Hash != "" {
 		return 0
 	}
 	return 1
 }
 
-// Verdict is the check's final line, in lang.
-func Verdict(ex course.Exercise, r course.Result, lang, times string) string {
+// Verdict is the check's final line, in lang. After a check of the learner's
+// own files (own) it points at --hint and VISUAL=1, which read the saved
+// progress and those files; after any other check (a scratch copy, the
+// reference, the learner's own go test flags) a named mistake brings its
+// first hint along instead, and no pointer leads to the learner's files.
+func Verdict(ex course.Exercise, r course.Result, lang, times string, own bool) string {
 	t := runner.Words(lang)
 	ch := ex.Chapter
 	if times != "" {
@@ -116,9 +121,17 @@ func Verdict(ex course.Exercise, r course.Result, lang, times string) string {
 	case course.NoBuild:
 		return fmt.Sprintf(t.VerdictNoBuild, ch, indent(r.First))
 	case course.Mistake:
-		return fmt.Sprintf(t.VerdictMistake, ch, r.Mistake.Name.In(lang), first(r.Failed), times, ch) + said(t, r)
+		line := fmt.Sprintf(t.VerdictMistake, ch, r.Mistake.Name.In(lang), first(r.Failed), times)
+		if own {
+			return line + fmt.Sprintf(t.MistakeTip, ch) + said(t, r)
+		}
+		h := r.Mistake.Hints
+		return line + said(t, r) + "\n" + indent("  "+fmt.Sprintf(t.Hint, 1, h.Stages(), h.Hint(0, lang)))
 	default:
-		line := fmt.Sprintf(t.VerdictFailing, ch, first(r.Failed), times, ch)
+		line := fmt.Sprintf(t.VerdictFailing, ch, first(r.Failed), times)
+		if own {
+			line += fmt.Sprintf(t.FailingTip, ch)
+		}
 		if l := hint.MustLoad().TestLine(ch, first(r.Failed)); l != nil {
 			line += "\n" + indent(fmt.Sprintf(t.Checks, l.In(lang)))
 		}

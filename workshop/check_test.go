@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/lockstep-zk/lockstep/workshop/course"
+	"github.com/lockstep-zk/lockstep/workshop/hint"
+	"github.com/lockstep-zk/lockstep/workshop/runner"
 )
 
 // hintRoot is a clone with only 04's exercise file, and a state whose last
@@ -120,10 +123,10 @@ func TestAStepStillToWriteIsToldInTheChosenLanguage(t *testing.T) {
 	}
 	ex := course.Exercise{Chapter: "04", Files: []string{"04-sequential-lock/seqlock/acquire_workshop.go"}}
 	r := course.Result{Kind: course.Todo, Todo: todo, Hash: "h"}
-	if got, want := Verdict(ex, r, "en", ""), "exercise 04: First still to write → "+strings.Replace(todo, " / README.zh-CN.md 第 3-4 步", "", 1); got != want {
+	if got, want := Verdict(ex, r, "en", "", true), "exercise 04: First still to write → "+strings.Replace(todo, " / README.zh-CN.md 第 3-4 步", "", 1); got != want {
 		t.Errorf("the English verdict:\n%s\nwant\n%s", got, want)
 	}
-	if got := Verdict(ex, r, "zh", ""); !strings.HasPrefix(got, "练习 04：First 还没写 → First：判断谁持有锁") {
+	if got := Verdict(ex, r, "zh", "", true); !strings.HasPrefix(got, "练习 04：First 还没写 → First：判断谁持有锁") {
 		t.Errorf("the Chinese verdict: %s", got)
 	}
 }
@@ -141,9 +144,39 @@ func TestHintSaysItsOwnLinesInChinese(t *testing.T) {
 func TestAPassOfChosenTestsIsNotAPassOfTheChapter(t *testing.T) {
 	ex := course.Exercise{Chapter: "03", Files: []string{"03-watch-lock/watchlock/lock_workshop.go"}}
 	for _, lang := range []string{"en", "zh"} {
-		got := Verdict(ex, course.Result{Tier: course.Custom, Kind: course.Pass, Hash: "h"}, lang, "")
+		got := Verdict(ex, course.Result{Tier: course.Custom, Kind: course.Pass, Hash: "h"}, lang, "", false)
 		if strings.Contains(got, "every test") || strings.Contains(got, "全部测试") || !strings.Contains(got, "scripts/exercise 03") {
 			t.Errorf("%s: a custom run's pass: %q", lang, got)
+		}
+	}
+}
+
+// --hint and VISUAL=1 follow the learner's own files, so only a check of
+// those points at them; a check of a scratch copy (--from), of the
+// reference or with the learner's own go test flags prints the named
+// mistake's first hint under its verdict instead, in the chosen language.
+func TestAScratchCopysVerdictBringsItsFirstHintInsteadOfPointingAtTheLearnersFile(t *testing.T) {
+	m := hint.MustLoad().Find("04", "herd")
+	if m == nil {
+		t.Fatal("no mistake herd in chapter 04")
+	}
+	ex := course.Exercise{Chapter: "04", Files: []string{"04-sequential-lock/seqlock/acquire_workshop.go"}}
+	mistake := course.Result{Kind: course.Mistake, Mistake: m, Failed: []string{"TestFirst"}, Hash: "h"}
+	failing := course.Result{Kind: course.Failing, Failed: []string{"TestQueue"}, Hash: "h"}
+	for _, lang := range []string{"en", "zh"} {
+		own := Verdict(ex, mistake, lang, "", true)
+		if !strings.Contains(own, "scripts/exercise 04 --hint") || strings.Contains(own, m.Hint(0, lang)) {
+			t.Errorf("%s, the learner's own file: %q", lang, own)
+		}
+		scratch := Verdict(ex, mistake, lang, "", false)
+		if strings.Contains(scratch, "--hint") || !strings.Contains(scratch, fmt.Sprintf(runner.Words(lang).Hint, 1, m.Stages(), m.Hint(0, lang))) {
+			t.Errorf("%s, a scratch copy: %q", lang, scratch)
+		}
+		if got := Verdict(ex, failing, lang, "", false); strings.Contains(got, "VISUAL=1") {
+			t.Errorf("%s, a scratch copy's failing test points at the learner's file: %q", lang, got)
+		}
+		if got := Verdict(ex, failing, lang, "", true); !strings.Contains(got, "make exercise CH=04 VISUAL=1") {
+			t.Errorf("%s, the learner's own failing test: %q", lang, got)
 		}
 	}
 }

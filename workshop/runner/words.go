@@ -33,9 +33,10 @@ type Texts struct {
 	Done   string // the screen when every chapter passes
 	Usage  string // workshop --help
 	// The check's final line (scripts/exercise NN), its times, and --hint's
-	// pointer to the next hint.
+	// pointer to the next hint. MistakeTip and FailingTip follow a check of
+	// the learner's own files only: --hint and VISUAL=1 read those.
 	VerdictPass, VerdictPassCustom, VerdictTodo, VerdictNoBuild, VerdictMistake, VerdictFailing, VerdictNone,
-	TimeLesson, TimeFull, Times, TimesSep, HintNext, HintLast string
+	MistakeTip, FailingTip, TimeLesson, TimeFull, Times, TimesSep, HintNext, HintLast string
 	// What a failing test checks (tests.json) and what it said, under the
 	// verdict; the check's headers (scripts/exercise NN's "== … ==" lines).
 	Checks, Says, HeadYours, HeadReference, HeadCopy, HeadCustom, HeadLesson, HeadRule, HeadFull string
@@ -109,8 +110,10 @@ var english = Texts{
 	VerdictTodo:       "exercise %s: %s still to write → TODO(workshop): %s",
 	VerdictPassCustom: "exercise %s: the tests your flags chose pass; the chapter's check: scripts/exercise %s",
 	VerdictNoBuild:    "exercise %s: FAIL — it does not compile: %s",
-	VerdictMistake:    "exercise %s: FAIL — %s (%s)%s · a hint: scripts/exercise %s --hint",
-	VerdictFailing:    "exercise %s: FAIL — %s%s · see it happen: make exercise CH=%s VISUAL=1",
+	VerdictMistake:    "exercise %s: FAIL — %s (%s)%s",
+	MistakeTip:        " · a hint: scripts/exercise %s --hint",
+	VerdictFailing:    "exercise %s: FAIL — %s%s",
+	FailingTip:        " · see it happen: make exercise CH=%s VISUAL=1",
 	Checks:            "  what it checks: %s",
 	Says:              "  it says: %s",
 	HeadYours:         "your %s",
@@ -233,8 +236,10 @@ var chinese = Texts{
 	VerdictTodo:       "练习 %s：%s 还没写 → %s",
 	VerdictPassCustom: "练习 %s：你指定的测试已通过；要检查整章，运行 scripts/exercise %s",
 	VerdictNoBuild:    "练习 %s：未通过 —— 无法编译：%s",
-	VerdictMistake:    "练习 %s：未通过 —— %s（%s）%s · 提示：scripts/exercise %s --hint",
-	VerdictFailing:    "练习 %s：未通过 —— %s%s · 亲眼看看：make exercise CH=%s VISUAL=1",
+	VerdictMistake:    "练习 %s：未通过 —— %s（%s）%s",
+	MistakeTip:        " · 提示：scripts/exercise %s --hint",
+	VerdictFailing:    "练习 %s：未通过 —— %s%s",
+	FailingTip:        " · 亲眼看看：make exercise CH=%s VISUAL=1",
 	Checks:            "  这个测试检查：%s",
 	Says:              "  报错信息：%s",
 	HeadYours:         "你的 %s",
