@@ -232,7 +232,7 @@ var chinese = Texts{
 	Compiling:      "正在编译（第一次最慢）",
 	ZKLost:         "工作坊自带的 ZooKeeper 不可用了（%v）：此后每次检查会单独启动一个服务器，多花几秒",
 
-	VerdictPass:       "练习 %s：通过 —— 你的锁通过了本章全部测试%s",
+	VerdictPass:       "练习 %s：通过 —— 你的锁跑通了本章全部测试%s",
 	VerdictTodo:       "练习 %s：%s 还没写 → %s",
 	VerdictPassCustom: "练习 %s：你指定的测试已通过；要检查整章，运行 scripts/exercise %s",
 	VerdictNoBuild:    "练习 %s：未通过 —— 无法编译：%s",
