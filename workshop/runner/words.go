@@ -208,7 +208,7 @@ var chinese = Texts{
 	Replays:        "p 回放",
 	NoRecording:    "%s：本课测试没有录下你这把锁的任何事件",
 	ReplayingOther: "正在回放 %s",
-	OtherTip:       "检查指出的那个测试不录制事件，没有可回放的内容",
+	OtherTip:       "出错的那个测试不录制事件，没有可回放的内容",
 	LessonFirst:    "%s：先运行本课测试",
 	Full:           "%s：完整测试",
 	WatchOn:        "保存即检查：文件一保存就重新检查",
