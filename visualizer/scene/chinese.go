@@ -75,7 +75,7 @@ var zhDetails = []struct {
 }{
 	{regexp.MustCompile(`^container$`), "容器节点"},
 	{regexp.MustCompile(`^takes the gate$`), "拿到闸门"},
-	{regexp.MustCompile(`^opens the gate$`), "打开闸门"},
+	{regexp.MustCompile(`^opens the gate$`), "释放闸门"},
 	{regexp.MustCompile(`^(\d+) of (\d+) leases out$`), "已发放 $1/$2 个租约"},
 	{regexp.MustCompile(`^our lease$`), "自己的租约"},
 	{regexp.MustCompile(`^revocation requested$`), "有人请求撤销"},
