@@ -211,7 +211,7 @@ var chinese = Texts{
 	OtherTip:       "出错的那个测试不录制事件，没有可回放的内容",
 	LessonFirst:    "%s：先运行本课测试",
 	Full:           "%s：完整测试",
-	WatchOn:        "保存即检查：文件一保存就重新检查",
+	WatchOn:        "保存即检查已开：文件一保存就重新检查",
 	WatchOff:       "保存即检查已关：按 enter 运行检查",
 	ResetAgain:     "再按一次 R，把 %s 重置为骨架代码（你的文件会保留一份备份）",
 	ResetDone:      "%s 已恢复为骨架代码",
