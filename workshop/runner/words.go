@@ -277,7 +277,7 @@ var chinese = Texts{
 	ArenaQueued:   "竞技场：已排队，等着拿全班共用的锁",
 	ArenaPlaying:  "竞技场：%d 轮 · 计数器 %d · 写入被拒 %d 次",
 	ArenaLocked:   "你的第 %s 章通过之后，才能进全班的竞技场",
-	ArenaEntering: "正在编译你的第 04 章代码（与检查时相同），随后进入全班的竞技场（再按 A 退出）",
+	ArenaEntering: "正在按检查时的方式编译你的第 04 章代码，随后进入全班的竞技场；再按 A 可退出",
 	ArenaLeaving:  "正在退出竞技场……",
 	ArenaLeft:     "你已退出竞技场，锁节点已随会话一起删除",
 	ArenaEnded:    "你的 worker 离开了竞技场：%v",
