@@ -283,7 +283,7 @@ var chinese = Texts{
 	ArenaEnded:    "你的 worker 离开了竞技场：%v",
 	ArenaCaught:   "竞技场发现你的锁出了错：%s",
 
-	Usage: `workshop：lockstep 工作坊的 runner 和检查。
+	Usage: `workshop：运行 lockstep 工作坊的 runner，并检查各章练习。
 
   go run ./workshop                    启动 runner（make workshop）：列出章节，每次保存都重新检查，并给出提示
   go run ./workshop -check 04          不开 runner，检查第 04 章（scripts/exercise 04）
