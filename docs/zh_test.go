@@ -86,6 +86,12 @@ var rejectedVariants = []variant{
 	// page: in chapter 05 「共享测试套件」 reads as a suite of the shared
 	// (read) lock.
 	{regexp.MustCompile(`共享(的)?(一致性)?测试(套件|集)`), "一致性测试套件（the conformance suite, internal/locktest）"},
+	// What an API or ZooKeeper promises is what it 保证; 「承诺」 is the
+	// English "promise" carried over, read as a vow.
+	{regexp.MustCompile(`承诺`), "保证（what an API or ZooKeeper guarantees）"},
+	// arena play's stand-in learners are 模拟学员; 「彩排学员」 is "rehearsal
+	// learner" word for word.
+	{regexp.MustCompile(`彩排学员`), "模拟学员（arena play's stand-in learner）"},
 	// A space between two 汉字 is a slip of the keyboard: 「忽略 监听事件」.
 	{regexp.MustCompile(`\p{Han} +\p{Han}`), noSpace},
 }
@@ -376,6 +382,8 @@ func TestTheVocabularyCheckCatchesEachVariant(t *testing.T) {
 		"n 个租约都已发出时就等待。",
 		"锁按服务器批准的会话超时算丢锁的期限。",
 		"对写锁跑共享测试套件。",
+		"Acquire 承诺什么？",
+		"场上有三位彩排学员。",
 	} {
 		if errs := vocabularyErrors("page", bad, none); len(errs) != 1 {
 			t.Errorf("%q: got %v, want one rejected variant", bad, errs)
@@ -397,6 +405,7 @@ func TestTheVocabularyCheckCatchesEachVariant(t *testing.T) {
 		"同一时刻最多发放 n 个租约；create 请求发出后连接断了。",
 		"锁按协商后的会话超时算丢锁的期限。",
 		"对写锁跑一致性测试套件；读锁是共享的。",
+		"Acquire 保证什么？场上有三位模拟学员。",
 	} {
 		if errs := vocabularyErrors("page", good, none); len(errs) != 0 {
 			t.Errorf("%q: got %v, want none", good, errs)
