@@ -612,6 +612,10 @@ func fencedBlocks(text string) []string {
 
 var zhLink = regexp.MustCompile(`\[([^\]]*)\]\(([^)\s]+)\)`)
 
+// chapterDirLink is a link to a chapter's directory, which a browser opens at
+// its README.md, the English page.
+var chapterDirLink = regexp.MustCompile(`^(\.\./)*0[1-9]-[a-z-]+/?$`)
+
 // unmarkedEnglishLinks returns the links of a Chinese page to an English
 // page that do not say （英文） in or right after the link: a Chinese
 // reader should know before following it. The language switch
@@ -623,7 +627,14 @@ func unmarkedEnglishLinks(text string) []string {
 		for _, m := range zhLink.FindAllStringSubmatchIndex(line, -1) {
 			label, target := line[m[2]:m[3]], line[m[4]:m[5]]
 			file, _, _ := strings.Cut(target, "#")
-			if isExternal(target) || !strings.HasSuffix(file, ".md") || strings.HasSuffix(file, ".zh-CN.md") || label == "English" {
+			if isExternal(target) || label == "English" {
+				continue
+			}
+			if chapterDirLink.MatchString(file) {
+				out = append(out, fmt.Sprintf("line %d: the link %s opens the chapter's English README: link its README.zh-CN.md", n, line[m[0]:m[1]]))
+				continue
+			}
+			if !strings.HasSuffix(file, ".md") || strings.HasSuffix(file, ".zh-CN.md") {
 				continue
 			}
 			if strings.Contains(label, "（英文）") || strings.HasPrefix(line[m[1]:], "（英文）") {
