@@ -73,15 +73,7 @@ func arenaMsg(s arena.Snapshot) worldmsg.Arena {
 }
 
 func catchMsg(c arena.Catch) worldmsg.Catch {
-	out := worldmsg.Catch{Writer: c.Writer, Other: c.Other, Read: c.Read}
-	switch c.Kind {
-	case arena.TwoInside:
-		out.Kind, out.OutOfTurn = worldmsg.TwoInside, c.OutOfTurn()
-	default:
-		out.Kind = worldmsg.NodeGone
-		out.Other = c.LastWriter()
-	}
-	return out
+	return worldmsg.Catch{En: c.Line("en"), Zh: c.Line("zh")}
 }
 
 // pauseFor waits a moment before a watch is set again; false when ctx ended.

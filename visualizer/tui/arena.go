@@ -34,7 +34,7 @@ func (m ObserveModel) applyArena(a worldmsg.Arena) ObserveModel {
 		// The new refusals, oldest first, as far as the message carries them.
 		n := min(a.Caught-m.arena.Caught, len(a.Catches))
 		for _, c := range a.Catches[len(a.Catches)-n:] {
-			m.view.addLog(fmt.Sprintf(t.CaughtLog, a.At.Format("15:04:05.000"), t.catch(c)))
+			m.view.addLog(fmt.Sprintf(t.CaughtLog, a.At.Format("15:04:05.000"), c.In(m.view.lang)))
 		}
 	}
 	if m.arena != nil && a.Paused != m.arena.Paused {
@@ -103,25 +103,7 @@ func (m ObserveModel) arenaLines(w int) []string {
 	lines = append(lines, deadStyle.Render(fit(fmt.Sprintf(t.CaughtHead, a.Caught), w)))
 	from := max(0, len(a.Catches)-maxCatchLines)
 	for _, c := range a.Catches[from:] {
-		lines = append(lines, fit("  ✗ "+t.catch(c), w))
+		lines = append(lines, fit("  ✗ "+c.In(m.view.lang), w))
 	}
 	return lines
-}
-
-// catch is one refused write, both names first: a row of a screen.
-func (t *observeTexts) catch(c worldmsg.Catch) string {
-	switch c.Kind {
-	case worldmsg.TwoInside:
-		s := fmt.Sprintf(t.TwoInside, c.Writer, c.Other, c.Read)
-		if c.OutOfTurn != "" {
-			s += fmt.Sprintf(t.OutOfTurn, c.OutOfTurn)
-		}
-		return s
-	default:
-		last := t.NobodySince
-		if c.Other != "" {
-			last = fmt.Sprintf(t.WroteLast, c.Other)
-		}
-		return fmt.Sprintf(t.NodeGone, c.Writer, last)
-	}
 }

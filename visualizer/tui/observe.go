@@ -367,7 +367,7 @@ type observeTexts struct {
 	// The arena panel (arena.go).
 	ArenaLine, ArenaRunning, ArenaPausedState, NoneCaught, CaughtHead string
 	CaughtLog, ArenaPaused, ArenaResumed                              string
-	TwoInside, OutOfTurn, NodeGone, WroteLast, NobodySince, NoWriter  string
+	NoWriter                                                          string
 }
 
 var observeEnglish = observeTexts{
@@ -389,9 +389,7 @@ var observeEnglish = observeTexts{
 	NoneCaught: "no write refused yet: no two locks have been inside at once",
 	CaughtHead: "refused writes: %d, the latest:",
 	CaughtLog:  "%s ✗ %s", ArenaPaused: "%s the host paused the arena", ArenaResumed: "%s the host resumed the arena",
-	TwoInside: "two inside: %s's write found %s's (read %d)", OutOfTurn: "; %s entered out of turn",
-	NodeGone: "node gone: %s wrote after its lock node was gone; %s", WroteLast: "%s wrote last",
-	NobodySince: "nobody wrote since its read", NoWriter: "nobody yet",
+	NoWriter: "nobody yet",
 }
 
 var observeChinese = observeTexts{
@@ -413,7 +411,5 @@ var observeChinese = observeTexts{
 	NoneCaught: "还没有写入被拒绝：还没有两个持有者同时进入临界区",
 	CaughtHead: "竞技场拒绝了 %d 次写入，最近几次是：",
 	CaughtLog:  "%s ✗ %s", ArenaPaused: "%s 讲师暂停了竞技场", ArenaResumed: "%s 讲师恢复了竞技场",
-	TwoInside: "两个持有者同时进入临界区：%s 写入时发现 %s 已经写过（读到 %d）", OutOfTurn: "；%s 插队了",
-	NodeGone: "节点已不在：%s 的锁节点没了，它还在写入；%s", WroteLast: "最后写入的是 %s",
-	NobodySince: "它读过之后没有人写过", NoWriter: "还没有人",
+	NoWriter: "还没有人",
 }

@@ -173,7 +173,7 @@ func arenaLooks() []worldmsg.Msg {
 	const dir = "/lockstep-class/arena/lock"
 	ada := worldmsg.QueueNode{Name: "lock-0000000041", Seq: 41, Owner: "ada", Data: "ada"}
 	bob := worldmsg.QueueNode{Name: "lock-0000000042", Seq: 42, Owner: "bob", Data: "bob"}
-	caught := worldmsg.Catch{Kind: worldmsg.NodeGone, Writer: "ada", Other: "bob", Read: 45}
+	caught := worldmsg.Catch{En: "node gone: ada wrote after its lock node was gone; bob wrote last", Zh: "节点已不在：ada 的锁节点没了，它还在写入；最后写入的是 bob"}
 	return []worldmsg.Msg{
 		worldmsg.Observed{At: t0, Queue: worldmsg.QueueSnapshot{Dir: dir, Nodes: []worldmsg.QueueNode{ada, bob}}},
 		worldmsg.Arena{At: t0, Dir: "/lockstep-class/arena", Count: 40, Writer: "bob"},
@@ -219,17 +219,13 @@ func TestObserveShowsTheArena(t *testing.T) {
 			t.Errorf("want the catch in the panel only:\n%s", v)
 		}
 	})
-	t.Run("two inside names the one that entered out of turn; nobody since", func(t *testing.T) {
-		cs := []worldmsg.Catch{
-			{Kind: worldmsg.TwoInside, Writer: "cy", Other: "dee", Read: 7, OutOfTurn: "cy"},
-			{Kind: worldmsg.NodeGone, Writer: "ada"},
-		}
-		m := NewObserveModel(nil, "/a/lock", "en").apply([]worldmsg.Msg{worldmsg.Arena{At: t0, Count: 9, Caught: 2, Catches: cs}})
-		m.view.width, m.view.height = 100, 24
-		v := m.View()
-		for _, want := range []string{"two inside: cy's write found dee's (read 7); cy entered out of turn", "ada wrote after its lock node was gone; nobody wrote since its read", "refused writes: 2"} {
-			if !strings.Contains(v, want) {
-				t.Errorf("the view lacks %q:\n%s", want, v)
+	t.Run("a catch is shown in the view's language, as the arena words it", func(t *testing.T) {
+		cs := []worldmsg.Catch{{En: "two inside: cy's write found dee's (read 7); cy entered out of turn", Zh: "两个持有者同时进入临界区：cy 写入时发现 dee 已经写过（读到 7）；cy 插队了"}}
+		for lang, want := range map[string]string{"en": cs[0].En, "zh": cs[0].Zh} {
+			m := NewObserveModel(nil, "/a/lock", lang).apply([]worldmsg.Msg{worldmsg.Arena{At: t0, Count: 9, Caught: 1, Catches: cs}})
+			m.view.width, m.view.height = 100, 24
+			if v := m.View(); !strings.Contains(v, want) {
+				t.Errorf("%s: the view lacks %q:\n%s", lang, want, v)
 			}
 		}
 	})

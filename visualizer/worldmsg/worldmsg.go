@@ -174,24 +174,17 @@ type Arena struct {
 
 func (Arena) worldMsg() {}
 
-// Catch is one write the arena refused, said with both names.
+// Catch is one write the arena refused, said with both names, as the
+// arena itself says it on one row of a screen (arena.Catch.Line) in each
+// language the course speaks: the host's screen shows the same words.
 type Catch struct {
-	Kind   CatchKind
-	Writer string // whose write was refused
-	// Other is who the counter named as its last writer when the write
-	// was refused: for TwoInside, the one it found inside with it; for
-	// NodeGone, who wrote since ("" when nobody did).
-	Other string
-	// OutOfTurn (TwoInside) names, of the two, the one whose lock node
-	// was further back in the queue: its lock entered out of turn.
-	OutOfTurn string
-	Read      int64 // the count the refused writer had read
+	En, Zh string
 }
 
-// CatchKind is what a refused write proves.
-type CatchKind int
-
-const (
-	TwoInside CatchKind = iota // the counter moved between its read and its write: two held at once
-	NodeGone                   // its lock node was gone when it wrote: taken out, or its session expired
-)
+// In is the catch in lang ("zh" for Chinese, English otherwise).
+func (c Catch) In(lang string) string {
+	if lang == "zh" {
+		return c.Zh
+	}
+	return c.En
+}

@@ -23,6 +23,14 @@ const (
 	Chinese
 )
 
+// code is the language's code, as the course's other screens take it.
+func (l Lang) code() string {
+	if l == Chinese {
+		return "zh"
+	}
+	return "en"
+}
+
 // ParseLang reads "en" or "zh".
 func ParseLang(s string) (Lang, bool) {
 	switch s {

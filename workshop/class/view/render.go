@@ -20,10 +20,10 @@ type words struct {
 	states                                                                         map[classroom.State]string
 	summary                                                                        func(c Chapter) string
 	count                                                                          func(learners, online int) string
-	// The arena: its line, the head of its catches, and a catch.
+	// The arena: its line and the head of its catches (a catch is
+	// arena.Catch.Line, which the visualizer's arena panel shows too).
 	arena  func(s arena.Snapshot, rate float64) string
 	caught func(n int) string
-	catch  func(c arena.Catch) string
 }
 
 var lexicon = map[Lang]words{
@@ -55,24 +55,6 @@ var lexicon = map[Lang]words{
 		},
 		caught: func(n int) string {
 			return fmt.Sprintf("the arena caught %d %s:", n, plural(n, "write", "writes"))
-		},
-		// Shorter than Catch.String, names first: a row of a screen.
-		catch: func(c arena.Catch) string {
-			switch c.Kind {
-			case arena.TwoInside:
-				s := fmt.Sprintf("two inside: %s's write found %s's (read %d)", c.Writer, c.Other, c.Read)
-				if o := c.OutOfTurn(); o != "" {
-					s += "; " + o + " entered out of turn"
-				}
-				return s
-			case arena.NodeGone:
-				last := c.Other + " wrote last"
-				if c.LastWriter() == "" {
-					last = "nobody wrote since its read"
-				}
-				return fmt.Sprintf("node gone: %s wrote after its lock node was gone; %s", c.Writer, last)
-			}
-			return c.String()
 		},
 		summary: func(c Chapter) string {
 			s := fmt.Sprintf("%s: %d %s, %d passing", c.Chapter, c.Learners, plural(c.Learners, "learner", "learners"), c.Passing)
@@ -112,23 +94,6 @@ var lexicon = map[Lang]words{
 			return fmt.Sprintf("竞技场：%s · 计数器 %d · 每秒 %.1f 轮 · 持有锁：%s · 等待（%d）：%s", state, s.Counter.N, rate, holds, max(0, len(s.Queue)-1), waiting)
 		},
 		caught: func(n int) string { return fmt.Sprintf("竞技场拒绝了 %d 次写入：", n) },
-		catch: func(c arena.Catch) string {
-			switch c.Kind {
-			case arena.TwoInside:
-				s := fmt.Sprintf("两个持有者同时进入临界区：%s 写入时发现 %s 已经写过（读到 %d）", c.Writer, c.Other, c.Read)
-				if o := c.OutOfTurn(); o != "" {
-					s += "；" + o + " 插队了"
-				}
-				return s
-			case arena.NodeGone:
-				last := "最后写入的是 " + c.Other
-				if c.LastWriter() == "" {
-					last = "它读过之后没有人写过"
-				}
-				return fmt.Sprintf("节点已不在：%s 的锁节点没了，它还在写入；%s", c.Writer, last)
-			}
-			return c.String()
-		},
 		summary: func(c Chapter) string {
 			s := fmt.Sprintf("%s：%d 位学员，%d 位已通过", c.Chapter, c.Learners, c.Passing)
 			for i, mk := range c.Mistakes {
@@ -225,7 +190,7 @@ func (m Model) arenaView(b *strings.Builder) int {
 			n++
 		}
 		for _, c := range s.Caught[from:] {
-			fmt.Fprintf(b, "  %s\n", w.catch(c))
+			fmt.Fprintf(b, "  %s\n", c.Line(m.Lang.code()))
 			n++
 		}
 	}
