@@ -56,7 +56,7 @@ var rejectedVariants = []variant{
 	{regexp.MustCompile(`文章\s*([二三四五]|一([^步些样般切个]|$)|[1-5]([^0-9]|$))`), "文章①–⑤"},
 	{regexp.MustCompile(`GC\s*暂停`), "GC 停顿"},
 	// Article ①'s name for chapter 02's lock, written one way: While 版.
-	{regexp.MustCompile(`(?i:while)\s*循环版|while\s*版|(?:^|[^)])While版`), "While 版（文章①的叫法）"}, // the article's own title, "(一)While版", is quoted as it is
+	{regexp.MustCompile(`(?i:while)\s*循环(版|锁)|while\s*版|(?:^|[^)])While版`), "While 版（文章①的叫法）"}, // the article's own title, "(一)While版", is quoted as it is
 	// A paused holder's late write, refused by the fence: one word.
 	{regexp.MustCompile(`过期的?写入|迟到的写入|(^|[^陈])旧的?写入`), "陈旧写入（stale write）"},
 	// The workshop's words, as the runner and the guide show them.
@@ -369,6 +369,7 @@ func TestTheVocabularyCheckCatchesEachVariant(t *testing.T) {
 		"第 02 章就是 While 循环版。",
 		"文章的 while 版。",
 		"文章①叫它 While版。",
+		"回顾上一篇的 while 循环锁。",
 		"令牌拦住了过期写入。",
 		"资源会拒绝这次迟到的写入。",
 		"令牌存储拒绝旧写入。",
