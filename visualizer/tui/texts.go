@@ -162,7 +162,7 @@ var chinese = Texts{
 		{"{woken} X（最近 N）", "每次释放唤醒几个等待者（只算同一队列里的）；最近：上一次唤醒了几个"},
 		{"请求 N（X/{perAcq}）", "请求数；括号里是平均每次加锁发出的请求数"},
 		{"✓ · ✗", "锁实际测到的结果，旁边是本章的预期"},
-		{"", "事件：锁做了什么，最新的在最后 · 最下面的 »：上一个按键做了什么"},
+		{"", "事件：各把锁的动作，最新的在最后 · 最下面的 »：上一次按键的效果"},
 	},
 
 	StatusPaused:     "已暂停：持有者继续持有，等待者继续等待",
@@ -187,8 +187,8 @@ var chinese = Texts{
 	WorkerChanged: "%s %s：%s", DetailStopped: "已释放锁并关闭会话",
 	DetailCrashed: "它的节点会一直留着，直到服务器判定会话过期（%v）",
 	DetailCutOff:  "连接已切断；%v 后服务器判定会话过期",
-	DetailExpired: "服务器已丢弃它的会话：它的临时节点和监听都没了",
-	ServerDeleted: "服务器删除了 %s：%s 的会话已过期",
+	DetailExpired: "服务器已丢弃它的会话，它的临时节点和监听也随之消失",
+	ServerDeleted: "服务器删除了 %s（%s 的会话已过期）",
 	Notices: map[worldmsg.NoticeKind]string{
 		worldmsg.NoticeNoChapter: "没有第 %[2]s 章", worldmsg.NoticeStartFailed: "启动失败：%[2]s", worldmsg.NoticeAddFailed: "添加客户端失败：%[2]s",
 		worldmsg.NoticeExpireFailed: "让 %[1]s 的会话过期时出错：%[2]s", worldmsg.NoticeNewSession: "%[1]s 的连接建立了新会话 %[2]s",

@@ -230,7 +230,7 @@ var chinese = Texts{
 	OutputTip:      "o 查看完整输出",
 	MessageCut:     "……还有 %d 行，按 o 查看完整输出",
 	Compiling:      "正在编译（第一次最慢）",
-	ZKLost:         "工作坊自带的 ZooKeeper 不可用了（%v）：此后每次检查会单独启动一个服务器，多花几秒",
+	ZKLost:         "工作坊自带的 ZooKeeper 不可用了（%v），此后每次检查都要单独启动一个服务器，多花几秒",
 
 	VerdictPass:       "练习 %s：通过 —— 你的锁跑通了本章全部测试%s",
 	VerdictTodo:       "练习 %s：%s 还没写 → %s",
