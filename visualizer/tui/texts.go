@@ -180,7 +180,7 @@ var chinese = Texts{
 	StatusTyped:      "第 %s… 章：请再输入一位数字（%s）",
 
 	Playing: "播放中", ReplayHeader: "回放 %s · 事件 %d/%d · %s", TheTest: "测试：%s",
-	TheTestAndSeen: "测试：%s · %s", TestFailed: "测试未通过：播放它的事件，看看它的锁做了什么",
+	TheTestAndSeen: "测试：%s · %s", TestFailed: "测试未通过：播放这个测试的事件，看看其中的锁做了什么",
 	BrokeHere: "就在这里出错（事件 %d）：%s", BreaksAt: "在事件 %d 出错（b）：%s", BrokeAt: "在事件 %d 出过错（b）：%s",
 	ReplayEvent: "事件 %d：%s", KeyStep: "单步", KeyPlay: "播放/暂停", KeyEnds: "首尾", KeyBreak: "出错的地方",
 
