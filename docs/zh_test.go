@@ -92,6 +92,8 @@ var rejectedVariants = []variant{
 	// arena play's stand-in learners are 模拟学员; 「彩排学员」 is "rehearsal
 	// learner" word for word.
 	{regexp.MustCompile(`彩排学员`), "模拟学员（arena play's stand-in learner）"},
+	// The host's arena out is 移出竞技场; 「请出去」 is a polite "show out".
+	{regexp.MustCompile(`请出`), "移出竞技场（arena out）"},
 	// A space between two 汉字 is a slip of the keyboard: 「忽略 监听事件」.
 	{regexp.MustCompile(`\p{Han} +\p{Han}`), noSpace},
 }
@@ -385,6 +387,7 @@ func TestTheVocabularyCheckCatchesEachVariant(t *testing.T) {
 		"对写锁跑共享测试套件。",
 		"Acquire 承诺什么？",
 		"场上有三位彩排学员。",
+		"讲师把 ada 请出去四次。",
 	} {
 		if errs := vocabularyErrors("page", bad, none); len(errs) != 1 {
 			t.Errorf("%q: got %v, want one rejected variant", bad, errs)
@@ -406,7 +409,7 @@ func TestTheVocabularyCheckCatchesEachVariant(t *testing.T) {
 		"同一时刻最多发放 n 个租约；create 请求发出后连接断了。",
 		"锁按协商后的会话超时算丢锁的期限。",
 		"对写锁跑一致性测试套件；读锁是共享的。",
-		"Acquire 保证什么？场上有三位模拟学员。",
+		"Acquire 保证什么？场上有三位模拟学员。讲师把 ada 移出竞技场。",
 	} {
 		if errs := vocabularyErrors("page", good, none); len(errs) != 0 {
 			t.Errorf("%q: got %v, want none", good, errs)
