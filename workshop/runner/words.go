@@ -271,7 +271,7 @@ var chinese = Texts{
 	ClassNotSent: "课堂：进度上报失败（%v）",
 	ClassAskName: "你在课堂上的名字（字母、数字、- _ .；讲师的屏幕上会显示它）：",
 	ClassNoName:  "workshop：加入课堂要先提供名字，用 -name 名字（或 LOCKSTEP_NAME=名字）；名字会保存下来，下次不用再输入",
-	ClassHead:    "== 课堂：%s，名字 %s。测试在课堂 ZooKeeper 的 %s 目录下运行，本机不启动服务器；示例要写你的子树以外的节点，所以跳过示例",
+	ClassHead:    "== 课堂：%s，名字 %s。测试在课堂 ZooKeeper 的 %s 目录下运行，本机不启动服务器；示例会写入你子树以外的节点，所以跳过",
 
 	ArenaOffer:    "A：进竞技场",
 	ArenaQueued:   "竞技场：已排队，等着拿全班共用的锁",
