@@ -92,6 +92,8 @@ var rejectedVariants = []variant{
 	// arena play's stand-in learners are 模拟学员; 「彩排学员」 is "rehearsal
 	// learner" word for word.
 	{regexp.MustCompile(`彩排学员`), "模拟学员（arena play's stand-in learner）"},
+	// The course's mutex is 互斥锁; 「排他锁」 is another book's word.
+	{regexp.MustCompile(`排他锁`), "互斥锁（mutex）"},
 	// The host's arena out is 移出竞技场; 「请出去」 is a polite "show out".
 	{regexp.MustCompile(`请出`), "移出竞技场（arena out）"},
 	// A space between two 汉字 is a slip of the keyboard: 「忽略 监听事件」.
@@ -388,6 +390,7 @@ func TestTheVocabularyCheckCatchesEachVariant(t *testing.T) {
 		"Acquire 承诺什么？",
 		"场上有三位彩排学员。",
 		"讲师把 ada 请出去四次。",
+		"二、排他锁：惊群效应。",
 	} {
 		if errs := vocabularyErrors("page", bad, none); len(errs) != 1 {
 			t.Errorf("%q: got %v, want one rejected variant", bad, errs)
