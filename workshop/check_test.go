@@ -116,7 +116,7 @@ func TestAStepStillToWriteIsToldInTheChosenLanguage(t *testing.T) {
 	}
 	var b bytes.Buffer
 	nextHint(&b, root, "04", 1, "zh")
-	for _, want := range []string{"First 还没写：判断谁持有锁", "要保证：只有一个节点持有锁", "提示 1/3："} {
+	for _, want := range []string{"First 还没写：判断谁持有锁", "要保证：同一时刻只有一个客户端持有锁", "提示 1/3："} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("--hint in Chinese: no %q in\n%s", want, b.String())
 		}

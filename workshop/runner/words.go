@@ -170,7 +170,7 @@ var english = Texts{
   go run ./workshop -mistakes-table -lang zh   the same in Chinese (docs/workshop.zh-CN.md)
   go run ./workshop -class 'zk://…'    the runner in a class: the checks run on the class's ZooKeeper, the host sees your progress
 
-  -lang en|zh    the language (default: $LOCKSTEP_LANG, else the one chosen with l in the runner, else $LANG)
+  -lang en|zh    the language (default: $LOCKSTEP_LANG, else the one chosen with l in the runner, else $LC_ALL or $LANG)
   -class LINE    the join line the host's screen shows (default: $LOCKSTEP_CLASS); -check joins it too
   -name NAME     your name in the class (default: $LOCKSTEP_NAME, else the one kept from last time, else asked)
 `,
@@ -211,8 +211,8 @@ var chinese = Texts{
 	OtherTip:       "出错的那个测试不录制事件，没有可回放的内容",
 	LessonFirst:    "%s：先运行本课测试",
 	Full:           "%s：完整测试",
-	WatchOn:        "保存即检查已开：文件一保存就重新检查",
-	WatchOff:       "保存即检查已关：按 enter 运行检查",
+	WatchOn:        "保存即检查：已开启，文件一保存就重新检查",
+	WatchOff:       "保存即检查：已关闭，按 enter 运行检查",
 	ResetAgain:     "再按一次 R，把 %s 重置为骨架代码（你的文件会保留一份备份）",
 	ResetDone:      "%s 已恢复为骨架代码",
 	ResetKept:      "你的版本保存在 %s",
@@ -276,11 +276,11 @@ var chinese = Texts{
 	ArenaOffer:    "A：进竞技场",
 	ArenaQueued:   "竞技场：已排队，等着拿全班共用的锁",
 	ArenaPlaying:  "竞技场：%d 轮 · 计数器 %d · 写入被拒 %d 次",
-	ArenaLocked:   "你的第 %s 章通过之后，才能进全班的竞技场",
+	ArenaLocked:   "通过第 %s 章之后，才能进入全班的竞技场",
 	ArenaEntering: "正在按检查时的方式编译你的第 04 章代码，随后进入全班的竞技场；再按 A 可退出",
 	ArenaLeaving:  "正在退出竞技场……",
 	ArenaLeft:     "你已退出竞技场，锁节点已随会话一起删除",
-	ArenaEnded:    "你的 worker 离开了竞技场：%v",
+	ArenaEnded:    "你在竞技场里的进程已退出：%v",
 	ArenaCaught:   "竞技场发现你的锁出了错：%s",
 
 	Usage: `workshop：运行 lockstep 工作坊的 runner，并检查各章练习。
@@ -296,7 +296,7 @@ var chinese = Texts{
   go run ./workshop -mistakes-table -lang zh   同上，输出中文版（docs/workshop.zh-CN.md）
   go run ./workshop -class 'zk://…'    以课堂模式启动 runner：检查在课堂的 ZooKeeper 上运行，讲师能看到你的进度
 
-  -lang en|zh    语言（先看 $LOCKSTEP_LANG；没有设置时，采用在 runner 里按 l 选定的语言；两者都没有，再看 $LANG）
+  -lang en|zh    语言（先看 $LOCKSTEP_LANG；没有设置时，采用在 runner 里按 l 选定的语言；两者都没有，再看 $LC_ALL 或 $LANG）
   -class LINE    讲师屏幕上显示的加入口令（默认取 $LOCKSTEP_CLASS）；-check 也会加入课堂
   -name NAME     你在课堂上的名字（默认取 $LOCKSTEP_NAME；未设置则用上次保存的名字；都没有就询问）
 `,
