@@ -33,7 +33,7 @@ type variant struct {
 
 var rejectedVariants = []variant{
 	{regexp.MustCompile(`监视`), "监听（watch 的译名）"},
-	{regexp.MustCompile(`有序节点`), "临时顺序节点 / 顺序节点"},
+	{regexp.MustCompile(`(?:^|[^时])有序节点|(?:^|[^:])临时有序节点`), "临时顺序节点 / 顺序节点"}, // article ②'s own heading, 「思路二:临时有序节点」, is quoted as it is
 	{regexp.MustCompile(`羊群效应`), "惊群效应（羊群效应）on first use, then 惊群效应"},
 	{regexp.MustCompile(`栅栏令牌`), "防护令牌（fencing token）"},
 	{regexp.MustCompile(`主节点`), "领导者（leader）for the application's, ZooKeeper 集群的 Leader 服务器 for ZooKeeper's own"},
@@ -408,6 +408,7 @@ func TestTheVocabularyCheckCatchesEachVariant(t *testing.T) {
 		"照着五篇文章一步步搭起来；GC 停顿；令牌拦住了陈旧写入。",
 		"讲师在 runner 里先跑本课测试；终端 A、第 04 章。",
 		"这就是文章里的“While 版”：在 while 循环里不断重试。",
+		"文章②的小节“思路二:临时有序节点”。",
 		"每个被唤醒的线程都重新获取一次子节点列表；runner 列出有练习的章节。",
 		"同一时刻最多发放 n 个租约；create 请求发出后连接断了。",
 		"锁按协商后的会话超时算丢锁的期限。",

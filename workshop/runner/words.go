@@ -201,7 +201,7 @@ var chinese = Texts{
 	LessonPass:     "%s：本课测试通过，用时 %s；正在运行完整测试",
 	Pass:           "%s 通过了本章全部测试（%s）",
 	OnTo:           "n：进入 %s",
-	Named:          "%s：检查指出了一个错误（%s）",
+	Named:          "%s：检查发现了一个常见错误（%s）",
 	HintTip:        "h 查看提示",
 	StillToWrite:   "%s：%s 还没写",
 	Other:          "%s：%s",
